@@ -1,0 +1,20 @@
+#pragma once
+/// The subcommands of `memwall`. Each group lives in its own cmd_*.cc and registers itself on the
+/// top-level app; its callbacks throw memwall::Error on bad input (main reports it) and set
+/// `CliContext::exit_code` when they finish with a failing check.
+
+#include <CLI/CLI.hpp>
+
+namespace memwall {
+
+/// State shared by main and the subcommands.
+struct CliContext {
+  int exit_code = 0;  ///< the process exit code when the command returns normally
+};
+
+/// Adds a "Examples:" footer to a subcommand's --help.
+void add_examples(CLI::App& command, const char* examples);
+
+void register_config_commands(CLI::App& app, CliContext& ctx);
+
+}  // namespace memwall

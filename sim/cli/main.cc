@@ -1,0 +1,50 @@
+// memwall: the command-line entry point. Parses the command line, runs the chosen subcommand and
+// turns errors into one clear line on stderr and an exit code (2 for bad input).
+
+#include <cstdio>
+#include <exception>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "sim/cli/commands.h"
+#include "sim/core/error.h"
+#include "sim/core/log.h"
+
+int main(int argc, char** argv) {
+  using namespace memwall;
+  CLI::App app{
+      "memwall: a cycle-approximate simulator of a GPU's memory hierarchy (SMs, shared memory, "
+      "L2, HBM)\nthat replays naive and tiled (FlashAttention) attention and reports where the "
+      "time and the bytes go.",
+      "memwall"};
+  app.set_version_flag("--version", std::string("memwall ") + MEMWALL_VERSION);
+  app.require_subcommand(1);
+  app.fallthrough();
+  std::string log_level = "warn";
+  app.add_option("-v,--log-level", log_level, "Log level: trace, debug, info, warn, error, off")
+      ->capture_default_str();
+  app.footer(
+      "Examples:\n"
+      "  memwall config list\n"
+      "  memwall config show configs/h200.yaml --set l2.size=\"100 MiB\"\n"
+      "Run `memwall COMMAND --help` for each command's options and examples.");
+
+  CliContext ctx;
+  register_config_commands(app, ctx);
+  app.parse_complete_callback([&] { set_log_level(log_level); });
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : kExitBadInput;
+  } catch (const Error& e) {
+    std::fprintf(stderr, "memwall: error: %s\n", e.what());
+    return e.exit_code();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "memwall: internal error: %s\n", e.what());
+    return kExitFailure;
+  }
+  return ctx.exit_code;
+}

@@ -1,0 +1,23 @@
+#include "sim/hw/config.h"
+
+namespace memwall {
+
+DerivedConfig derive(const HardwareConfig& c) {
+  DerivedConfig d{};
+  d.total_smem = Bytes{c.sm.smem_per_sm.count * c.sm.count};
+  d.l2_sets_per_slice = c.l2.size.count / (std::uint64_t{c.l2.slices} * c.l2.ways * c.l2.line_size.count);
+  d.l2_sets = d.l2_sets_per_slice * c.l2.slices;
+  const double sms_hz = c.sm.count * c.sm.clock.hertz;
+  d.peak_tensor_flops = c.sm.tensor_flops_per_cycle * sms_hz;
+  d.peak_fp32_flops = c.sm.fp32_flops_per_cycle * sms_hz;
+  d.peak_sfu_ops = c.sm.sfu_ops_per_cycle * sms_hz;
+  d.hbm_bandwidth = c.hbm.bandwidth;
+  d.l2_bandwidth = c.l2.bandwidth;
+  d.xbar_bandwidth = Bandwidth{c.xbar.port_bandwidth.bytes_per_second * c.sm.count};
+  d.smem_bandwidth = Bandwidth{c.sm.smem_bandwidth.bytes_per_second * c.sm.count};
+  d.ridge_point_tensor = d.peak_tensor_flops / c.hbm.bandwidth.bytes_per_second;
+  d.ridge_point_fp32 = d.peak_fp32_flops / c.hbm.bandwidth.bytes_per_second;
+  return d;
+}
+
+}  // namespace memwall

@@ -1,0 +1,102 @@
+#pragma once
+/// The typed hardware description a YAML config resolves to (see docs/config-reference.md).
+///
+/// Every field is in base units (Bytes, Bandwidth in bytes/s, Frequency in Hz, Tick in ps). Values
+/// given "per cycle" or "in cycles" in YAML are converted with the SM clock at load time. A loaded
+/// HardwareConfig has passed validation: every invariant documented here holds.
+
+#include <cstdint>
+#include <string>
+
+#include "sim/core/units.h"
+
+namespace memwall {
+
+/// Streaming multiprocessors: count, clock, occupancy limits, per-cycle throughputs.
+struct SmConfig {
+  std::uint32_t count = 0;                 ///< SMs on the chip, > 0
+  Frequency clock;                         ///< SM clock, > 0
+  Bytes smem_per_sm;                       ///< shared memory per SM
+  Bytes smem_per_block;                    ///< largest shared memory one CTA may use, <= smem_per_sm
+  std::uint32_t max_threads_per_sm = 0;    ///< resident threads per SM
+  std::uint32_t max_threads_per_block = 0; ///< <= max_threads_per_sm
+  std::uint32_t registers_per_sm = 0;      ///< 32-bit registers per SM
+  std::uint32_t max_ctas_per_sm = 0;       ///< resident CTAs per SM
+  double tensor_flops_per_cycle = 0;       ///< dense fp16 tensor-core FLOP per SM per cycle
+  double fp32_flops_per_cycle = 0;         ///< fp32 FLOP per SM per cycle (an FMA counts 2)
+  double sfu_ops_per_cycle = 0;            ///< special-function (exp, rcp) ops per SM per cycle
+  Bandwidth smem_bandwidth;                ///< shared-memory bandwidth of one SM
+};
+
+/// The crossbar (NoC) between SMs and L2 slices.
+struct XbarConfig {
+  Bandwidth port_bandwidth;  ///< one SM's port into the crossbar (each direction)
+  Tick latency = 0;          ///< one-way traversal latency
+};
+
+/// The L2 cache: sectored, set-associative, split into address-hashed slices and partitions.
+struct L2Config {
+  Bytes size;                    ///< total capacity; = slices * sets_per_slice * ways * line_size
+  Bytes line_size;               ///< bytes per line (tag granularity), a power of two
+  Bytes sector_size;             ///< bytes per sector (fill and transfer granularity), divides line_size
+  std::uint32_t ways = 0;        ///< associativity
+  std::uint32_t slices = 0;      ///< address-hashed slices, a multiple of partitions
+  std::uint32_t partitions = 1;  ///< partitions (slices are split evenly among them)
+  Tick hit_latency = 0;          ///< load-to-use latency of a hit, from the SM
+  Bandwidth bandwidth;           ///< total L2 bandwidth (all slices together)
+};
+
+/// High-bandwidth memory.
+struct HbmConfig {
+  Bytes capacity;               ///< device memory size
+  std::uint32_t channels = 0;   ///< independent channels (address-interleaved)
+  Bandwidth bandwidth;          ///< total peak bandwidth (all channels together)
+  Tick latency = 0;             ///< added latency of an access that misses L2
+  Bytes row_size;               ///< row-buffer (page) size per channel, for locality
+  Tick row_miss_penalty = 0;    ///< extra channel occupancy when an access opens a new row
+  Bytes interleave;             ///< bytes mapped to one channel before moving to the next
+};
+
+/// Achieved-vs-peak factors the calibration fits. 1.0 means "the datasheet peak".
+struct EfficiencyConfig {
+  double tensor = 1.0;   ///< fraction of tensor peak achieved, in (0, 1]
+  double fp32 = 1.0;     ///< fraction of fp32 peak achieved, in (0, 1]
+  double sfu = 1.0;      ///< fraction of SFU peak achieved, in (0, 1]
+  double l2 = 1.0;       ///< fraction of L2 bandwidth achieved, in (0, 1]
+  double hbm = 1.0;      ///< fraction of HBM bandwidth achieved, in (0, 1]
+  Tick op_overhead = 0;  ///< fixed issue cost per trace op on an SM
+  Tick launch_overhead = 0;  ///< fixed cost per kernel launch
+};
+
+/// A whole chip.
+struct HardwareConfig {
+  std::string name;         ///< short display name, e.g. "NVIDIA H200"
+  std::string description;  ///< one line for `memwall config list`
+  std::string source_file;  ///< file it was loaded from (for messages), empty if built in code
+  SmConfig sm;
+  XbarConfig xbar;
+  L2Config l2;
+  HbmConfig hbm;
+  EfficiencyConfig efficiency;
+};
+
+/// Values derived from a config, computed once (`derive`) and shown by `memwall config show`.
+struct DerivedConfig {
+  Bytes total_smem;                 ///< sm.count * sm.smem_per_sm
+  std::uint64_t l2_sets_per_slice;  ///< l2.size / (slices * ways * line_size)
+  std::uint64_t l2_sets;            ///< l2_sets_per_slice * slices
+  double peak_tensor_flops;         ///< FLOP/s, all SMs
+  double peak_fp32_flops;           ///< FLOP/s, all SMs
+  double peak_sfu_ops;              ///< op/s, all SMs
+  Bandwidth hbm_bandwidth;          ///< peak HBM bytes/s
+  Bandwidth l2_bandwidth;           ///< peak L2 bytes/s
+  Bandwidth xbar_bandwidth;         ///< sm.count * xbar.port_bandwidth
+  Bandwidth smem_bandwidth;         ///< sm.count * sm.smem_bandwidth
+  double ridge_point_tensor;        ///< FLOP per HBM byte where tensor compute meets bandwidth
+  double ridge_point_fp32;          ///< FLOP per HBM byte where fp32 compute meets bandwidth
+};
+
+/// Computes the derived values of a validated config.
+DerivedConfig derive(const HardwareConfig& config);
+
+}  // namespace memwall

@@ -1,0 +1,41 @@
+#pragma once
+/// A pull-based stream of a workload's kernels and CTAs, in launch order. The simulator consumes
+/// this; a trace file (TraceReader) and a model generating on the fly both provide it, so a run
+/// from a model and the replay of its trace file see exactly the same ops.
+
+#include <vector>
+
+#include "traces/op.h"
+
+namespace memwall {
+
+class TraceSource {
+ public:
+  virtual ~TraceSource() = default;
+
+  /// The workload's description; valid for the source's lifetime.
+  virtual const WorkloadInfo& workload() const = 0;
+
+  /// Advances to the next kernel launch and describes it; false once the workload has no more.
+  /// Any CTAs of the previous kernel not yet pulled are skipped.
+  virtual bool next_kernel(KernelInfo& kernel) = 0;
+
+  /// Replaces `ops` with the ops of the current kernel's next CTA (in index order); false once the
+  /// kernel has no more CTAs. Memory stays bounded by one CTA's ops.
+  virtual bool next_cta(std::vector<Op>& ops) = 0;
+};
+
+/// The receiving side of a trace: what a model's Recorder writes into (a file writer, a counter,
+/// an in-memory buffer). Calls come in the order begin, (kernel, (cta, op*, end_cta)*)*, end.
+class TraceSink {
+ public:
+  virtual ~TraceSink() = default;
+  virtual void begin(const WorkloadInfo& workload) = 0;
+  virtual void kernel(const KernelInfo& kernel) = 0;
+  virtual void cta_begin() = 0;
+  virtual void op(const Op& op) = 0;
+  virtual void cta_end() = 0;
+  virtual void end() = 0;
+};
+
+}  // namespace memwall
