@@ -9,6 +9,7 @@
 
 #include "sim/cli/commands.h"
 #include "sim/core/error.h"
+#include "sim/core/interrupt.h"
 #include "sim/core/log.h"
 
 int main(int argc, char** argv) {
@@ -30,6 +31,7 @@ int main(int argc, char** argv) {
       "  memwall config show configs/h200.yaml --set l2.size=\"100 MiB\"\n"
       "Run `memwall COMMAND --help` for each command's options and examples.");
 
+  install_interrupt_handlers();
   CliContext ctx;
   register_config_commands(app, ctx);
   app.parse_complete_callback([&] { set_log_level(log_level); });
