@@ -16,5 +16,6 @@ struct CliContext {
 void add_examples(CLI::App& command, const char* examples);
 
 void register_config_commands(CLI::App& app, CliContext& ctx);
+void register_ledger_command(CLI::App& app, CliContext& ctx);
 
 }  // namespace memwall

@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
   install_interrupt_handlers();
   CliContext ctx;
   register_config_commands(app, ctx);
+  register_ledger_command(app, ctx);
   app.parse_complete_callback([&] { set_log_level(log_level); });
 
   try {
