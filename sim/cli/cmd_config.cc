@@ -1,11 +1,161 @@
-// `memwall config ...`: list, show, validate and draw hardware configs.
+// `memwall config ...`: list, show, validate and draw hardware configs, and print the reference.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
 #include "sim/cli/commands.h"
+#include "sim/core/atomic_file.h"
+#include "sim/core/error.h"
+#include "sim/hw/config_loader.h"
+#include "sim/hw/config_schema.h"
+#include "sim/hw/topology.h"
 
 namespace memwall {
+namespace {
 
-void register_config_commands(CLI::App& app, CliContext& /*ctx*/) {
+/// Options of the config subcommands (owned by the registration, alive as long as the app).
+struct ConfigOptions {
+  std::string file;
+  std::vector<std::string> files;
+  std::vector<std::string> overrides;
+  std::string out;
+};
+
+/// Writes `text` to `out` atomically, or to stdout when `out` is empty.
+void emit(const std::string& text, const std::string& out) {
+  if (out.empty()) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  } else {
+    write_file_atomically(out, text);
+  }
+}
+
+std::string fixed(const char* format, double v) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+void run_list() {
+  std::printf("%-28s %-28s %7s %9s %9s %11s %14s\n", "CONFIG", "NAME", "SMs", "SMEM/SM", "L2",
+              "HBM BW", "TENSOR PEAK");
+  for (const PresetInfo& p : list_presets()) {
+    const HardwareConfig c = load_config(p.path);
+    const DerivedConfig d = derive(c);
+    std::printf("%-28s %-28s %7u %9s %9s %11s %14s\n", p.id.c_str(), c.name.c_str(), c.sm.count,
+                format_bytes(c.sm.smem_per_sm).c_str(), format_bytes(c.l2.size).c_str(),
+                format_bandwidth(c.hbm.bandwidth).c_str(),
+                format_si(d.peak_tensor_flops, "FLOP/s").c_str());
+  }
+}
+
+std::string show_text(const HardwareConfig& c) {
+  std::string out = c.name + "\n";
+  if (!c.description.empty()) out += c.description + "\n";
+  out += "source: " + c.source_file + "\n";
+  std::string section = "-";
+  for (const KeyDecl& key : config_schema()) {
+    if (key.fetch == nullptr) continue;
+    const std::string path(key.path);
+    const auto dot = path.find('.');
+    if (dot == std::string::npos) continue;  // name and description are printed above
+    const std::string s = path.substr(0, dot);
+    if (s != section) {
+      section = s;
+      out += "\n" + s + ":\n";
+    }
+    char line[256];
+    std::snprintf(line, sizeof line, "  %-24s %s\n", path.substr(dot + 1).c_str(),
+                  format_key_value(key, key.fetch(c), c.sm.clock).c_str());
+    out += line;
+  }
+  const DerivedConfig d = derive(c);
+  const Topology topology(c);
+  auto row = [&](const std::string& label, const std::string& value) {
+    char line[256];
+    std::snprintf(line, sizeof line, "  %-24s %s\n", label.c_str(), value.c_str());
+    out += line;
+  };
+  out += "\nderived:\n";
+  row("total_smem", format_bytes(d.total_smem) + " (" + std::to_string(d.total_smem.count) + " B)");
+  row("l2_sets_per_slice", std::to_string(d.l2_sets_per_slice));
+  row("l2_sets", std::to_string(d.l2_sets));
+  row("peak_tensor", format_si(d.peak_tensor_flops, "FLOP/s") + fixed(" (%.6g FLOP/s)", d.peak_tensor_flops));
+  row("peak_fp32", format_si(d.peak_fp32_flops, "FLOP/s") + fixed(" (%.6g FLOP/s)", d.peak_fp32_flops));
+  row("peak_sfu", format_si(d.peak_sfu_ops, "op/s") + fixed(" (%.6g op/s)", d.peak_sfu_ops));
+  row("hbm_bandwidth", format_bandwidth(d.hbm_bandwidth) + fixed(" (%.6g B/s)", d.hbm_bandwidth.bytes_per_second));
+  row("l2_bandwidth", format_bandwidth(d.l2_bandwidth) + fixed(" (%.6g B/s)", d.l2_bandwidth.bytes_per_second));
+  row("xbar_bandwidth", format_bandwidth(d.xbar_bandwidth) + fixed(" (%.6g B/s)", d.xbar_bandwidth.bytes_per_second));
+  row("smem_bandwidth", format_bandwidth(d.smem_bandwidth) + fixed(" (%.6g B/s)", d.smem_bandwidth.bytes_per_second));
+  row("ridge_point_tensor", fixed("%.4g FLOP/B", d.ridge_point_tensor));
+  row("ridge_point_fp32", fixed("%.4g FLOP/B", d.ridge_point_fp32));
+  row("topology", std::to_string(topology.sm_count()) + " SMs, 1 crossbar, " +
+                      std::to_string(topology.slice_count()) + " L2 slices in " +
+                      std::to_string(topology.partition_count()) + " partitions, " +
+                      std::to_string(topology.channel_count()) + " HBM channels");
+  return out;
+}
+
+void run_validate(const std::vector<std::string>& files, CliContext& ctx) {
+  for (const std::string& f : files) {
+    try {
+      (void)load_config(f);
+      std::printf("%s: ok\n", f.c_str());
+    } catch (const ConfigError& e) {
+      std::printf("%s: error: %s\n", f.c_str(), e.what());
+      ctx.exit_code = kExitBadInput;
+    }
+  }
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+void register_config_commands(CLI::App& app, CliContext& ctx) {
   CLI::App* config = app.add_subcommand("config", "List, show, validate and draw hardware configs");
   config->require_subcommand(1);
+  auto opts = std::make_shared<ConfigOptions>();
+
+  CLI::App* list = config->add_subcommand("list", "List every preset and hypothetical config with a one-line summary");
+  add_examples(*list, "  memwall config list\n");
+  list->callback([] { run_list(); });
+
+  CLI::App* show = config->add_subcommand(
+      "show", "Print a config fully resolved (every value with units), then its derived values");
+  show->add_option("file", opts->file, "Config file path or preset name (e.g. h200)")->required();
+  show->add_option("--set", opts->overrides, "Override a key: KEY.PATH=VALUE (repeatable)");
+  add_examples(*show,
+               "  memwall config show h200\n"
+               "  memwall config show configs/h100-sxm.yaml --set l2.size=\"100 MiB\" --set sm.count=144\n");
+  show->callback([opts] { emit(show_text(load_config(opts->file, opts->overrides)), ""); });
+
+  CLI::App* validate = config->add_subcommand(
+      "validate", "Check configs; one line per file (ok or the error); exit 2 if any failed");
+  validate->add_option("files", opts->files, "Config file paths or preset names")->required();
+  add_examples(*validate,
+               "  memwall config validate configs/*.yaml configs/hypothetical/*.yaml\n"
+               "  memwall config validate my-gpu.yaml\n");
+  validate->callback([opts, &ctx] { run_validate(opts->files, ctx); });
+
+  CLI::App* dot = config->add_subcommand("dot", "Print the topology (SMs, crossbar, L2 slices, HBM channels) as Graphviz DOT");
+  dot->add_option("file", opts->file, "Config file path or preset name")->required();
+  dot->add_option("--set", opts->overrides, "Override a key: KEY.PATH=VALUE (repeatable)");
+  dot->add_option("-o,--output", opts->out, "Write the DOT to this file instead of stdout");
+  add_examples(*dot,
+               "  memwall config dot teaching-gpu -o teaching.dot && dot -Tsvg teaching.dot > teaching.svg\n"
+               "  memwall config dot configs/h200.yaml | head\n");
+  dot->callback([opts] {
+    const Topology topology(load_config(opts->file, opts->overrides));
+    emit(topology.to_dot(), opts->out);
+  });
+
+  CLI::App* reference = config->add_subcommand(
+      "reference", "Print the config reference (Markdown) generated from the key table");
+  reference->add_option("-o,--output", opts->out, "Write it to this file instead of stdout");
+  add_examples(*reference, "  memwall config reference -o docs/config-reference.md\n");
+  reference->callback([opts] { emit(config_reference_markdown(), opts->out); });
 }
 
 }  // namespace memwall

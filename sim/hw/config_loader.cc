@@ -1,0 +1,427 @@
+#include "sim/hw/config_loader.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <string_view>
+
+#include <yaml-cpp/yaml.h>
+
+#include "sim/core/error.h"
+#include "sim/hw/config_schema.h"
+#include "sim/hw/topology.h"
+
+namespace memwall {
+namespace {
+
+namespace fs = std::filesystem;
+
+/// The text of one key as written, and where.
+struct RawEntry {
+  std::string text;
+  SourcePos pos;
+};
+
+/// A config before typing: key path → text, merged over `extends` and --set.
+struct RawConfig {
+  std::map<std::string, RawEntry> values;
+  std::map<std::string, SourcePos> sections;  ///< where each section was opened (for "missing")
+  SourcePos root;                             ///< the top of the outermost file
+};
+
+SourcePos mark_pos(const std::string& file, const YAML::Mark& mark) {
+  if (mark.is_null()) return SourcePos{file, 0, 0};
+  return SourcePos{file, mark.line + 1, mark.column + 1};
+}
+
+std::string known_presets_text() {
+  std::string out;
+  for (const PresetInfo& p : list_presets()) out += (out.empty() ? "" : ", ") + p.id;
+  return out.empty() ? std::string("(none found in ") + presets_dir() + ")" : out;
+}
+
+bool looks_like_path(const std::string& s) {
+  return s.find('/') != std::string::npos || s.ends_with(".yaml") || s.ends_with(".yml");
+}
+
+/// A scalar's text, or a ConfigError when the node is a map, a sequence or empty.
+std::string scalar_text(const YAML::Node& node, const std::string& file, const std::string& key) {
+  if (node.IsNull()) throw ConfigError(mark_pos(file, node.Mark()), key, "has no value");
+  if (!node.IsScalar()) {
+    throw ConfigError(mark_pos(file, node.Mark()), key,
+                      std::string("expected a single value, got a ") +
+                          (node.IsMap() ? "mapping" : "list"));
+  }
+  return node.Scalar();
+}
+
+std::string unknown_key_reason(const std::string& path) {
+  std::string reason = "unknown key";
+  const std::string suggestion = suggest_key(path);
+  if (!suggestion.empty()) return reason + " (did you mean \"" + suggestion + "\"?)";
+  const auto dot = path.find('.');
+  const std::string section = dot == std::string::npos ? std::string() : path.substr(0, dot);
+  std::string valid;
+  for (const KeyDecl& k : config_schema()) {
+    const std::string kp(k.path);
+    const auto kdot = kp.find('.');
+    const std::string ks = kdot == std::string::npos ? std::string() : kp.substr(0, kdot);
+    if (ks == section) valid += (valid.empty() ? "" : ", ") + kp;
+  }
+  if (valid.empty()) {
+    for (const std::string& s : config_sections()) valid += (valid.empty() ? "" : ", ") + s;
+    return reason + " (valid: name, description, extends, " + valid + ")";
+  }
+  return reason + " (valid here: " + valid + ")";
+}
+
+void load_raw(const std::string& file, RawConfig& raw, std::vector<std::string>& chain);
+
+/// Parses one YAML file into `raw` (after loading its base, when it extends one).
+void load_file_layer(const std::string& file, RawConfig& raw, std::vector<std::string>& chain) {
+  std::error_code ec;
+  if (!fs::exists(file, ec)) throw ConfigError(SourcePos{file, 0, 0}, "", "no such file");
+  if (!fs::is_regular_file(file, ec)) throw ConfigError(SourcePos{file, 0, 0}, "", "not a regular file");
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(file);
+  } catch (const YAML::ParserException& e) {
+    throw ConfigError(mark_pos(file, e.mark), "", "malformed YAML: " + e.msg);
+  } catch (const YAML::BadFile&) {
+    throw ConfigError(SourcePos{file, 0, 0}, "", "cannot read the file");
+  }
+  if (root.IsNull()) {
+    throw ConfigError(SourcePos{file, 1, 1}, "",
+                      "the file is empty; expected a mapping with name, sm, xbar, l2, hbm");
+  }
+  if (!root.IsMap()) {
+    throw ConfigError(mark_pos(file, root.Mark()), "",
+                      "expected a mapping of keys (name, sm, xbar, l2, hbm, ...) at the top level");
+  }
+
+  // `extends` first: the base's keys are the layer this file overrides.
+  if (const YAML::Node base = root["extends"]) {
+    const std::string target = scalar_text(base, file, "extends");
+    const SourcePos pos = mark_pos(file, base.Mark());
+    std::string base_path;
+    if (looks_like_path(target)) {
+      base_path = (fs::path(file).parent_path() / target).lexically_normal().string();
+      if (!fs::exists(base_path, ec)) {
+        throw ConfigError(pos, "extends", "no such file: " + base_path);
+      }
+    } else {
+      try {
+        base_path = resolve_config_path(target);
+      } catch (const ConfigError& e) {
+        throw ConfigError(pos, "extends", e.reason());
+      }
+    }
+    const std::string canonical = fs::weakly_canonical(base_path, ec).string();
+    if (std::find(chain.begin(), chain.end(), canonical) != chain.end()) {
+      std::string cycle;
+      for (const std::string& c : chain) cycle += c + " -> ";
+      throw ConfigError(pos, "extends", "extends cycle: " + cycle + canonical);
+    }
+    load_raw(base_path, raw, chain);
+  }
+
+  std::map<std::string, int> seen;
+  for (auto it = root.begin(); it != root.end(); ++it) {
+    const std::string key = it->first.Scalar();
+    const SourcePos key_pos = mark_pos(file, it->first.Mark());
+    if (seen[key]++ > 0) throw ConfigError(key_pos, key, "duplicate key");
+    if (key == "extends") continue;
+    const std::vector<std::string> sections = config_sections();
+    if (std::find(sections.begin(), sections.end(), key) != sections.end()) {
+      const YAML::Node& section = it->second;
+      if (section.IsNull()) continue;  // an empty section sets nothing
+      if (!section.IsMap()) {
+        throw ConfigError(mark_pos(file, section.Mark()), key,
+                          "expected a mapping of " + key + ".* keys");
+      }
+      raw.sections[key] = key_pos;
+      std::map<std::string, int> seen_in_section;
+      for (auto jt = section.begin(); jt != section.end(); ++jt) {
+        const std::string leaf = jt->first.Scalar();
+        const std::string path = key + "." + leaf;
+        const SourcePos leaf_pos = mark_pos(file, jt->first.Mark());
+        if (seen_in_section[leaf]++ > 0) throw ConfigError(leaf_pos, path, "duplicate key");
+        if (find_key(path) == nullptr) throw ConfigError(leaf_pos, path, unknown_key_reason(path));
+        raw.values[path] = RawEntry{scalar_text(jt->second, file, path),
+                                    mark_pos(file, jt->second.Mark())};
+      }
+      continue;
+    }
+    if (key.find('.') != std::string::npos && find_key(key) != nullptr) {
+      throw ConfigError(key_pos, key,
+                        "dotted keys are not accepted at the top level; write it inside its "
+                        "section (\"" + key.substr(0, key.find('.')) + ":\")");
+    }
+    if (key.find('.') != std::string::npos || find_key(key) == nullptr) {
+      throw ConfigError(key_pos, key, unknown_key_reason(key));
+    }
+    raw.values[key] = RawEntry{scalar_text(it->second, file, key), mark_pos(file, it->second.Mark())};
+  }
+}
+
+void load_raw(const std::string& file, RawConfig& raw, std::vector<std::string>& chain) {
+  std::error_code ec;
+  chain.push_back(fs::weakly_canonical(file, ec).string());
+  load_file_layer(file, raw, chain);
+  chain.pop_back();
+}
+
+void apply_override(const std::string& text, RawConfig& raw) {
+  const SourcePos pos{"--set " + text, 0, 0};
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    throw ConfigError(pos, "", "expected KEY.PATH=VALUE, e.g. l2.size=\"100 MiB\"");
+  }
+  std::string key = text.substr(0, eq);
+  while (!key.empty() && key.back() == ' ') key.pop_back();
+  std::string value = text.substr(eq + 1);
+  while (!value.empty() && value.front() == ' ') value.erase(value.begin());
+  const KeyDecl* decl = find_key(key);
+  if (decl == nullptr) throw ConfigError(pos, key, unknown_key_reason(key));
+  if (decl->store == nullptr) throw ConfigError(pos, key, "cannot be overridden with --set");
+  if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') &&
+      value.back() == value.front()) {
+    value = value.substr(1, value.size() - 2);
+  }
+  raw.values[key] = RawEntry{value, pos};
+}
+
+std::uint64_t parse_integer(const std::string& text) {
+  std::uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec == std::errc::result_out_of_range) throw UnitError("integer too large: \"" + text + "\"");
+  if (ec != std::errc() || end != text.data() + text.size()) {
+    throw UnitError("expected a whole number without unit, got \"" + text + "\"");
+  }
+  return v;
+}
+
+double parse_real(const std::string& text) {
+  double v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v)) {
+    throw UnitError("expected a number without unit, got \"" + text + "\"");
+  }
+  return v;
+}
+
+/// Parses `text` as the key's type; the numeric value in base units goes to `number`.
+KeyValue parse_value(const KeyDecl& key, const std::string& text, const Frequency* clock,
+                     double& number) {
+  switch (key.type) {
+    case KeyType::kSize: {
+      const Bytes b = parse_bytes(text);
+      number = static_cast<double>(b.count);
+      return b;
+    }
+    case KeyType::kBandwidth: {
+      const Bandwidth bw = parse_bandwidth(text, clock);
+      number = bw.bytes_per_second;
+      return bw;
+    }
+    case KeyType::kFrequency: {
+      const Frequency f = parse_frequency(text);
+      number = f.hertz;
+      return f;
+    }
+    case KeyType::kDuration: {
+      const Tick t = parse_duration(text, clock);
+      number = static_cast<double>(t);
+      return KeyValue{std::in_place_type<Tick>, t};
+    }
+    case KeyType::kInteger: {
+      const std::uint64_t v = parse_integer(text);
+      number = static_cast<double>(v);
+      return KeyValue{std::in_place_type<std::uint64_t>, v};
+    }
+    case KeyType::kReal: {
+      const double v = parse_real(text);
+      number = v;
+      return KeyValue{std::in_place_type<double>, v};
+    }
+    case KeyType::kString: number = 0; return KeyValue{std::in_place_type<std::string>, text};
+  }
+  return KeyValue{};
+}
+
+void check_bounds(const KeyDecl& key, double v, const std::string& text) {
+  switch (key.bound) {
+    case Bound::kNone: break;
+    case Bound::kPositive:
+      if (!(v > 0)) throw UnitError("must be greater than zero, got \"" + text + "\"");
+      break;
+    case Bound::kNonNegative:
+      if (v < 0) throw UnitError("must not be negative, got \"" + text + "\"");
+      break;
+    case Bound::kFraction:
+      if (!(v > 0 && v <= 1)) throw UnitError("must be in (0, 1], got \"" + text + "\"");
+      break;
+  }
+  if (key.max > 0 && v > key.max) {
+    KeyValue limit;
+    switch (key.type) {
+      case KeyType::kSize: limit = Bytes{static_cast<std::uint64_t>(key.max)}; break;
+      case KeyType::kInteger: limit = static_cast<std::uint64_t>(key.max); break;
+      case KeyType::kFrequency: limit = Frequency{key.max}; break;
+      default: limit = key.max; break;
+    }
+    std::string shown = key.type == KeyType::kSize ? format_bytes(std::get<Bytes>(limit))
+                        : key.type == KeyType::kInteger
+                            ? std::to_string(std::get<std::uint64_t>(limit))
+                        : key.type == KeyType::kFrequency ? format_frequency(std::get<Frequency>(limit))
+                                                          : std::to_string(key.max);
+    throw UnitError("\"" + text + "\" is more than the largest accepted value, " + shown);
+  }
+}
+
+/// Where a key was set, for cross-field errors; the file itself when unknown.
+using PositionOf = std::function<SourcePos(const std::string&)>;
+
+void validate_with_positions(const HardwareConfig& c, const PositionOf& at) {
+  auto fail = [&](const std::string& key, const std::string& reason) {
+    throw ConfigError(at(key), key, reason);
+  };
+  if (c.sm.smem_per_block > c.sm.smem_per_sm) {
+    fail("sm.smem_per_block", format_bytes(c.sm.smem_per_block) + " is more than sm.smem_per_sm (" +
+                                  format_bytes(c.sm.smem_per_sm) + "): a CTA using it fits no SM");
+  }
+  if (c.sm.max_threads_per_block > c.sm.max_threads_per_sm) {
+    fail("sm.max_threads_per_block",
+         std::to_string(c.sm.max_threads_per_block) + " is more than sm.max_threads_per_sm (" +
+             std::to_string(c.sm.max_threads_per_sm) + ")");
+  }
+  const std::uint64_t line = c.l2.line_size.count;
+  if (line == 0 || (line & (line - 1)) != 0) {
+    fail("l2.line_size", format_bytes(c.l2.line_size) + " is not a power of two");
+  }
+  if (c.l2.sector_size.count == 0 || line % c.l2.sector_size.count != 0) {
+    fail("l2.sector_size", format_bytes(c.l2.sector_size) + " does not divide l2.line_size (" +
+                               format_bytes(c.l2.line_size) + ")");
+  }
+  if (c.l2.partitions == 0 || c.l2.slices % c.l2.partitions != 0) {
+    fail("l2.slices", std::to_string(c.l2.slices) + " slices cannot be split evenly into " +
+                          std::to_string(c.l2.partitions) + " partitions (l2.partitions)");
+  }
+  const std::uint64_t set_bytes = std::uint64_t{c.l2.slices} * c.l2.ways * line;
+  if (set_bytes == 0 || c.l2.size.count % set_bytes != 0 || c.l2.size.count / set_bytes < 1) {
+    fail("l2.size", format_bytes(c.l2.size) + " is not a whole number (>= 1) of sets per slice: " +
+                        "slices x ways x line_size = " + std::to_string(c.l2.slices) + " x " +
+                        std::to_string(c.l2.ways) + " x " + std::to_string(line) + " B = " +
+                        std::to_string(set_bytes) + " B per set row");
+  }
+  if (c.l2.hit_latency < c.xbar.latency) {
+    fail("l2.hit_latency", format_duration(c.l2.hit_latency) + " is less than xbar.latency (" +
+                               format_duration(c.xbar.latency) +
+                               "); a hit includes the crossbar traversal");
+  }
+  if (c.hbm.interleave.count % c.l2.sector_size.count != 0) {
+    fail("hbm.interleave", format_bytes(c.hbm.interleave) + " is not a multiple of l2.sector_size (" +
+                               format_bytes(c.l2.sector_size) + ")");
+  }
+}
+
+}  // namespace
+
+std::string presets_dir() { return std::string(MEMWALL_SOURCE_DIR) + "/configs"; }
+
+std::vector<PresetInfo> list_presets() {
+  std::vector<PresetInfo> out;
+  for (const std::string sub : {"", "hypothetical"}) {
+    const fs::path dir = sub.empty() ? fs::path(presets_dir()) : fs::path(presets_dir()) / sub;
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) continue;
+    std::vector<PresetInfo> group;
+    for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
+      if (!e.is_regular_file() || e.path().extension() != ".yaml") continue;
+      const std::string stem = e.path().stem().string();
+      group.push_back({sub.empty() ? stem : sub + "/" + stem, e.path().string()});
+    }
+    std::sort(group.begin(), group.end(),
+              [](const PresetInfo& a, const PresetInfo& b) { return a.id < b.id; });
+    out.insert(out.end(), group.begin(), group.end());
+  }
+  return out;
+}
+
+std::string resolve_config_path(const std::string& path_or_preset) {
+  std::error_code ec;
+  if (fs::is_regular_file(path_or_preset, ec)) return path_or_preset;
+  if (!looks_like_path(path_or_preset) || path_or_preset.starts_with("hypothetical/")) {
+    for (const std::string& candidate :
+         {presets_dir() + "/" + path_or_preset + ".yaml",
+          presets_dir() + "/hypothetical/" + path_or_preset + ".yaml"}) {
+      if (fs::is_regular_file(candidate, ec)) return candidate;
+    }
+    throw ConfigError(SourcePos{path_or_preset, 0, 0}, "",
+                      "no such file or preset (presets: " + known_presets_text() + ")");
+  }
+  throw ConfigError(SourcePos{path_or_preset, 0, 0}, "", "no such file");
+}
+
+HardwareConfig load_config(const std::string& path_or_preset,
+                           const std::vector<std::string>& overrides) {
+  const std::string file = resolve_config_path(path_or_preset);
+  RawConfig raw;
+  raw.root = SourcePos{file, 1, 1};
+  std::vector<std::string> chain;
+  load_raw(file, raw, chain);
+  for (const std::string& o : overrides) apply_override(o, raw);
+
+  auto position_of = [&](const std::string& key) -> SourcePos {
+    if (const auto it = raw.values.find(key); it != raw.values.end()) return it->second.pos;
+    const auto dot = key.find('.');
+    if (dot != std::string::npos) {
+      if (const auto it = raw.sections.find(key.substr(0, dot)); it != raw.sections.end()) {
+        return it->second;
+      }
+    }
+    return raw.root;
+  };
+
+  HardwareConfig config;
+  config.source_file = file;
+  Frequency clock;
+  for (const KeyDecl& key : config_schema()) {
+    if (key.store == nullptr) continue;
+    const std::string path(key.path);
+    const auto it = raw.values.find(path);
+    if (it == raw.values.end() && key.required) {
+      throw ConfigError(position_of(path), path,
+                        "missing required key (" + std::string(key_type_name(key.type)) + ", e.g. " +
+                            std::string(key.example) + ")");
+    }
+    std::string text = it != raw.values.end() ? it->second.text : std::string(key.default_text);
+    if (it == raw.values.end() && key.type == KeyType::kString && text == "\"\"") text.clear();
+    double number = 0;
+    try {
+      const KeyValue value = parse_value(key, text, clock.hertz > 0 ? &clock : nullptr, number);
+      if (key.type != KeyType::kString) check_bounds(key, number, text);
+      key.store(config, value);
+      if (path == "sm.clock") clock = std::get<Frequency>(value);
+    } catch (const UnitError& e) {
+      throw ConfigError(position_of(path), path, e.what());
+    }
+  }
+  validate_with_positions(config, position_of);
+  try {
+    const Topology topology(config);
+    (void)topology;
+  } catch (const ConfigError& e) {
+    throw ConfigError(raw.root, e.key_path(), e.reason());
+  }
+  return config;
+}
+
+void validate_config(const HardwareConfig& config) {
+  validate_with_positions(config, [&](const std::string&) { return SourcePos{config.source_file, 0, 0}; });
+}
+
+}  // namespace memwall

@@ -1,0 +1,346 @@
+#include "sim/hw/config_schema.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace memwall {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024 * 1024;
+constexpr double kPiB = kGiB * 1024 * 1024;
+
+// Store and fetch functions for a field `member` of HardwareConfig whose parsed value has type T.
+// Integer fields are range-checked against the key's maximum before the narrowing cast.
+#define MEMWALL_FIELD(member, T)                                                  \
+  [](HardwareConfig& c, const KeyValue& v) {                                      \
+    c.member = static_cast<decltype(c.member)>(std::get<T>(v));                   \
+  },                                                                              \
+      [](const HardwareConfig& c) -> KeyValue {                                   \
+        return KeyValue{std::in_place_type<T>, static_cast<T>(c.member)};         \
+      }
+
+using U64 = std::uint64_t;
+
+// The table. Order matters: sm.clock precedes every key that may be given per cycle.
+const KeyDecl kSchema[] = {
+    {"name", KeyType::kString, "NVIDIA H200", "Short display name of the machine.", "", true,
+     "HardwareConfig::name", Bound::kNone, 0, MEMWALL_FIELD(name, std::string)},
+    {"description", KeyType::kString, "Hopper, 141 GB HBM3e", "One line shown by `memwall config list`.",
+     "\"\"", false, "HardwareConfig::description", Bound::kNone, 0,
+     MEMWALL_FIELD(description, std::string)},
+    {"extends", KeyType::kString, "h100-sxm",
+     "Base config: a preset name, or a path relative to this file. Its keys are loaded first; this "
+     "file's keys override them. Cycles are an error.",
+     "(none)", false, "(loader only)", Bound::kNone, 0, nullptr, nullptr},
+
+    {"sm.count", KeyType::kInteger, "132", "Streaming multiprocessors on the chip.", "", true,
+     "HardwareConfig::sm.count (uint32)", Bound::kPositive, 1e6, MEMWALL_FIELD(sm.count, U64)},
+    {"sm.clock", KeyType::kFrequency, "1.98 GHz",
+     "SM clock; converts every \"per cycle\" and \"cycles\" value of the file.", "", true,
+     "HardwareConfig::sm.clock (Frequency, Hz)", Bound::kPositive, 1e12,
+     MEMWALL_FIELD(sm.clock, Frequency)},
+    {"sm.smem_per_sm", KeyType::kSize, "228 KiB", "Shared memory per SM.", "", true,
+     "HardwareConfig::sm.smem_per_sm (Bytes)", Bound::kPositive, kGiB,
+     MEMWALL_FIELD(sm.smem_per_sm, Bytes)},
+    {"sm.smem_per_block", KeyType::kSize, "227 KiB",
+     "Largest shared memory one CTA may use; <= sm.smem_per_sm.", "", true,
+     "HardwareConfig::sm.smem_per_block (Bytes)", Bound::kPositive, kGiB,
+     MEMWALL_FIELD(sm.smem_per_block, Bytes)},
+    {"sm.max_threads_per_sm", KeyType::kInteger, "2048", "Resident threads per SM.", "2048", false,
+     "HardwareConfig::sm.max_threads_per_sm (uint32)", Bound::kPositive, 1e6,
+     MEMWALL_FIELD(sm.max_threads_per_sm, U64)},
+    {"sm.max_threads_per_block", KeyType::kInteger, "1024",
+     "Threads one CTA may have; <= sm.max_threads_per_sm.", "1024", false,
+     "HardwareConfig::sm.max_threads_per_block (uint32)", Bound::kPositive, 1e6,
+     MEMWALL_FIELD(sm.max_threads_per_block, U64)},
+    {"sm.registers_per_sm", KeyType::kInteger, "65536", "32-bit registers per SM.", "65536", false,
+     "HardwareConfig::sm.registers_per_sm (uint32)", Bound::kPositive, 1e9,
+     MEMWALL_FIELD(sm.registers_per_sm, U64)},
+    {"sm.max_ctas_per_sm", KeyType::kInteger, "32", "Resident CTAs per SM.", "32", false,
+     "HardwareConfig::sm.max_ctas_per_sm (uint32)", Bound::kPositive, 1e6,
+     MEMWALL_FIELD(sm.max_ctas_per_sm, U64)},
+    {"sm.tensor_flops_per_cycle", KeyType::kReal, "4096",
+     "Dense fp16 tensor-core FLOP per SM per cycle.", "", true,
+     "HardwareConfig::sm.tensor_flops_per_cycle (double)", Bound::kPositive, 1e9,
+     MEMWALL_FIELD(sm.tensor_flops_per_cycle, double)},
+    {"sm.fp32_flops_per_cycle", KeyType::kReal, "256",
+     "fp32 FLOP per SM per cycle (an FMA counts 2).", "", true,
+     "HardwareConfig::sm.fp32_flops_per_cycle (double)", Bound::kPositive, 1e9,
+     MEMWALL_FIELD(sm.fp32_flops_per_cycle, double)},
+    {"sm.sfu_ops_per_cycle", KeyType::kReal, "16",
+     "Special-function (exp, rcp) ops per SM per cycle.", "16", false,
+     "HardwareConfig::sm.sfu_ops_per_cycle (double)", Bound::kPositive, 1e9,
+     MEMWALL_FIELD(sm.sfu_ops_per_cycle, double)},
+    {"sm.smem_bandwidth", KeyType::kBandwidth, "128 B/cycle", "Shared-memory bandwidth of one SM.",
+     "128 B/cycle", false, "HardwareConfig::sm.smem_bandwidth (Bandwidth, B/s)", Bound::kPositive,
+     0, MEMWALL_FIELD(sm.smem_bandwidth, Bandwidth)},
+
+    {"xbar.port_bandwidth", KeyType::kBandwidth, "64 B/cycle",
+     "One SM's port into the crossbar, each direction.", "", true,
+     "HardwareConfig::xbar.port_bandwidth (Bandwidth, B/s)", Bound::kPositive, 0,
+     MEMWALL_FIELD(xbar.port_bandwidth, Bandwidth)},
+    {"xbar.latency", KeyType::kDuration, "100 cycles",
+     "One-way crossbar traversal, SM to L2 slice; part of l2.hit_latency.", "", true,
+     "HardwareConfig::xbar.latency (Tick, ps)", Bound::kNonNegative, 0,
+     MEMWALL_FIELD(xbar.latency, Tick)},
+
+    {"l2.size", KeyType::kSize, "50 MiB",
+     "Total L2 capacity; = slices x sets per slice x ways x line_size, at most 1 GiB.", "", true,
+     "HardwareConfig::l2.size (Bytes)", Bound::kPositive, kGiB, MEMWALL_FIELD(l2.size, Bytes)},
+    {"l2.line_size", KeyType::kSize, "128 B", "Bytes per line (tag granularity); a power of two.",
+     "128 B", false, "HardwareConfig::l2.line_size (Bytes)", Bound::kPositive, 65536,
+     MEMWALL_FIELD(l2.line_size, Bytes)},
+    {"l2.sector_size", KeyType::kSize, "32 B",
+     "Bytes per sector (fill and transfer granularity); divides l2.line_size.", "32 B", false,
+     "HardwareConfig::l2.sector_size (Bytes)", Bound::kPositive, 65536,
+     MEMWALL_FIELD(l2.sector_size, Bytes)},
+    {"l2.ways", KeyType::kInteger, "16", "Associativity.", "", true,
+     "HardwareConfig::l2.ways (uint32)", Bound::kPositive, 65536, MEMWALL_FIELD(l2.ways, U64)},
+    {"l2.slices", KeyType::kInteger, "100",
+     "Address-hashed slices; a multiple of l2.partitions, at most 1024.", "", true,
+     "HardwareConfig::l2.slices (uint32)", Bound::kPositive, 1024, MEMWALL_FIELD(l2.slices, U64)},
+    {"l2.partitions", KeyType::kInteger, "2", "Partitions; slices are split evenly among them.", "1",
+     false, "HardwareConfig::l2.partitions (uint32)", Bound::kPositive, 1024,
+     MEMWALL_FIELD(l2.partitions, U64)},
+    {"l2.hit_latency", KeyType::kDuration, "260 cycles",
+     "Load-to-use latency of an L2 hit from the SM; includes xbar.latency.", "", true,
+     "HardwareConfig::l2.hit_latency (Tick, ps)", Bound::kNonNegative, 0,
+     MEMWALL_FIELD(l2.hit_latency, Tick)},
+    {"l2.bandwidth", KeyType::kBandwidth, "5120 B/cycle", "Total L2 bandwidth, all slices together.",
+     "", true, "HardwareConfig::l2.bandwidth (Bandwidth, B/s)", Bound::kPositive, 0,
+     MEMWALL_FIELD(l2.bandwidth, Bandwidth)},
+
+    {"hbm.capacity", KeyType::kSize, "80 GB", "Device memory size, at most 1 PiB.", "", true,
+     "HardwareConfig::hbm.capacity (Bytes)", Bound::kPositive, kPiB,
+     MEMWALL_FIELD(hbm.capacity, Bytes)},
+    {"hbm.channels", KeyType::kInteger, "80",
+     "Independent, address-interleaved channels; at most 1024.", "", true,
+     "HardwareConfig::hbm.channels (uint32)", Bound::kPositive, 1024,
+     MEMWALL_FIELD(hbm.channels, U64)},
+    {"hbm.bandwidth", KeyType::kBandwidth, "3.35 TB/s", "Total peak bandwidth, all channels together.",
+     "", true, "HardwareConfig::hbm.bandwidth (Bandwidth, B/s)", Bound::kPositive, 0,
+     MEMWALL_FIELD(hbm.bandwidth, Bandwidth)},
+    {"hbm.latency", KeyType::kDuration, "350 ns",
+     "Latency an L2 miss adds on top of l2.hit_latency.", "", true,
+     "HardwareConfig::hbm.latency (Tick, ps)", Bound::kNonNegative, 0,
+     MEMWALL_FIELD(hbm.latency, Tick)},
+    {"hbm.row_size", KeyType::kSize, "1 KiB", "Row-buffer (page) size per channel.", "1 KiB", false,
+     "HardwareConfig::hbm.row_size (Bytes)", Bound::kPositive, kGiB,
+     MEMWALL_FIELD(hbm.row_size, Bytes)},
+    {"hbm.row_miss_penalty", KeyType::kDuration, "30 ns",
+     "Extra channel occupancy when an access opens a new row.", "0 ns", false,
+     "HardwareConfig::hbm.row_miss_penalty (Tick, ps)", Bound::kNonNegative, 0,
+     MEMWALL_FIELD(hbm.row_miss_penalty, Tick)},
+    {"hbm.interleave", KeyType::kSize, "256 B",
+     "Bytes mapped to one channel before the next; a multiple of l2.sector_size.", "256 B", false,
+     "HardwareConfig::hbm.interleave (Bytes)", Bound::kPositive, kGiB,
+     MEMWALL_FIELD(hbm.interleave, Bytes)},
+
+    {"efficiency.tensor", KeyType::kReal, "0.8", "Fraction of the tensor peak achieved, in (0, 1].",
+     "1.0", false, "HardwareConfig::efficiency.tensor (double)", Bound::kFraction, 0,
+     MEMWALL_FIELD(efficiency.tensor, double)},
+    {"efficiency.fp32", KeyType::kReal, "0.8", "Fraction of the fp32 peak achieved, in (0, 1].",
+     "1.0", false, "HardwareConfig::efficiency.fp32 (double)", Bound::kFraction, 0,
+     MEMWALL_FIELD(efficiency.fp32, double)},
+    {"efficiency.sfu", KeyType::kReal, "0.8", "Fraction of the SFU peak achieved, in (0, 1].", "1.0",
+     false, "HardwareConfig::efficiency.sfu (double)", Bound::kFraction, 0,
+     MEMWALL_FIELD(efficiency.sfu, double)},
+    {"efficiency.l2", KeyType::kReal, "0.9", "Fraction of the L2 bandwidth achieved, in (0, 1].",
+     "1.0", false, "HardwareConfig::efficiency.l2 (double)", Bound::kFraction, 0,
+     MEMWALL_FIELD(efficiency.l2, double)},
+    {"efficiency.hbm", KeyType::kReal, "0.9", "Fraction of the HBM bandwidth achieved, in (0, 1].",
+     "1.0", false, "HardwareConfig::efficiency.hbm (double)", Bound::kFraction, 0,
+     MEMWALL_FIELD(efficiency.hbm, double)},
+    {"efficiency.op_overhead", KeyType::kDuration, "10 cycles",
+     "Fixed issue cost of every trace op on an SM.", "0 ns", false,
+     "HardwareConfig::efficiency.op_overhead (Tick, ps)", Bound::kNonNegative, 0,
+     MEMWALL_FIELD(efficiency.op_overhead, Tick)},
+    {"efficiency.launch_overhead", KeyType::kDuration, "4 us", "Fixed cost of every kernel launch.",
+     "0 ns", false, "HardwareConfig::efficiency.launch_overhead (Tick, ps)", Bound::kNonNegative, 0,
+     MEMWALL_FIELD(efficiency.launch_overhead, Tick)},
+};
+
+#undef MEMWALL_FIELD
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string section_of(std::string_view path) {
+  const auto dot = path.find('.');
+  return dot == std::string_view::npos ? std::string() : std::string(path.substr(0, dot));
+}
+
+std::string format_real(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+std::string markdown_escape(std::string_view text) {
+  std::string out;
+  for (char ch : text) {
+    if (ch == '|') out += "\\|";
+    else out += ch;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::span<const KeyDecl> config_schema() { return kSchema; }
+
+const KeyDecl* find_key(std::string_view path) {
+  for (const KeyDecl& k : kSchema) {
+    if (k.path == path) return &k;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> config_sections() {
+  std::vector<std::string> out;
+  for (const KeyDecl& k : kSchema) {
+    const std::string s = section_of(k.path);
+    if (!s.empty() && std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
+  }
+  return out;
+}
+
+std::string_view key_type_name(KeyType type) {
+  switch (type) {
+    case KeyType::kSize: return "size";
+    case KeyType::kBandwidth: return "bandwidth";
+    case KeyType::kFrequency: return "frequency";
+    case KeyType::kDuration: return "duration";
+    case KeyType::kInteger: return "integer";
+    case KeyType::kReal: return "real";
+    case KeyType::kString: return "string";
+  }
+  return "?";
+}
+
+std::string format_key_value(const KeyDecl& key, const KeyValue& value, Frequency clock) {
+  char buf[128];
+  switch (key.type) {
+    case KeyType::kSize: {
+      const Bytes b = std::get<Bytes>(value);
+      std::snprintf(buf, sizeof buf, " (%llu B)", static_cast<unsigned long long>(b.count));
+      return format_bytes(b) + buf;
+    }
+    case KeyType::kBandwidth: {
+      const Bandwidth bw = std::get<Bandwidth>(value);
+      std::snprintf(buf, sizeof buf, " (%.6g B/s)", bw.bytes_per_second);
+      return format_bandwidth(bw) + buf;
+    }
+    case KeyType::kFrequency: return format_frequency(std::get<Frequency>(value));
+    case KeyType::kDuration: {
+      const Tick t = std::get<Tick>(value);
+      std::string out = t == 0 ? std::string("0 ns") : format_duration(t);
+      if (clock.hertz > 0) {
+        std::snprintf(buf, sizeof buf, " (%.6g cycles)", clock.ticks_to_cycles(t));
+        out += buf;
+      }
+      return out;
+    }
+    case KeyType::kInteger: return std::to_string(std::get<std::uint64_t>(value));
+    case KeyType::kReal: return format_real(std::get<double>(value));
+    case KeyType::kString: return "\"" + std::get<std::string>(value) + "\"";
+  }
+  return "?";
+}
+
+std::string suggest_key(std::string_view unknown) {
+  std::string best;
+  std::size_t best_distance = 0;
+  for (const KeyDecl& k : kSchema) {
+    const std::size_t d = edit_distance(unknown, k.path);
+    if (best.empty() || d < best_distance) {
+      best = std::string(k.path);
+      best_distance = d;
+    }
+  }
+  // Also compare leaf names alone, so "sm.hit_latency" finds "l2.hit_latency".
+  const auto dot = unknown.find_last_of('.');
+  const std::string_view leaf = dot == std::string_view::npos ? unknown : unknown.substr(dot + 1);
+  for (const KeyDecl& k : kSchema) {
+    const auto kdot = k.path.find_last_of('.');
+    const std::string_view kleaf = kdot == std::string_view::npos ? k.path : k.path.substr(kdot + 1);
+    const std::size_t d = edit_distance(leaf, kleaf);
+    if (d < best_distance) {
+      best = std::string(k.path);
+      best_distance = d;
+    }
+  }
+  const std::size_t limit = std::max<std::size_t>(2, unknown.size() / 3);
+  return best_distance <= limit ? best : std::string();
+}
+
+std::string config_reference_markdown() {
+  std::string md;
+  md += "# Hardware config reference\n\n";
+  md += "<!-- Generated by `memwall config reference -o docs/config-reference.md` from the key table "
+        "in sim/hw/config_schema.cc. Do not edit by hand. -->\n\n";
+  md += "A hardware config is a YAML mapping with the top-level keys below and the sections ";
+  const std::vector<std::string> sections = config_sections();
+  for (std::size_t i = 0; i < sections.size(); ++i) {
+    md += (i == 0 ? "`" : (i + 1 == sections.size() ? " and `" : ", `")) + sections[i] + "`";
+  }
+  md += ". Unknown keys are errors. A key marked *required* must be set by the file or by a config "
+        "it `extends`; any other key takes the default shown. Every value lands in the typed "
+        "`HardwareConfig` of sim/hw/config.h, in base units (Bytes, B/s, Hz, ps).\n\n";
+  md += "Types and accepted units:\n\n";
+  md += "| type | accepted units | example |\n|---|---|---|\n";
+  md += "| size | B, KiB, MiB, GiB, TiB, kB/KB, MB, GB, TB | `228 KiB` |\n";
+  md += "| bandwidth | B/s with a prefix (GB/s, TB/s, GiB/s, ...), or B/cycle, KiB/cycle, ... of "
+        "sm.clock | `3.35 TB/s`, `64 B/cycle` |\n";
+  md += "| frequency | Hz, kHz, MHz, GHz | `1.98 GHz` |\n";
+  md += "| duration | ps, ns, us, ms, s, or cycles of sm.clock | `200 ns`, `273 cycles` |\n";
+  md += "| integer | a whole number, no unit | `132` |\n";
+  md += "| real | a number, no unit | `0.85` |\n";
+  md += "| string | text | `NVIDIA H200` |\n\n";
+
+  std::string current;
+  bool first = true;
+  for (const KeyDecl& k : kSchema) {
+    const std::string section = section_of(k.path);
+    if (first || section != current) {
+      first = false;
+      current = section;
+      md += "\n## " + (section.empty() ? std::string("Top level") : "`" + section + "`") + "\n\n";
+      md += "| key | type | example | default | description | lands in |\n";
+      md += "|---|---|---|---|---|---|\n";
+    }
+    md += "| `" + std::string(k.path) + "` | " + std::string(key_type_name(k.type)) + " | `" +
+          markdown_escape(k.example) + "` | " +
+          (k.required ? std::string("*required*") : "`" + markdown_escape(k.default_text) + "`") +
+          " | " + markdown_escape(k.description) + " | `" + markdown_escape(k.field) + "` |\n";
+  }
+  md += "\n## Checks at load\n\n";
+  md += "Besides each key's type and range, a config must satisfy:\n\n";
+  md += "- `sm.smem_per_block` <= `sm.smem_per_sm`; `sm.max_threads_per_block` <= "
+        "`sm.max_threads_per_sm`.\n";
+  md += "- `l2.line_size` is a power of two; `l2.sector_size` divides it.\n";
+  md += "- `l2.size` is a whole number (>= 1) of sets of `l2.slices` x `l2.ways` x `l2.line_size` "
+        "bytes (sets per slice need not be a power of two).\n";
+  md += "- `l2.slices` is a multiple of `l2.partitions`.\n";
+  md += "- `l2.hit_latency` >= `xbar.latency` (a hit includes the crossbar traversal).\n";
+  md += "- `hbm.interleave` is a multiple of `l2.sector_size`.\n";
+  md += "- Absurd sizes are rejected before anything is allocated: `sm.count` <= 1,000,000, "
+        "`l2.size` <= 1 GiB, `hbm.capacity` <= 1 PiB, `l2.slices` and `hbm.channels` <= 1024.\n";
+  md += "- The topology built from it (every SM reaches every HBM channel through the crossbar and "
+        "every L2 slice; the request path has no cycle).\n";
+  return md;
+}
+
+}  // namespace memwall
