@@ -1,0 +1,146 @@
+#include "models/flash1.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace memwall {
+namespace {
+
+/// FlashAttention Algorithm 1 (Dao et al. 2022), as written: an init launch sets O = 0, ℓ = 0,
+/// m = −∞ in global memory; then one CTA per head runs the outer loop over K/V blocks j and the
+/// inner loop over Q blocks i, re-reading Qᵢ, Oᵢ, ℓᵢ, mᵢ and writing Oᵢ, ℓᵢ, mᵢ back on every pass.
+class Flash1 final : public Workload {
+ public:
+  explicit Flash1(const WorkloadParams& p) : Workload(p) {
+    const std::uint64_t rows = p.batch_heads() * p.seq;
+    const std::uint32_t s = p.element_size();
+    m_q = add_tensor("Q", rows, p.head_dim, s);
+    m_k = add_tensor("K", rows, p.head_dim, s);
+    m_v = add_tensor("V", rows, p.head_dim, s);
+    m_o = add_tensor("O", rows, p.head_dim, s);
+    m_l = add_tensor("l", p.batch_heads(), p.seq, 4);
+    m_m = add_tensor("m", p.batch_heads(), p.seq, 4);
+  }
+
+  void emit_cta(std::size_t kernel, std::uint64_t cta, Recorder& rec) const override {
+    DryBackend dry;
+    run(kernel, cta, dry, rec);
+  }
+  void compute_cta(std::size_t kernel, std::uint64_t cta, EigenBackend& data,
+                   Recorder& rec) const override {
+    run(kernel, cta, data, rec);
+  }
+
+ private:
+  using Matrix = EigenBackend::Matrix;
+
+  template <class Backend>
+  void run(std::size_t kernel, std::uint64_t cta, Backend& be, Recorder& rec) const {
+    if (kernel == 0) init(cta, be, rec);
+    if (kernel == 1) forward(cta, be, rec);
+  }
+
+  /// Line 2 of Algorithm 1 for one block of Br rows: O = 0, ℓ = 0, m = −∞.
+  template <class Backend>
+  void init(std::uint64_t cta, Backend& be, Recorder& rec) const {
+    const WorkloadParams& p = params();
+    const std::uint64_t n = p.seq, d = p.head_dim, br = *p.block_q;
+    const std::uint64_t tr = ceil_div(n, br);
+    const std::uint64_t bh = cta / tr, r0 = (cta % tr) * br, rows = std::min(br, n - r0);
+    if constexpr (Backend::kNumeric) {
+      const auto e = [](std::uint64_t x) { return static_cast<Eigen::Index>(x); };
+      be.t(m_o).block(e(bh * n + r0), 0, e(rows), e(d)).setZero();
+      be.t(m_l).block(e(bh), e(r0), 1, e(rows)).setZero();
+      be.t(m_m).block(e(bh), e(r0), 1, e(rows))
+          .setConstant(-std::numeric_limits<double>::infinity());
+    }
+    rec.store(m_o, box(m_o, bh * n + r0, rows, 0, d));
+    rec.store(m_l, box(m_l, bh, 1, r0, rows));
+    rec.store(m_m, box(m_m, bh, 1, r0, rows));
+  }
+
+  /// Lines 5–15 of Algorithm 1 for one head.
+  template <class Backend>
+  void forward(std::uint64_t bh, Backend& be, Recorder& rec) const {
+    const WorkloadParams& p = params();
+    const std::uint64_t n = p.seq, d = p.head_dim, s = p.element_size();
+    const std::uint64_t br = *p.block_q, bc = *p.block_kv;
+    const double scale = 1.0 / std::sqrt(static_cast<double>(d));
+    for (std::uint64_t c0 = 0; c0 < n; c0 += bc) {
+      const std::uint64_t cols = std::min(bc, n - c0);
+      rec.load(m_k, box(m_k, bh * n + c0, cols, 0, d), 0);  // line 6: Kⱼ, Vⱼ
+      rec.load(m_v, box(m_v, bh * n + c0, cols, 0, d), 0);
+      rec.wait(0);
+      for (std::uint64_t r0 = 0; r0 < n; r0 += br) {
+        const std::uint64_t rows = std::min(br, n - r0);
+        rec.load(m_q, box(m_q, bh * n + r0, rows, 0, d), 1);  // line 8: Qᵢ, Oᵢ, ℓᵢ, mᵢ
+        rec.load(m_o, box(m_o, bh * n + r0, rows, 0, d), 1);
+        rec.load(m_l, box(m_l, bh, 1, r0, rows), 1);
+        rec.load(m_m, box(m_m, bh, 1, r0, rows), 1);
+        rec.wait(1);
+        rec.smem((rows + cols) * d * s);                        // line 9: S = QKᵀ
+        rec.compute(ComputeUnit::tensor, 2 * rows * cols * d);
+        rec.compute(ComputeUnit::fp32, 4 * rows * cols + 6 * rows);  // lines 10–11
+        rec.compute(ComputeUnit::sfu, rows * cols + 2 * rows);
+        rec.smem(cols * d * s);                                 // line 12: P̃V
+        rec.compute(ComputeUnit::tensor, 2 * rows * cols * d);
+        rec.compute(ComputeUnit::fp32, 3 * rows * d);           // line 12: rescale and divide
+        if constexpr (Backend::kNumeric) {
+          update(be, bh, r0, rows, c0, cols, scale);
+        }
+        rec.store(m_o, box(m_o, bh * n + r0, rows, 0, d));     // lines 12–13
+        rec.store(m_l, box(m_l, bh, 1, r0, rows));
+        rec.store(m_m, box(m_m, bh, 1, r0, rows));
+        rec.barrier();
+      }
+      rec.barrier();
+    }
+  }
+
+  /// Lines 9–13 on real data, in place on O, ℓ, m in global memory.
+  void update(EigenBackend& be, std::uint64_t bh, std::uint64_t r0, std::uint64_t rows,
+              std::uint64_t c0, std::uint64_t cols, double scale) const {
+    const std::uint64_t n = params().seq, d = params().head_dim;
+    const auto e = [](std::uint64_t x) { return static_cast<Eigen::Index>(x); };
+    auto o = be.t(m_o).block(e(bh * n + r0), 0, e(rows), e(d));
+    const Matrix sc = scale * be.t(m_q).block(e(bh * n + r0), 0, e(rows), e(d)) *
+                      be.t(m_k).block(e(bh * n + c0), 0, e(cols), e(d)).transpose();
+    const auto vb = be.t(m_v).block(e(bh * n + c0), 0, e(cols), e(d));
+    Matrix pt(sc.rows(), sc.cols());
+    Eigen::VectorXd a_old(e(rows)), a_new(e(rows)), l_new(e(rows));
+    for (Eigen::Index r = 0; r < e(rows); ++r) {
+      double& m_i = be.t(m_m)(e(bh), e(r0) + r);
+      double& l_i = be.t(m_l)(e(bh), e(r0) + r);
+      const double m_tilde = sc.row(r).maxCoeff();  // m̃ᵢⱼ = rowmax(Sᵢⱼ)
+      const double m_new = std::max(m_i, m_tilde);
+      if (params().online_rescale) {
+        pt.row(r) = (sc.row(r).array() - m_tilde).exp().matrix();  // P̃ᵢⱼ
+        a_old(r) = std::exp(m_i - m_new);
+        a_new(r) = std::exp(m_tilde - m_new);
+      } else {  // the wrong variant: no rescale of what was accumulated under an older maximum
+        pt.row(r) = (sc.row(r).array() - m_new).exp().matrix();
+        a_old(r) = 1.0;
+        a_new(r) = 1.0;
+      }
+      l_new(r) = a_old(r) * l_i + a_new(r) * pt.row(r).sum();
+      o.row(r) *= a_old(r) * l_i;
+      l_i = l_new(r);
+      m_i = m_new;
+    }
+    const Matrix pv = pt * vb;
+    for (Eigen::Index r = 0; r < e(rows); ++r) {
+      o.row(r) = (o.row(r) + a_new(r) * pv.row(r)) / l_new(r);
+    }
+  }
+
+  std::uint8_t m_q = 0, m_k = 0, m_v = 0, m_o = 0, m_l = 0, m_m = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Workload> make_flash1(const WorkloadParams& resolved) {
+  return std::make_unique<Flash1>(resolved);
+}
+
+}  // namespace memwall

@@ -1,0 +1,120 @@
+#include "models/flash2.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace memwall {
+namespace {
+
+/// FlashAttention-2 forward (not causal): one CTA per (head, Q block) loads its Q block once,
+/// streams every K/V block with `stages` blocks in flight, keeps O, ℓ, m on chip and stores O and
+/// the logsumexp L once.
+class Flash2 final : public Workload {
+ public:
+  explicit Flash2(const WorkloadParams& p) : Workload(p) {
+    const std::uint64_t rows = p.batch_heads() * p.seq;
+    const std::uint32_t s = p.element_size();
+    m_q = add_tensor("Q", rows, p.head_dim, s);
+    m_k = add_tensor("K", rows, p.head_dim, s);
+    m_v = add_tensor("V", rows, p.head_dim, s);
+    m_o = add_tensor("O", rows, p.head_dim, s);
+    m_l = add_tensor("L", p.batch_heads(), p.seq, 4);
+  }
+
+  void emit_cta(std::size_t kernel, std::uint64_t cta, Recorder& rec) const override {
+    DryBackend dry;
+    if (kernel == 0) run(cta, dry, rec);
+  }
+  void compute_cta(std::size_t kernel, std::uint64_t cta, EigenBackend& data,
+                   Recorder& rec) const override {
+    if (kernel == 0) run(cta, data, rec);
+  }
+
+ private:
+  using Matrix = EigenBackend::Matrix;
+
+  template <class Backend>
+  void run(std::uint64_t cta, Backend& be, Recorder& rec) const {
+    const WorkloadParams& p = params();
+    const std::uint64_t n = p.seq, d = p.head_dim, s = p.element_size();
+    const std::uint64_t br = *p.block_q, bc = *p.block_kv, stages = *p.stages;
+    const std::uint64_t tr = ceil_div(n, br), tc = ceil_div(n, bc);
+    const std::uint64_t bh = cta / tr, r0 = (cta % tr) * br, rows = std::min(br, n - r0);
+    const auto e = [](std::uint64_t x) { return static_cast<Eigen::Index>(x); };
+    const auto tag_of = [stages](std::uint64_t j) {
+      return static_cast<std::uint16_t>(1 + j % stages);
+    };
+    const auto issue_kv = [&](std::uint64_t j) {
+      const std::uint64_t c0 = j * bc, cols = std::min(bc, n - c0);
+      rec.load(m_k, box(m_k, bh * n + c0, cols, 0, d), tag_of(j));
+      rec.load(m_v, box(m_v, bh * n + c0, cols, 0, d), tag_of(j));
+    };
+
+    rec.load(m_q, box(m_q, bh * n + r0, rows, 0, d), 0);
+    for (std::uint64_t j = 0; j < std::min(stages, tc); ++j) issue_kv(j);
+    rec.wait(0);
+
+    Matrix q, o, sc;
+    Eigen::VectorXd m_run, l_run;
+    if constexpr (Backend::kNumeric) {
+      q = be.t(m_q).block(e(bh * n + r0), 0, e(rows), e(d));
+      o = Matrix::Zero(e(rows), e(d));
+      m_run = Eigen::VectorXd::Constant(e(rows), -std::numeric_limits<double>::infinity());
+      l_run = Eigen::VectorXd::Zero(e(rows));
+    }
+    const double scale = 1.0 / std::sqrt(static_cast<double>(d));
+
+    for (std::uint64_t j = 0; j < tc; ++j) {
+      const std::uint64_t c0 = j * bc, cols = std::min(bc, n - c0);
+      rec.wait(tag_of(j));
+      // S = scale·Q·Kᵀ on tensor cores, reading the Q and K tiles from shared memory.
+      rec.smem((rows + cols) * d * s);
+      rec.compute(ComputeUnit::tensor, 2 * rows * cols * d);
+      // Online softmax: scale, row max, subtract, row sum, rescale of ℓ and O.
+      rec.compute(ComputeUnit::fp32, 4 * rows * cols + rows * d + 2 * rows);
+      rec.compute(ComputeUnit::sfu, rows * cols + rows);
+      // O += P·V on tensor cores, reading the V tile.
+      rec.smem(cols * d * s);
+      rec.compute(ComputeUnit::tensor, 2 * rows * cols * d);
+      if constexpr (Backend::kNumeric) {
+        const auto kb = be.t(m_k).block(e(bh * n + c0), 0, e(cols), e(d));
+        const auto vb = be.t(m_v).block(e(bh * n + c0), 0, e(cols), e(d));
+        sc = scale * q * kb.transpose();
+        for (Eigen::Index r = 0; r < e(rows); ++r) {
+          const double m_new = std::max(m_run(r), sc.row(r).maxCoeff());
+          const double alpha = p.online_rescale ? std::exp(m_run(r) - m_new) : 1.0;
+          sc.row(r) = (sc.row(r).array() - m_new).exp().matrix();
+          l_run(r) = alpha * l_run(r) + sc.row(r).sum();
+          o.row(r) *= alpha;
+          m_run(r) = m_new;
+        }
+        o += sc * vb;
+      }
+      rec.barrier();  // every warp is done with this stage's buffers
+      if (j + stages < tc) issue_kv(j + stages);
+    }
+
+    rec.compute(ComputeUnit::fp32, rows * d + rows);  // O / ℓ, L = m + log ℓ
+    rec.compute(ComputeUnit::sfu, 2 * rows);           // reciprocal and log per row
+    if constexpr (Backend::kNumeric) {
+      for (Eigen::Index r = 0; r < e(rows); ++r) {
+        o.row(r) /= l_run(r);
+        be.t(m_l)(e(bh), e(r0) + r) = m_run(r) + std::log(l_run(r));
+      }
+      be.t(m_o).block(e(bh * n + r0), 0, e(rows), e(d)) = o;
+    }
+    rec.store(m_o, box(m_o, bh * n + r0, rows, 0, d));
+    rec.store(m_l, box(m_l, bh, 1, r0, rows));
+  }
+
+  std::uint8_t m_q = 0, m_k = 0, m_v = 0, m_o = 0, m_l = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Workload> make_flash2(const WorkloadParams& resolved) {
+  return std::make_unique<Flash2>(resolved);
+}
+
+}  // namespace memwall

@@ -1,0 +1,129 @@
+#include "models/naive.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace memwall {
+namespace {
+
+/// Naive attention (Algorithm 0), three launches: qk (S = scale·QKᵀ), softmax (P = softmax(S)
+/// by rows), pv (O = PV). Tiling per the contract in docs/models.md.
+class Naive final : public Workload {
+ public:
+  explicit Naive(const WorkloadParams& p) : Workload(p) {
+    const std::uint64_t rows = p.batch_heads() * p.seq;
+    const std::uint32_t s = p.element_size();
+    m_q = add_tensor("Q", rows, p.head_dim, s);
+    m_k = add_tensor("K", rows, p.head_dim, s);
+    m_v = add_tensor("V", rows, p.head_dim, s);
+    m_s = add_tensor("S", rows, p.seq, s);
+    m_p = add_tensor("P", rows, p.seq, s);
+    m_o = add_tensor("O", rows, p.head_dim, s);
+  }
+
+  void emit_cta(std::size_t kernel, std::uint64_t cta, Recorder& rec) const override {
+    DryBackend dry;
+    run(kernel, cta, dry, rec);
+  }
+  void compute_cta(std::size_t kernel, std::uint64_t cta, EigenBackend& data,
+                   Recorder& rec) const override {
+    run(kernel, cta, data, rec);
+  }
+
+ private:
+  template <class Backend>
+  void run(std::size_t kernel, std::uint64_t cta, Backend& be, Recorder& rec) const {
+    if (kernel == 0) qk(cta, be, rec);
+    if (kernel == 1) softmax(cta, be, rec);
+    if (kernel == 2) pv(cta, be, rec);
+  }
+
+  /// S tile (i, j) of head bh: one Q box and one K box, the whole head dim, one S store.
+  template <class Backend>
+  void qk(std::uint64_t cta, Backend& be, Recorder& rec) const {
+    const WorkloadParams& p = params();
+    const std::uint64_t n = p.seq, d = p.head_dim, s = p.element_size();
+    const std::uint64_t bm = *p.block_q, bn = *p.block_kv;
+    const std::uint64_t tn = ceil_div(n, bn), tm = ceil_div(n, bm);
+    const std::uint64_t j = cta % tn, i = (cta / tn) % tm, bh = cta / (tn * tm);
+    const std::uint64_t r0 = i * bm, rows = std::min(bm, n - r0);
+    const std::uint64_t c0 = j * bn, cols = std::min(bn, n - c0);
+    rec.load(m_q, box(m_q, bh * n + r0, rows, 0, d), 0);
+    rec.load(m_k, box(m_k, bh * n + c0, cols, 0, d), 0);
+    rec.wait(0);
+    rec.smem((rows + cols) * d * s);
+    rec.compute(ComputeUnit::tensor, 2 * rows * cols * d);
+    rec.compute(ComputeUnit::fp32, rows * cols);  // the scale
+    if constexpr (Backend::kNumeric) {
+      const double scale = 1.0 / std::sqrt(static_cast<double>(d));
+      const auto e = [](std::uint64_t x) { return static_cast<Eigen::Index>(x); };
+      be.t(m_s).block(e(bh * n + r0), e(c0), e(rows), e(cols)) =
+          scale * be.t(m_q).block(e(bh * n + r0), 0, e(rows), e(d)) *
+          be.t(m_k).block(e(bh * n + c0), 0, e(cols), e(d)).transpose();
+    }
+    rec.store(m_s, box(m_s, bh * n + r0, rows, c0, cols));
+  }
+
+  /// softmax_rows whole rows of S in, the same rows of P out; each element of S read once.
+  template <class Backend>
+  void softmax(std::uint64_t cta, Backend& be, Recorder& rec) const {
+    const WorkloadParams& p = params();
+    const std::uint64_t n = p.seq, s = p.element_size(), r = *p.softmax_rows;
+    const std::uint64_t blocks = ceil_div(n, r);
+    const std::uint64_t bh = cta / blocks, r0 = (cta % blocks) * r, rows = std::min(r, n - r0);
+    rec.load(m_s, box(m_s, bh * n + r0, rows, 0, n), 0);
+    rec.wait(0);
+    rec.smem(2 * rows * n * s);                     // read S, stage P
+    rec.compute(ComputeUnit::fp32, 4 * rows * n);   // max, subtract, sum, normalise
+    rec.compute(ComputeUnit::sfu, rows * n + rows);  // exp per element, one reciprocal per row
+    if constexpr (Backend::kNumeric) {
+      for (std::uint64_t q = 0; q < rows; ++q) {
+        const auto row = static_cast<Eigen::Index>(bh * n + r0 + q);
+        const double mx = be.t(m_s).row(row).maxCoeff();
+        auto out = be.t(m_p).row(row);
+        out = (be.t(m_s).row(row).array() - mx).exp().matrix();
+        out /= out.sum();
+      }
+    }
+    rec.store(m_p, box(m_p, bh * n + r0, rows, 0, n));
+  }
+
+  /// O rows of Q block i: loop over k chunks of P (and the matching V rows), one O store.
+  template <class Backend>
+  void pv(std::uint64_t cta, Backend& be, Recorder& rec) const {
+    const WorkloadParams& p = params();
+    const std::uint64_t n = p.seq, d = p.head_dim, s = p.element_size();
+    const std::uint64_t bm = *p.block_q, bk = *p.block_k;
+    const std::uint64_t tm = ceil_div(n, bm);
+    const std::uint64_t bh = cta / tm, r0 = (cta % tm) * bm, rows = std::min(bm, n - r0);
+    const auto e = [](std::uint64_t x) { return static_cast<Eigen::Index>(x); };
+    EigenBackend::Matrix acc;
+    if constexpr (Backend::kNumeric) acc = EigenBackend::Matrix::Zero(e(rows), e(d));
+    for (std::uint64_t k0 = 0; k0 < n; k0 += bk) {
+      const std::uint64_t kw = std::min(bk, n - k0);
+      rec.load(m_p, box(m_p, bh * n + r0, rows, k0, kw), 0);
+      rec.load(m_v, box(m_v, bh * n + k0, kw, 0, d), 0);
+      rec.wait(0);
+      rec.smem((rows * kw + kw * d) * s);
+      rec.compute(ComputeUnit::tensor, 2 * rows * kw * d);
+      if constexpr (Backend::kNumeric) {
+        acc += be.t(m_p).block(e(bh * n + r0), e(k0), e(rows), e(kw)) *
+               be.t(m_v).block(e(bh * n + k0), 0, e(kw), e(d));
+      }
+      rec.barrier();
+    }
+    if constexpr (Backend::kNumeric) be.t(m_o).block(e(bh * n + r0), 0, e(rows), e(d)) = acc;
+    rec.store(m_o, box(m_o, bh * n + r0, rows, 0, d));
+  }
+
+  std::uint8_t m_q = 0, m_k = 0, m_v = 0, m_s = 0, m_p = 0, m_o = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Workload> make_naive(const WorkloadParams& resolved) {
+  return std::make_unique<Naive>(resolved);
+}
+
+}  // namespace memwall

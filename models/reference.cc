@@ -1,0 +1,74 @@
+#include "models/reference.h"
+
+#include <cmath>
+#include <limits>
+
+#include "sim/core/error.h"
+#include "sim/core/units.h"
+
+namespace memwall {
+
+std::uint8_t output_tensor(const Workload& workload) {
+  return workload.tensor_id(workload.params().workload == WorkloadKind::gemm ? "C" : "O");
+}
+
+EigenBackend::Matrix reference_output(const Workload& workload, const EigenBackend& data) {
+  using Matrix = EigenBackend::Matrix;
+  const WorkloadParams& p = workload.params();
+  if (p.workload == WorkloadKind::gemm) {
+    return data.t(workload.tensor_id("A")) * data.t(workload.tensor_id("B"));
+  }
+  const auto e = [](std::uint64_t x) { return static_cast<Eigen::Index>(x); };
+  const std::uint64_t n = p.seq, d = p.head_dim;
+  const double scale = 1.0 / std::sqrt(static_cast<double>(d));
+  const Matrix& q = data.t(workload.tensor_id("Q"));
+  const Matrix& k = data.t(workload.tensor_id("K"));
+  const Matrix& v = data.t(workload.tensor_id("V"));
+  Matrix out(q.rows(), q.cols());
+  for (std::uint64_t bh = 0; bh < p.batch_heads(); ++bh) {
+    const Eigen::Index r = e(bh * n);
+    Matrix s = scale * q.middleRows(r, e(n)) * k.middleRows(r, e(n)).transpose();
+    for (Eigen::Index i = 0; i < s.rows(); ++i) {
+      const double mx = s.row(i).maxCoeff();
+      s.row(i) = (s.row(i).array() - mx).exp().matrix();
+      s.row(i) /= s.row(i).sum();
+    }
+    out.middleRows(r, e(n)) = s * v.middleRows(r, e(n));
+  }
+  return out;
+}
+
+std::uint64_t numeric_bytes(const Workload& workload) {
+  std::uint64_t total = 0;
+  for (std::size_t i = 0; i < workload.info().tensors.size(); ++i) {
+    const auto id = static_cast<std::uint8_t>(i);
+    const double b = 8.0 * static_cast<double>(workload.tensor_rows(id)) *
+                     static_cast<double>(workload.tensor_cols(id));
+    if (b > 1e18) return ~std::uint64_t{0};
+    total += workload.tensor_rows(id) * workload.tensor_cols(id) * 8;
+  }
+  return total;
+}
+
+VerifyResult verify_workload(const WorkloadParams& params, std::uint64_t seed,
+                             std::uint64_t max_bytes) {
+  const std::unique_ptr<Workload> w = make_workload(params);
+  const std::uint64_t need = numeric_bytes(*w);
+  if (need > max_bytes) {
+    throw UsageError("verify computes in double and would need " + format_bytes(Bytes{need}) +
+                     " for the tensors of this shape (limit " + format_bytes(Bytes{max_bytes}) +
+                     "); choose a smaller seq, head_dim, batch or heads");
+  }
+  EigenBackend data = w->make_data(seed);
+  w->compute_all(data);
+  const EigenBackend::Matrix ref = reference_output(*w, data);
+  const std::uint8_t out = output_tensor(*w);
+  VerifyResult r;
+  r.output = w->info().tensors[out].name;
+  r.elements = static_cast<std::uint64_t>(ref.size());
+  r.max_abs_error = (data.t(out) - ref).cwiseAbs().maxCoeff();
+  if (!data.t(out).allFinite()) r.max_abs_error = std::numeric_limits<double>::infinity();
+  return r;
+}
+
+}  // namespace memwall

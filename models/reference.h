@@ -1,0 +1,35 @@
+#pragma once
+/// The plain references the kernels are checked against, and the check itself (`memwall verify`):
+/// attention as softmax(scale·QKᵀ)V per head with scale = 1/√d, gemm as A·B, in double.
+
+#include <cstdint>
+#include <string>
+
+#include "models/backend.h"
+#include "models/workload.h"
+
+namespace memwall {
+
+/// The reference output of `workload` from `data`'s inputs: O ((B·H·N) × d) or C (m × n).
+EigenBackend::Matrix reference_output(const Workload& workload, const EigenBackend& data);
+
+/// The id of the workload's output tensor ("O" or "C").
+std::uint8_t output_tensor(const Workload& workload);
+
+/// Bytes of double-precision storage compute_all needs for `workload`.
+std::uint64_t numeric_bytes(const Workload& workload);
+
+/// What verify_workload found.
+struct VerifyResult {
+  std::string output;          ///< the tensor compared ("O" or "C")
+  std::uint64_t elements = 0;  ///< elements compared
+  double max_abs_error = 0.0;  ///< max |kernel − reference| over them
+};
+
+/// Runs every CTA of `params`' workload on random inputs (uniform in [-1, 1], from `seed`) with
+/// the Eigen backend and compares its output with reference_output. Throws UsageError when the
+/// double-precision tensors would exceed `max_bytes` (default 4 GiB).
+VerifyResult verify_workload(const WorkloadParams& params, std::uint64_t seed = 1,
+                             std::uint64_t max_bytes = std::uint64_t{4} << 30);
+
+}  // namespace memwall

@@ -1,0 +1,34 @@
+#pragma once
+/// The interface a model kernel emits its ops through: one call per tile-level op, appended to the
+/// current CTA's op list. The kernel code decides the order; the Recorder only builds `Op`s.
+
+#include <cstdint>
+#include <vector>
+
+#include "traces/op.h"
+
+namespace memwall {
+
+class Recorder {
+ public:
+  /// Appends to `ops` (not cleared); `ops` must outlive the Recorder.
+  explicit Recorder(std::vector<Op>& ops) : m_ops(&ops) {}
+
+  /// Async global → shared copy of `box` of tensor `tensor`, completing under `tag`.
+  void load(std::uint8_t tensor, const Box& box, std::uint16_t tag);
+  /// Copy of `box` of tensor `tensor` to global memory.
+  void store(std::uint8_t tensor, const Box& box);
+  /// Waits for every load issued so far under `tag`.
+  void wait(std::uint16_t tag);
+  /// `amount` FLOPs (or ops) on `unit`; nothing is emitted for 0.
+  void compute(ComputeUnit unit, std::uint64_t amount);
+  /// `bytes` of shared-memory traffic; nothing is emitted for 0.
+  void smem(std::uint64_t bytes);
+  /// __syncthreads().
+  void barrier();
+
+ private:
+  std::vector<Op>* m_ops;
+};
+
+}  // namespace memwall
