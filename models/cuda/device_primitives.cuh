@@ -1,0 +1,175 @@
+#pragma once
+/// Device-side building blocks shared by the attention kernels: 16-byte asynchronous copies
+/// (cp.async), shared-memory tiles with an XOR swizzle, ldmatrix fragment loads and the
+/// m16n8k16 fp16 tensor-core product with fp32 accumulation.
+///
+/// Shared-memory tiles are row-major with a row of W halves (W a multiple of 64, so a row holds
+/// at least eight 16-byte chunks); chunk c of row r lives at chunk position c ^ (r % 8). With that
+/// swizzle the eight row addresses of one ldmatrix 8×8 matrix fall in eight different bank groups.
+
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+namespace memwall::cuda {
+
+/// Halves in one 16-byte chunk.
+inline constexpr int kChunkHalves = 8;
+
+/// Offset in halves of chunk `chunk` of row `row` in a swizzled tile with rows of `width` halves.
+template <int Width>
+__device__ __forceinline__ int swizzled_offset(int row, int chunk) {
+  static_assert(Width % 64 == 0, "swizzled tiles need rows of at least 8 chunks");
+  return row * Width + ((chunk ^ (row & 7)) * kChunkHalves);
+}
+
+/// Shared-memory address of a generic pointer, for the PTX instructions below.
+__device__ __forceinline__ std::uint32_t smem_address(const void* ptr) {
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(ptr));
+}
+
+/// Copies 16 bytes global → shared without passing through registers or L1 (cp.async.cg).
+__device__ __forceinline__ void cp_async_16(void* smem_dst, const void* gmem_src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(smem_address(smem_dst)),
+               "l"(gmem_src));
+}
+
+/// Closes the current group of cp.async copies issued by this thread.
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+
+/// Waits until at most `Pending` of this thread's committed cp.async groups are still in flight.
+template <int Pending>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending));
+}
+
+/// Loads a box of `rows` × `Width` halves (row pitch `pitch` halves in global memory) into a
+/// swizzled shared tile of `Rows` rows with `Threads` threads. Rows at or past `rows` are filled
+/// with zeros in shared memory and never read from global memory; each valid 16-byte chunk is
+/// copied exactly once.
+template <int Rows, int Width, int Threads>
+__device__ __forceinline__ void load_tile_rows(half* tile, const half* gmem, int rows,
+                                               long long pitch) {
+  constexpr int kChunksPerRow = Width / kChunkHalves;
+  constexpr int kChunks = Rows * kChunksPerRow;
+#pragma unroll
+  for (int idx = static_cast<int>(threadIdx.x); idx < kChunks; idx += Threads) {
+    const int r = idx / kChunksPerRow;
+    const int c = idx % kChunksPerRow;
+    half* dst = tile + swizzled_offset<Width>(r, c);
+    if (r < rows) {
+      cp_async_16(dst, gmem + r * pitch + c * kChunkHalves);
+    } else {
+      *reinterpret_cast<uint4*>(dst) = make_uint4(0, 0, 0, 0);
+    }
+  }
+}
+
+/// Like load_tile_rows, but only the first `cols` halves of each row are valid (cols a multiple
+/// of 8); the rest of the row is zero-filled in shared memory.
+template <int Rows, int Width, int Threads>
+__device__ __forceinline__ void load_tile_box(half* tile, const half* gmem, int rows, int cols,
+                                              long long pitch) {
+  constexpr int kChunksPerRow = Width / kChunkHalves;
+  constexpr int kChunks = Rows * kChunksPerRow;
+#pragma unroll
+  for (int idx = static_cast<int>(threadIdx.x); idx < kChunks; idx += Threads) {
+    const int r = idx / kChunksPerRow;
+    const int c = idx % kChunksPerRow;
+    half* dst = tile + swizzled_offset<Width>(r, c);
+    if (r < rows && c * kChunkHalves < cols) {
+      cp_async_16(dst, gmem + r * pitch + c * kChunkHalves);
+    } else {
+      *reinterpret_cast<uint4*>(dst) = make_uint4(0, 0, 0, 0);
+    }
+  }
+}
+
+/// Stores the valid `rows` × `cols` part of a swizzled shared tile (cols a multiple of 8) to
+/// global memory as 16-byte stores, each chunk exactly once.
+template <int Rows, int Width, int Threads>
+__device__ __forceinline__ void store_tile_box(half* gmem, const half* tile, int rows, int cols,
+                                               long long pitch) {
+  constexpr int kChunksPerRow = Width / kChunkHalves;
+  constexpr int kChunks = Rows * kChunksPerRow;
+#pragma unroll
+  for (int idx = static_cast<int>(threadIdx.x); idx < kChunks; idx += Threads) {
+    const int r = idx / kChunksPerRow;
+    const int c = idx % kChunksPerRow;
+    if (r < rows && c * kChunkHalves < cols) {
+      *reinterpret_cast<uint4*>(gmem + r * pitch + c * kChunkHalves) =
+          *reinterpret_cast<const uint4*>(tile + swizzled_offset<Width>(r, c));
+    }
+  }
+}
+
+/// Writes two fp32 values as a half2 at (row, col) of a swizzled shared tile (col even).
+template <int Width>
+__device__ __forceinline__ void store_half2(half* tile, int row, int col, float x, float y) {
+  const int offset = swizzled_offset<Width>(row, col / kChunkHalves) + (col % kChunkHalves);
+  *reinterpret_cast<half2*>(tile + offset) = __floats2half2_rn(x, y);
+}
+
+/// Four 8×8 fp16 matrices from shared memory; this lane supplies the row address `ptr`.
+__device__ __forceinline__ void ldmatrix_x4(std::uint32_t (&r)[4], const half* ptr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_address(ptr)));
+}
+
+/// As ldmatrix_x4, each 8×8 matrix transposed.
+__device__ __forceinline__ void ldmatrix_x4_trans(std::uint32_t (&r)[4], const half* ptr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem_address(ptr)));
+}
+
+/// The A fragment (16×16, row-major) at (row0, col0) of a swizzled tile [rows][Width].
+template <int Width>
+__device__ __forceinline__ void load_a_fragment(std::uint32_t (&a)[4], const half* tile, int row0,
+                                                int col0) {
+  const int lane = static_cast<int>(threadIdx.x) & 31;
+  const int row = row0 + (lane & 15);
+  const int chunk = col0 / kChunkHalves + (lane >> 4);
+  ldmatrix_x4(a, tile + swizzled_offset<Width>(row, chunk));
+}
+
+/// B fragments of two adjacent n8 tiles (n0 … n0+15) over k0 … k0+15 from a tile stored as
+/// [n][k] (k contiguous, e.g. K for Q·Kᵀ): b[0..1] for n0, b[2..3] for n0+8.
+template <int Width>
+__device__ __forceinline__ void load_b_fragments_nk(std::uint32_t (&b)[4], const half* tile, int n0,
+                                                    int k0) {
+  const int lane = static_cast<int>(threadIdx.x) & 31;
+  const int row = n0 + (lane & 7) + ((lane >> 4) << 3);
+  const int chunk = k0 / kChunkHalves + ((lane >> 3) & 1);
+  ldmatrix_x4(b, tile + swizzled_offset<Width>(row, chunk));
+}
+
+/// B fragments of two adjacent n8 tiles (n0 … n0+15) over k0 … k0+15 from a tile stored as
+/// [k][n] (n contiguous, e.g. V for P·V): b[0..1] for n0, b[2..3] for n0+8.
+template <int Width>
+__device__ __forceinline__ void load_b_fragments_kn(std::uint32_t (&b)[4], const half* tile, int k0,
+                                                    int n0) {
+  const int lane = static_cast<int>(threadIdx.x) & 31;
+  const int row = k0 + (lane & 7) + (((lane >> 3) & 1) << 3);
+  const int chunk = n0 / kChunkHalves + (lane >> 4);
+  ldmatrix_x4_trans(b, tile + swizzled_offset<Width>(row, chunk));
+}
+
+/// c += a·b on the tensor cores: m16n8k16, fp16 inputs, fp32 accumulators.
+__device__ __forceinline__ void mma_16816(float (&c)[4], const std::uint32_t (&a)[4],
+                                          std::uint32_t b0, std::uint32_t b1) {
+  asm(
+      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+      "{%0,%1,%2,%3};\n"
+      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+/// Packs two fp32 values into one register of two halves (x in the low half).
+__device__ __forceinline__ std::uint32_t pack_half2(float x, float y) {
+  const half2 h = __floats2half2_rn(x, y);
+  return *reinterpret_cast<const std::uint32_t*>(&h);
+}
+
+}  // namespace memwall::cuda

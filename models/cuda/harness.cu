@@ -1,0 +1,550 @@
+// memwall-cuda: runs the real attention kernels (naive: qk, softmax, pv; flash2_fwd) case by
+// case: fresh random inputs per case, poisoned outputs, a check against a double-precision CPU
+// reference, CUDA-event timing (warm-up, median of repeats, cold L2 before each repeat), CSV out.
+
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "models/cuda/cuda_check.h"
+#include "models/cuda/flash2_attention.h"
+#include "models/cuda/harness_cases.h"
+#include "models/cuda/naive_attention.h"
+#include "models/cuda/reference.h"
+#include "sim/core/atomic_file.h"
+#include "sim/core/error.h"
+
+namespace memwall::cuda {
+namespace {
+
+constexpr double kTolerance = 1e-2;  // relative error ‖out − ref‖ / ‖ref‖ over the sampled rows
+constexpr int kSampleHeads = 4;
+constexpr int kSampleRowsPerHead = 16;
+constexpr std::int64_t kCheckAllRowsUpTo = 4096;  // B·H·N at or under which every row is checked
+
+/// The harness's command line.
+struct Options {
+  std::string sweep = "check";
+  std::vector<std::string> case_specs;
+  std::string workload_filter;
+  std::string csv_path;
+  bool once = false;
+  bool list = false;
+  int repeats = 25;
+  int warmup = 3;
+  std::uint64_t seed = 1;
+};
+
+const char* const kHelp =
+    "memwall-cuda: runs the real attention kernels, checks them against a CPU reference, times\n"
+    "them with CUDA events and writes one CSV row per (case, kernel).\n"
+    "\n"
+    "Options:\n"
+    "  --sweep NAME     built-in case list: check, sweep or profile (default: check)\n"
+    "  --case SPEC      one case as key=value,... with the contract's keys (repeatable; replaces "
+    "--sweep)\n"
+    "  --workload W     keep only the cases of workload W (naive or flash2)\n"
+    "  --csv FILE       write the CSV to FILE, atomically (default: standard output)\n"
+    "  --once           run each case once, checked but untimed (for ncu; time_s left empty)\n"
+    "  --repeats N      timed runs per case; the median is reported (default 25)\n"
+    "  --warmup N       untimed runs before timing (default 3)\n"
+    "  --seed N         base seed; case i draws its inputs with seed N + i (default 1)\n"
+    "  --list           print the cases' parameter columns and exit\n"
+    "  --help           print this help and exit\n"
+    "\n"
+    "Exit status: 0 all cases passed, 1 a check failed or CUDA failed, 2 bad command line.\n"
+    "\n"
+    "Examples:\n"
+    "  memwall-cuda --sweep check\n"
+    "  memwall-cuda --sweep sweep --csv timing.csv\n"
+    "  memwall-cuda --case workload=flash2,batch=4,heads=16,seq=4096,head_dim=128,block_q=64\n"
+    "  ncu --clock-control none --csv ... memwall-cuda --sweep profile --once --csv launches.csv\n";
+
+int parse_count(const std::string& flag, const std::string& value, int min_value) {
+  try {
+    std::size_t used = 0;
+    const long long v = std::stoll(value, &used);
+    if (used != value.size() || v < min_value || v > 1000000) {
+      throw UsageError("");
+    }
+    return static_cast<int>(v);
+  } catch (const std::exception&) {
+    throw UsageError(flag + ": expected an integer ≥ " + std::to_string(min_value) + ", got '" +
+                     value + "'");
+  }
+}
+
+Options parse_options(int argc, char** argv) {
+  Options opt;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        throw UsageError(arg + ": missing value (see --help)");
+      }
+      return argv[++i];
+    };
+    if (arg == "--help" || arg == "-h") {
+      std::cout << kHelp;
+      opt.list = true;
+      opt.sweep.clear();
+      return opt;
+    } else if (arg == "--sweep") {
+      opt.sweep = value();
+    } else if (arg == "--case") {
+      opt.case_specs.push_back(value());
+    } else if (arg == "--workload") {
+      opt.workload_filter = value();
+      if (opt.workload_filter != "naive" && opt.workload_filter != "flash2") {
+        throw UsageError("--workload: must be naive or flash2, got '" + opt.workload_filter + "'");
+      }
+    } else if (arg == "--csv") {
+      opt.csv_path = value();
+    } else if (arg == "--once") {
+      opt.once = true;
+    } else if (arg == "--repeats") {
+      opt.repeats = parse_count(arg, value(), 1);
+    } else if (arg == "--warmup") {
+      opt.warmup = parse_count(arg, value(), 0);
+    } else if (arg == "--seed") {
+      opt.seed = static_cast<std::uint64_t>(parse_count(arg, value(), 0));
+    } else if (arg == "--list") {
+      opt.list = true;
+    } else {
+      throw UsageError("unknown option '" + arg + "' (see --help)");
+    }
+  }
+  return opt;
+}
+
+// ---- device helpers -------------------------------------------------------------------------
+
+__device__ __forceinline__ std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+/// x[i] = uniform in [lo, hi) from a counter-based hash of (seed, i): never all zeros.
+__global__ void fill_uniform_kernel(half* x, std::int64_t count, std::uint64_t seed, float lo,
+                                    float hi) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+       i < count; i += stride) {
+    const std::uint64_t r = splitmix64(seed * 0x100000001B3ull + static_cast<std::uint64_t>(i));
+    const float u = static_cast<float>(r >> 40) * (1.0f / 16777216.0f);
+    x[i] = __float2half_rn(lo + (hi - lo) * u);
+  }
+}
+
+/// Adds to *count the number of non-finite values among `count` halves (poison left unwritten).
+__global__ void count_nonfinite_half_kernel(const half* x, std::int64_t count,
+                                            unsigned long long* bad) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  unsigned long long local = 0;
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+       i < count; i += stride) {
+    local += __hisinf(x[i]) != 0 || __hisnan(x[i]) ? 1ull : 0ull;
+  }
+  if (local != 0) {
+    atomicAdd(bad, local);
+  }
+}
+
+__global__ void count_nonfinite_float_kernel(const float* x, std::int64_t count,
+                                             unsigned long long* bad) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  unsigned long long local = 0;
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+       i < count; i += stride) {
+    local += isfinite(x[i]) ? 0ull : 1ull;
+  }
+  if (local != 0) {
+    atomicAdd(bad, local);
+  }
+}
+
+/// Reads a buffer several times the L2 and writes nothing back: the next kernel starts cold.
+__global__ void flush_l2_kernel(const int4* buf, std::int64_t count, int* sink) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  int acc = 0;
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+       i < count; i += stride) {
+    const int4 v = buf[i];
+    acc ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (acc == 0x7fffffff) {
+    *sink = acc;  // practically never taken; keeps the loads alive
+  }
+}
+
+constexpr int kHelperGrid = 1024;
+constexpr int kHelperThreads = 256;
+
+// ---- host side --------------------------------------------------------------------------------
+
+/// A cudaMalloc'd array, freed on scope exit.
+template <typename T>
+class DeviceArray {
+ public:
+  explicit DeviceArray(std::int64_t count) : m_count(count) {
+    check_cuda(cudaMalloc(&m_ptr, static_cast<std::size_t>(count) * sizeof(T)), "cudaMalloc");
+  }
+  DeviceArray(const DeviceArray&) = delete;
+  DeviceArray& operator=(const DeviceArray&) = delete;
+  ~DeviceArray() { cudaFree(m_ptr); }
+  T* get() const { return m_ptr; }
+  std::int64_t count() const { return m_count; }
+  std::size_t bytes() const { return static_cast<std::size_t>(m_count) * sizeof(T); }
+
+ private:
+  T* m_ptr = nullptr;
+  std::int64_t m_count;
+};
+
+std::uint64_t count_nonfinite(const half* x, std::int64_t count, unsigned long long* d_bad) {
+  check_cuda(cudaMemset(d_bad, 0, sizeof(unsigned long long)), "cudaMemset");
+  count_nonfinite_half_kernel<<<kHelperGrid, kHelperThreads>>>(x, count, d_bad);
+  check_launch("count_nonfinite_half_kernel");
+  unsigned long long bad = 0;
+  check_cuda(cudaMemcpy(&bad, d_bad, sizeof(bad), cudaMemcpyDeviceToHost), "cudaMemcpy");
+  return bad;
+}
+
+std::uint64_t count_nonfinite(const float* x, std::int64_t count, unsigned long long* d_bad) {
+  check_cuda(cudaMemset(d_bad, 0, sizeof(unsigned long long)), "cudaMemset");
+  count_nonfinite_float_kernel<<<kHelperGrid, kHelperThreads>>>(x, count, d_bad);
+  check_launch("count_nonfinite_float_kernel");
+  unsigned long long bad = 0;
+  check_cuda(cudaMemcpy(&bad, d_bad, sizeof(bad), cudaMemcpyDeviceToHost), "cudaMemcpy");
+  return bad;
+}
+
+std::vector<float> copy_halves(const half* src, std::int64_t count) {
+  std::vector<half> tmp(static_cast<std::size_t>(count));
+  check_cuda(cudaMemcpy(tmp.data(), src, tmp.size() * sizeof(half), cudaMemcpyDeviceToHost),
+             "cudaMemcpy");
+  std::vector<float> out(tmp.size());
+  for (std::size_t i = 0; i < tmp.size(); ++i) {
+    out[i] = __half2float(tmp[i]);
+  }
+  return out;
+}
+
+/// The result of checking one case.
+struct CheckResult {
+  double rel_err = 0.0;      ///< ‖O − ref‖ / ‖ref‖ over the checked rows
+  double lse_max_err = 0.0;  ///< max |L − ref| over the checked rows (flash2 only)
+  std::uint64_t unwritten = 0;
+  int rows_checked = 0;
+  bool ok = false;
+};
+
+/// The (bh, row) pairs checked: every row for small problems, else kSampleRowsPerHead rows of
+/// kSampleHeads heads (first and last head, first and last row included), chosen from `seed`.
+std::vector<std::pair<std::int64_t, int>> sample_rows(const AttentionShape& shape,
+                                                      std::uint64_t seed) {
+  std::vector<std::pair<std::int64_t, int>> rows;
+  const std::int64_t bh_count = shape.heads_total();
+  if (bh_count * shape.seq <= kCheckAllRowsUpTo) {
+    for (std::int64_t bh = 0; bh < bh_count; ++bh) {
+      for (int r = 0; r < shape.seq; ++r) {
+        rows.emplace_back(bh, r);
+      }
+    }
+    return rows;
+  }
+  std::vector<std::int64_t> heads = {0, bh_count - 1};
+  for (int h = 2; h < kSampleHeads; ++h) {
+    heads.push_back(static_cast<std::int64_t>((seed * 2654435761ull + h * 40503ull) %
+                                              static_cast<std::uint64_t>(bh_count)));
+  }
+  std::sort(heads.begin(), heads.end());
+  heads.erase(std::unique(heads.begin(), heads.end()), heads.end());
+  for (const std::int64_t bh : heads) {
+    for (int i = 0; i < kSampleRowsPerHead; ++i) {
+      int r = 0;
+      if (i == 1) {
+        r = shape.seq - 1;
+      } else if (i > 1) {
+        r = static_cast<int>((seed * 97ull + static_cast<std::uint64_t>(i) * 7919ull +
+                              static_cast<std::uint64_t>(bh) * 131ull) %
+                             static_cast<std::uint64_t>(shape.seq));
+      }
+      rows.emplace_back(bh, r);
+    }
+  }
+  return rows;
+}
+
+CheckResult check_case(const HarnessCase& c, const half* q, const half* k, const half* v,
+                       const half* o, const float* l, std::uint64_t seed,
+                       unsigned long long* d_bad) {
+  const AttentionShape& s = c.shape;
+  const int d = s.head_dim;
+  CheckResult res;
+  res.unwritten = count_nonfinite(o, s.qkv_elements(), d_bad);
+  if (l != nullptr) {
+    res.unwritten += count_nonfinite(l, s.heads_total() * s.seq, d_bad);
+  }
+  const double scale = 1.0 / std::sqrt(static_cast<double>(d));
+  const auto rows = sample_rows(s, seed);
+  double err2 = 0.0;
+  double ref2 = 0.0;
+  std::int64_t current_bh = -1;
+  std::vector<float> keys;
+  std::vector<float> values;
+  std::vector<float> queries;
+  std::vector<float> outs;
+  std::vector<float> lses;
+  for (const auto& [bh, r] : rows) {
+    const std::int64_t head_offset = bh * s.seq * d;
+    if (bh != current_bh) {
+      keys = copy_halves(k + head_offset, static_cast<std::int64_t>(s.seq) * d);
+      values = copy_halves(v + head_offset, static_cast<std::int64_t>(s.seq) * d);
+      queries = copy_halves(q + head_offset, static_cast<std::int64_t>(s.seq) * d);
+      outs = copy_halves(o + head_offset, static_cast<std::int64_t>(s.seq) * d);
+      if (l != nullptr) {
+        lses.resize(static_cast<std::size_t>(s.seq));
+        check_cuda(cudaMemcpy(lses.data(), l + bh * s.seq, lses.size() * sizeof(float),
+                              cudaMemcpyDeviceToHost),
+                   "cudaMemcpy");
+      }
+      current_bh = bh;
+    }
+    const std::size_t row_offset = static_cast<std::size_t>(r) * d;
+    const ReferenceRow ref = attention_row_reference(queries.data() + row_offset, keys.data(),
+                                                     values.data(), s.seq, d, scale);
+    for (int col = 0; col < d; ++col) {
+      const double diff = static_cast<double>(outs[row_offset + col]) - ref.out[col];
+      err2 += diff * diff;
+      ref2 += ref.out[col] * ref.out[col];
+    }
+    if (l != nullptr) {
+      res.lse_max_err = std::max(res.lse_max_err, std::fabs(lses[r] - ref.logsumexp));
+    }
+    ++res.rows_checked;
+  }
+  res.rel_err = ref2 > 0.0 ? std::sqrt(err2 / ref2) : INFINITY;
+  res.ok = res.unwritten == 0 && std::isfinite(res.rel_err) && res.rel_err < kTolerance &&
+           res.lse_max_err < kTolerance;
+  return res;
+}
+
+double median(std::vector<float> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 == 1 ? v[m] : 0.5 * (static_cast<double>(v[m - 1]) + v[m]);
+}
+
+std::string format_double(double x, const char* fmt) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), fmt, x);
+  return buf;
+}
+
+/// Runs one case: inputs, poison, one checked run, then (unless once) the timed repeats.
+/// Appends its CSV rows to `csv`; returns whether the check passed.
+bool run_case(const HarnessCase& c, const Options& opt, std::uint64_t seed, const int4* flush_buf,
+              std::int64_t flush_count, int* d_sink, unsigned long long* d_bad,
+              std::ostringstream& csv) {
+  const AttentionShape& s = c.shape;
+  const bool naive = c.workload == Workload::kNaive;
+  if (naive) {
+    check_naive_supported(s, c.naive);
+  } else {
+    check_flash2_supported(s, c.flash2);
+  }
+  const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(s.head_dim)));
+  DeviceArray<half> q(s.qkv_elements());
+  DeviceArray<half> k(s.qkv_elements());
+  DeviceArray<half> v(s.qkv_elements());
+  DeviceArray<half> o(s.qkv_elements());
+  DeviceArray<half> scores(naive ? s.score_elements() : 1);
+  DeviceArray<half> probs(naive ? s.score_elements() : 1);
+  DeviceArray<float> lse(naive ? 1 : s.heads_total() * s.seq);
+
+  fill_uniform_kernel<<<kHelperGrid, kHelperThreads>>>(q.get(), q.count(), seed * 3 + 0, -2.0f,
+                                                       2.0f);
+  fill_uniform_kernel<<<kHelperGrid, kHelperThreads>>>(k.get(), k.count(), seed * 3 + 1, -1.0f,
+                                                       1.0f);
+  fill_uniform_kernel<<<kHelperGrid, kHelperThreads>>>(v.get(), v.count(), seed * 3 + 2, -1.0f,
+                                                       1.0f);
+  check_launch("fill_uniform_kernel");
+  // 0xFF bytes are NaN in fp16 and fp32: anything a kernel leaves unwritten stays NaN.
+  check_cuda(cudaMemset(o.get(), 0xFF, o.bytes()), "cudaMemset");
+  if (naive) {
+    check_cuda(cudaMemset(scores.get(), 0xFF, scores.bytes()), "cudaMemset");
+    check_cuda(cudaMemset(probs.get(), 0xFF, probs.bytes()), "cudaMemset");
+  } else {
+    check_cuda(cudaMemset(lse.get(), 0xFF, lse.bytes()), "cudaMemset");
+  }
+  check_cuda(cudaDeviceSynchronize(), "input setup");
+
+  const cudaStream_t stream = nullptr;
+  auto run_once = [&](cudaEvent_t* marks) {
+    if (marks != nullptr) check_cuda(cudaEventRecord(marks[0], stream), "cudaEventRecord");
+    if (naive) {
+      launch_naive_qk(s, c.naive, q.get(), k.get(), scores.get(), scale, stream);
+      if (marks != nullptr) check_cuda(cudaEventRecord(marks[1], stream), "cudaEventRecord");
+      launch_naive_softmax(s, c.naive, scores.get(), probs.get(), stream);
+      if (marks != nullptr) check_cuda(cudaEventRecord(marks[2], stream), "cudaEventRecord");
+      launch_naive_pv(s, c.naive, probs.get(), v.get(), o.get(), stream);
+      if (marks != nullptr) check_cuda(cudaEventRecord(marks[3], stream), "cudaEventRecord");
+    } else {
+      launch_flash2_fwd(s, c.flash2, q.get(), k.get(), v.get(), o.get(), lse.get(), scale, stream);
+      if (marks != nullptr) check_cuda(cudaEventRecord(marks[1], stream), "cudaEventRecord");
+    }
+  };
+
+  run_once(nullptr);
+  check_cuda(cudaDeviceSynchronize(), "first run");
+  const CheckResult check = check_case(c, q.get(), k.get(), v.get(), o.get(),
+                                       naive ? nullptr : lse.get(), seed, d_bad);
+
+  const std::vector<std::string> kernels = case_kernels(c);
+  const int marks_count = static_cast<int>(kernels.size()) + 1;
+  std::vector<std::vector<float>> times(kernels.size() + 1);  // per kernel, then total
+  if (!opt.once && check.ok) {
+    std::vector<cudaEvent_t> marks(static_cast<std::size_t>(marks_count));
+    for (auto& e : marks) check_cuda(cudaEventCreate(&e), "cudaEventCreate");
+    for (int w = 0; w < opt.warmup; ++w) run_once(nullptr);
+    for (int rep = 0; rep < opt.repeats; ++rep) {
+      flush_l2_kernel<<<kHelperGrid, kHelperThreads, 0, stream>>>(flush_buf, flush_count, d_sink);
+      check_launch("flush_l2_kernel");
+      run_once(marks.data());
+      check_cuda(cudaEventSynchronize(marks.back()), "timed run");
+      for (std::size_t kidx = 0; kidx < kernels.size(); ++kidx) {
+        float ms = 0.0f;
+        check_cuda(cudaEventElapsedTime(&ms, marks[kidx], marks[kidx + 1]), "cudaEventElapsedTime");
+        times[kidx].push_back(ms);
+      }
+      float total = 0.0f;
+      check_cuda(cudaEventElapsedTime(&total, marks.front(), marks.back()), "cudaEventElapsedTime");
+      times.back().push_back(total);
+    }
+    for (auto& e : marks) cudaEventDestroy(e);
+  }
+
+  const std::string params = case_csv_columns(c);
+  const std::string err = format_double(check.rel_err, "%.3e");
+  const std::string lse_err = naive ? "" : format_double(check.lse_max_err, "%.3e");
+  for (std::size_t kidx = 0; kidx <= kernels.size(); ++kidx) {
+    const std::string name = kidx < kernels.size() ? kernels[kidx] : "total";
+    const std::string t =
+        times[kidx].empty() ? "" : format_double(median(times[kidx]) * 1e-3, "%.6e");
+    csv << params << "," << name << "," << t << "," << (times[kidx].empty() ? 0 : opt.repeats)
+        << "," << err << "," << lse_err << "," << (check.ok ? "pass" : "FAIL") << "," << seed
+        << "\n";
+  }
+  std::fprintf(stderr, "%-6s B=%d H=%d N=%d d=%d %s: rel_err %.2e%s, %d rows checked, %s%s\n",
+               workload_name(c.workload).c_str(), s.batch, s.heads, s.seq, s.head_dim,
+               params.c_str(), check.rel_err, naive ? "" : (", lse err " + lse_err).c_str(),
+               check.rows_checked, check.ok ? "pass" : "FAIL",
+               times.back().empty()
+                   ? ""
+                   : (", total " + format_double(median(times.back()) * 1e3, "%.4f") + " ms")
+                         .c_str());
+  if (check.unwritten != 0) {
+    std::fprintf(stderr, "  %llu output values left unwritten (still NaN)\n",
+                 static_cast<unsigned long long>(check.unwritten));
+  }
+  return check.ok;
+}
+
+int run(int argc, char** argv) {
+  const Options opt = parse_options(argc, argv);
+  if (opt.sweep.empty()) {
+    return kExitOk;  // --help
+  }
+  std::vector<HarnessCase> cases;
+  if (!opt.case_specs.empty()) {
+    for (const std::string& spec : opt.case_specs) cases.push_back(parse_case(spec));
+  } else {
+    cases = builtin_cases(opt.sweep);
+  }
+  if (!opt.workload_filter.empty()) {
+    cases.erase(std::remove_if(cases.begin(), cases.end(),
+                               [&](const HarnessCase& c) {
+                                 return workload_name(c.workload) != opt.workload_filter;
+                               }),
+                cases.end());
+  }
+  for (const HarnessCase& c : cases) {  // bad parameters are reported before any GPU work
+    if (c.workload == Workload::kNaive) {
+      check_naive_supported(c.shape, c.naive);
+    } else {
+      check_flash2_supported(c.shape, c.flash2);
+    }
+  }
+  if (opt.list) {
+    std::cout << case_csv_header() << "\n";
+    for (const HarnessCase& c : cases) std::cout << case_csv_columns(c) << "\n";
+    return kExitOk;
+  }
+
+  int device = 0;
+  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  cudaDeviceProp prop{};
+  check_cuda(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
+  std::fprintf(stderr, "memwall-cuda: %s, %d SMs, L2 %d bytes, %zu cases%s\n", prop.name,
+               prop.multiProcessorCount, prop.l2CacheSize, cases.size(),
+               opt.once ? ", once each (untimed)" : "");
+
+  const std::int64_t flush_count =
+      opt.once ? 1 : std::max<std::int64_t>(4 * static_cast<std::int64_t>(prop.l2CacheSize), 1 << 20) / 16;
+  DeviceArray<int4> flush_buf(flush_count);
+  check_cuda(cudaMemset(flush_buf.get(), 0x5A, flush_buf.bytes()), "cudaMemset");
+  DeviceArray<int> sink(1);
+  DeviceArray<unsigned long long> bad(1);
+
+  std::ostringstream csv;
+  csv << case_csv_header() << ",kernel,time_s,repeats,rel_err,lse_max_abs_err,check,seed\n";
+  int failed = 0;
+  auto write_csv = [&]() {
+    if (opt.csv_path.empty()) {
+      std::cout << csv.str();
+    } else {
+      write_file_atomically(opt.csv_path, csv.str());
+    }
+  };
+  try {
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      if (!run_case(cases[i], opt, opt.seed + i, flush_buf.get(), flush_count, sink.get(),
+                    bad.get(), csv)) {
+        ++failed;
+      }
+    }
+  } catch (const Error&) {
+    write_csv();  // the rows of the cases that finished
+    throw;
+  }
+  write_csv();
+  std::fprintf(stderr, "memwall-cuda: %zu cases, %d failed\n", cases.size(), failed);
+  return failed == 0 ? kExitOk : kExitFailure;
+}
+
+}  // namespace
+}  // namespace memwall::cuda
+
+int main(int argc, char** argv) {
+  try {
+    return memwall::cuda::run(argc, argv);
+  } catch (const memwall::Error& e) {
+    std::fprintf(stderr, "memwall-cuda: error: %s\n", e.what());
+    return e.exit_code();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "memwall-cuda: error: %s\n", e.what());
+    return memwall::kExitFailure;
+  }
+}

@@ -1,0 +1,354 @@
+#include "models/cuda/naive_attention.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+#include "models/cuda/cuda_check.h"
+#include "models/cuda/device_primitives.cuh"
+#include "sim/core/error.h"
+
+namespace memwall::cuda {
+namespace {
+
+constexpr int kGemmThreads = 256;  // 8 warps per GEMM CTA
+constexpr int kMaxSoftmaxSmemBytes = 200 * 1024;
+
+/// qk: one CTA per (bh, i, j) tile of S, CTA index (bh·⌈N/BM⌉ + i)·⌈N/BN⌉ + j. Loads the Q box
+/// (rows i·BM…, D halves each) and the K box (rows j·BN…) once, computes the tile with 8 warps
+/// laid out 2 × 4, stages it through shared memory and stores it as one box of S.
+template <int D, int BM, int BN>
+__global__ void __launch_bounds__(kGemmThreads)
+    naive_qk_kernel(const half* __restrict__ q, const half* __restrict__ k, half* __restrict__ s,
+                    int n, float scale) {
+  constexpr int kWarpsM = 2;
+  constexpr int kWarpsN = 4;
+  constexpr int kWarpRows = BM / kWarpsM;
+  constexpr int kWarpCols = BN / kWarpsN;
+  constexpr int kMt = kWarpRows / 16;
+  constexpr int kNt = kWarpCols / 8;
+  static_assert(kNt % 2 == 0 && kMt >= 1, "warp tile must be a multiple of 16 × 16");
+  static_assert(BM * BN <= (BM + BN) * D, "the S tile is staged in the Q/K buffers");
+
+  extern __shared__ uint4 smem_raw[];
+  half* sq = reinterpret_cast<half*>(smem_raw);
+  half* sk = sq + BM * D;
+
+  const int blocks_m = (n + BM - 1) / BM;
+  const int blocks_n = (n + BN - 1) / BN;
+  const int cta = static_cast<int>(blockIdx.x);
+  const int j = cta % blocks_n;
+  const int i = (cta / blocks_n) % blocks_m;
+  const long long bh = cta / blocks_n / blocks_m;
+  const int row0 = i * BM;
+  const int col0 = j * BN;
+  const int rows = min(BM, n - row0);
+  const int cols = min(BN, n - col0);
+
+  load_tile_rows<BM, D, kGemmThreads>(sq, q + (bh * n + row0) * D, rows, D);
+  load_tile_rows<BN, D, kGemmThreads>(sk, k + (bh * n + col0) * D, cols, D);
+  cp_async_commit();
+  cp_async_wait<0>();
+  __syncthreads();
+
+  const int warp = static_cast<int>(threadIdx.x) / 32;
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  const int wm = warp / kWarpsN;
+  const int wn = warp % kWarpsN;
+  float acc[kMt][kNt][4] = {};
+#pragma unroll
+  for (int kk = 0; kk < D / 16; ++kk) {
+    std::uint32_t a[kMt][4];
+#pragma unroll
+    for (int mt = 0; mt < kMt; ++mt) {
+      load_a_fragment<D>(a[mt], sq, wm * kWarpRows + mt * 16, kk * 16);
+    }
+#pragma unroll
+    for (int np = 0; np < kNt / 2; ++np) {
+      std::uint32_t b[4];
+      load_b_fragments_nk<D>(b, sk, wn * kWarpCols + np * 16, kk * 16);
+#pragma unroll
+      for (int mt = 0; mt < kMt; ++mt) {
+        mma_16816(acc[mt][2 * np], a[mt], b[0], b[1]);
+        mma_16816(acc[mt][2 * np + 1], a[mt], b[2], b[3]);
+      }
+    }
+  }
+  __syncthreads();
+
+  half* ss = sq;  // the S tile, [BM][BN] swizzled
+  const int g = lane / 4;
+  const int t = lane % 4;
+#pragma unroll
+  for (int mt = 0; mt < kMt; ++mt) {
+#pragma unroll
+    for (int nt = 0; nt < kNt; ++nt) {
+      const int r = wm * kWarpRows + mt * 16 + g;
+      const int c = wn * kWarpCols + nt * 8 + 2 * t;
+      store_half2<BN>(ss, r, c, acc[mt][nt][0] * scale, acc[mt][nt][1] * scale);
+      store_half2<BN>(ss, r + 8, c, acc[mt][nt][2] * scale, acc[mt][nt][3] * scale);
+    }
+  }
+  __syncthreads();
+  store_tile_box<BM, BN, kGemmThreads>(s + (bh * n + row0) * n + col0, ss, rows, cols, n);
+}
+
+/// softmax: one CTA per (bh, block of `rows_per_cta` rows), one warp per row. The warp copies its
+/// row of S into shared memory once (16-byte cp.async), takes the max and the sum of exponentials
+/// from there, and writes the row of P once.
+__global__ void __launch_bounds__(256)
+    naive_softmax_kernel(const half* __restrict__ s, half* __restrict__ p, int n,
+                         int rows_per_cta) {
+  extern __shared__ uint4 smem_raw[];
+  const int warp = static_cast<int>(threadIdx.x) / 32;
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  const int blocks = (n + rows_per_cta - 1) / rows_per_cta;
+  const long long bh = blockIdx.x / blocks;
+  const int row = static_cast<int>(blockIdx.x % blocks) * rows_per_cta + warp;
+  if (row >= n) {
+    return;
+  }
+  const long long offset = (bh * n + row) * n;
+  half* buf = reinterpret_cast<half*>(smem_raw) + static_cast<long long>(warp) * n;
+  const int chunks = n / kChunkHalves;
+  for (int c = lane; c < chunks; c += 32) {
+    cp_async_16(buf + c * kChunkHalves, s + offset + c * kChunkHalves);
+  }
+  cp_async_commit();
+  cp_async_wait<0>();
+  __syncwarp();
+
+  float row_max = -INFINITY;
+  for (int c = lane; c < chunks; c += 32) {
+    const uint4 v = *reinterpret_cast<const uint4*>(buf + c * kChunkHalves);
+    const half2* h = reinterpret_cast<const half2*>(&v);
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const float2 f = __half22float2(h[e]);
+      row_max = fmaxf(row_max, fmaxf(f.x, f.y));
+    }
+  }
+#pragma unroll
+  for (int m = 16; m > 0; m /= 2) {
+    row_max = fmaxf(row_max, __shfl_xor_sync(0xffffffffu, row_max, m));
+  }
+  float row_sum = 0.0f;
+  for (int c = lane; c < chunks; c += 32) {
+    const uint4 v = *reinterpret_cast<const uint4*>(buf + c * kChunkHalves);
+    const half2* h = reinterpret_cast<const half2*>(&v);
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const float2 f = __half22float2(h[e]);
+      row_sum += __expf(f.x - row_max) + __expf(f.y - row_max);
+    }
+  }
+#pragma unroll
+  for (int m = 16; m > 0; m /= 2) {
+    row_sum += __shfl_xor_sync(0xffffffffu, row_sum, m);
+  }
+  const float inv_sum = 1.0f / row_sum;
+  for (int c = lane; c < chunks; c += 32) {
+    const uint4 v = *reinterpret_cast<const uint4*>(buf + c * kChunkHalves);
+    const half2* h = reinterpret_cast<const half2*>(&v);
+    uint4 out;
+    std::uint32_t* o = reinterpret_cast<std::uint32_t*>(&out);
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const float2 f = __half22float2(h[e]);
+      o[e] = pack_half2(__expf(f.x - row_max) * inv_sum, __expf(f.y - row_max) * inv_sum);
+    }
+    *reinterpret_cast<uint4*>(p + offset + c * kChunkHalves) = out;
+  }
+}
+
+/// pv: one CTA per (bh, i) block of BM rows, CTA index bh·⌈N/BM⌉ + i; 8 warps laid out 4 × 2.
+/// For each k chunk c of BK columns it loads the P box (its rows × BK halves, pitch N) and the V
+/// box (BK rows × D), two chunks in flight; the O box is stored once at the end.
+template <int D, int BM, int BK>
+__global__ void __launch_bounds__(kGemmThreads)
+    naive_pv_kernel(const half* __restrict__ p, const half* __restrict__ v, half* __restrict__ o,
+                    int n) {
+  constexpr int kWarpsM = 4;
+  constexpr int kWarpsN = 2;
+  constexpr int kWarpRows = BM / kWarpsM;
+  constexpr int kWarpCols = D / kWarpsN;
+  constexpr int kMt = kWarpRows / 16;
+  constexpr int kNt = kWarpCols / 8;
+  constexpr int kStageHalves = BM * BK + BK * D;
+  static_assert(kNt % 2 == 0 && kMt >= 1, "warp tile must be a multiple of 16 × 16");
+  static_assert(BM * D <= 2 * kStageHalves, "the O tile is staged in the P/V buffers");
+
+  extern __shared__ uint4 smem_raw[];
+  half* smem = reinterpret_cast<half*>(smem_raw);
+
+  const int blocks_m = (n + BM - 1) / BM;
+  const long long bh = blockIdx.x / blocks_m;
+  const int row0 = static_cast<int>(blockIdx.x % blocks_m) * BM;
+  const int rows = min(BM, n - row0);
+  const half* pg = p + (bh * n + row0) * n;
+  const half* vg = v + bh * n * D;
+  const int chunks = (n + BK - 1) / BK;
+
+  auto load_chunk = [&](int c, int stage) {
+    const int k0 = c * BK;
+    const int kcols = min(BK, n - k0);
+    half* sp = smem + stage * kStageHalves;
+    load_tile_box<BM, BK, kGemmThreads>(sp, pg + k0, rows, kcols, n);
+    load_tile_rows<BK, D, kGemmThreads>(sp + BM * BK, vg + static_cast<long long>(k0) * D, kcols,
+                                        D);
+  };
+
+  const int warp = static_cast<int>(threadIdx.x) / 32;
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  const int wm = warp / kWarpsN;
+  const int wn = warp % kWarpsN;
+  float acc[kMt][kNt][4] = {};
+
+  load_chunk(0, 0);
+  cp_async_commit();
+  for (int c = 0; c < chunks; ++c) {
+    if (c + 1 < chunks) {
+      load_chunk(c + 1, (c + 1) & 1);
+    }
+    cp_async_commit();
+    cp_async_wait<1>();
+    __syncthreads();
+    const half* sp = smem + (c & 1) * kStageHalves;
+    const half* sv = sp + BM * BK;
+#pragma unroll
+    for (int kk = 0; kk < BK / 16; ++kk) {
+      std::uint32_t a[kMt][4];
+#pragma unroll
+      for (int mt = 0; mt < kMt; ++mt) {
+        load_a_fragment<BK>(a[mt], sp, wm * kWarpRows + mt * 16, kk * 16);
+      }
+#pragma unroll
+      for (int np = 0; np < kNt / 2; ++np) {
+        std::uint32_t b[4];
+        load_b_fragments_kn<D>(b, sv, kk * 16, wn * kWarpCols + np * 16);
+#pragma unroll
+        for (int mt = 0; mt < kMt; ++mt) {
+          mma_16816(acc[mt][2 * np], a[mt], b[0], b[1]);
+          mma_16816(acc[mt][2 * np + 1], a[mt], b[2], b[3]);
+        }
+      }
+    }
+    __syncthreads();
+  }
+
+  half* so = smem;  // the O tile, [BM][D] swizzled
+  const int g = lane / 4;
+  const int t = lane % 4;
+#pragma unroll
+  for (int mt = 0; mt < kMt; ++mt) {
+#pragma unroll
+    for (int nt = 0; nt < kNt; ++nt) {
+      const int r = wm * kWarpRows + mt * 16 + g;
+      const int col = wn * kWarpCols + nt * 8 + 2 * t;
+      store_half2<D>(so, r, col, acc[mt][nt][0], acc[mt][nt][1]);
+      store_half2<D>(so, r + 8, col, acc[mt][nt][2], acc[mt][nt][3]);
+    }
+  }
+  __syncthreads();
+  store_tile_box<BM, D, kGemmThreads>(o + (bh * n + row0) * D, so, rows, D, D);
+}
+
+/// Launches `kernel` with `smem_bytes` of dynamic shared memory, raising its limit first.
+template <typename Kernel, typename... Args>
+void launch(Kernel kernel, const char* name, std::int64_t grid, int threads, int smem_bytes,
+            cudaStream_t stream, Args... args) {
+  check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes),
+             name);
+  kernel<<<static_cast<unsigned>(grid), threads, static_cast<std::size_t>(smem_bytes), stream>>>(
+      args...);
+  check_launch(name);
+}
+
+template <int D>
+void launch_qk_d(const AttentionShape& shape, const NaiveBlocks& blocks, const half* q,
+                 const half* k, half* s, float scale, cudaStream_t stream) {
+  const std::int64_t grid = shape.heads_total() * ceil_div(shape.seq, blocks.block_q) *
+                            ceil_div(shape.seq, blocks.block_kv);
+  if (blocks.block_q == 128) {
+    launch(naive_qk_kernel<D, 128, 128>, "naive_qk_kernel", grid, kGemmThreads,
+           (128 + 128) * D * 2, stream, q, k, s, shape.seq, scale);
+  } else {
+    launch(naive_qk_kernel<D, 64, 64>, "naive_qk_kernel", grid, kGemmThreads, (64 + 64) * D * 2,
+           stream, q, k, s, shape.seq, scale);
+  }
+}
+
+template <int D>
+void launch_pv_d(const AttentionShape& shape, const NaiveBlocks& blocks, const half* p,
+                 const half* v, half* o, cudaStream_t stream) {
+  const std::int64_t grid = shape.heads_total() * ceil_div(shape.seq, blocks.block_q);
+  if (blocks.block_q == 128) {
+    launch(naive_pv_kernel<D, 128, 64>, "naive_pv_kernel", grid, kGemmThreads,
+           2 * (128 * 64 + 64 * D) * 2, stream, p, v, o, shape.seq);
+  } else {
+    launch(naive_pv_kernel<D, 64, 64>, "naive_pv_kernel", grid, kGemmThreads,
+           2 * (64 * 64 + 64 * D) * 2, stream, p, v, o, shape.seq);
+  }
+}
+
+}  // namespace
+
+void check_naive_supported(const AttentionShape& shape, const NaiveBlocks& blocks) {
+  auto fail = [](const std::string& why) { throw UsageError("naive attention: " + why); };
+  if (shape.head_dim != 64 && shape.head_dim != 128) {
+    fail("head_dim must be 64 or 128 (the instantiated kernels), got " +
+         std::to_string(shape.head_dim));
+  }
+  if (!((blocks.block_q == 128 && blocks.block_kv == 128) ||
+        (blocks.block_q == 64 && blocks.block_kv == 64))) {
+    fail("(block_q, block_kv) must be (128, 128) or (64, 64), got (" +
+         std::to_string(blocks.block_q) + ", " + std::to_string(blocks.block_kv) + ")");
+  }
+  if (blocks.block_k != 64) {
+    fail("block_k must be 64, got " + std::to_string(blocks.block_k));
+  }
+  if (blocks.softmax_rows < 1 || blocks.softmax_rows > 8) {
+    fail("softmax_rows must be in 1..8, got " + std::to_string(blocks.softmax_rows));
+  }
+  if (shape.seq <= 0 || shape.seq % 8 != 0) {
+    fail("seq must be a positive multiple of 8 (16-byte rows), got " + std::to_string(shape.seq));
+  }
+  if (static_cast<std::int64_t>(blocks.softmax_rows) * shape.seq * 2 > kMaxSoftmaxSmemBytes) {
+    fail("softmax_rows·seq·2 bytes must fit in " + std::to_string(kMaxSoftmaxSmemBytes) +
+         " bytes of shared memory");
+  }
+  if (shape.batch <= 0 || shape.heads <= 0) {
+    fail("batch and heads must be positive");
+  }
+}
+
+void launch_naive_qk(const AttentionShape& shape, const NaiveBlocks& blocks, const half* q,
+                     const half* k, half* s, float scale, cudaStream_t stream) {
+  check_naive_supported(shape, blocks);
+  if (shape.head_dim == 64) {
+    launch_qk_d<64>(shape, blocks, q, k, s, scale, stream);
+  } else {
+    launch_qk_d<128>(shape, blocks, q, k, s, scale, stream);
+  }
+}
+
+void launch_naive_softmax(const AttentionShape& shape, const NaiveBlocks& blocks, const half* s,
+                          half* p, cudaStream_t stream) {
+  check_naive_supported(shape, blocks);
+  const std::int64_t grid = shape.heads_total() * ceil_div(shape.seq, blocks.softmax_rows);
+  const int smem = blocks.softmax_rows * shape.seq * 2;
+  launch(naive_softmax_kernel, "naive_softmax_kernel", grid, 32 * blocks.softmax_rows, smem,
+         stream, s, p, shape.seq, blocks.softmax_rows);
+}
+
+void launch_naive_pv(const AttentionShape& shape, const NaiveBlocks& blocks, const half* p,
+                     const half* v, half* o, cudaStream_t stream) {
+  check_naive_supported(shape, blocks);
+  if (shape.head_dim == 64) {
+    launch_pv_d<64>(shape, blocks, p, v, o, stream);
+  } else {
+    launch_pv_d<128>(shape, blocks, p, v, o, stream);
+  }
+}
+
+}  // namespace memwall::cuda
