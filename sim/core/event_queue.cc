@@ -1,0 +1,39 @@
+#include "sim/core/event_queue.h"
+
+#include <algorithm>
+#include <string>
+
+#include "sim/core/error.h"
+
+namespace memwall {
+namespace {
+
+/// std::push_heap builds a max-heap; "greater" puts the earliest event on top.
+bool fires_later(const Event& a, const Event& b) {
+  if (a.tick != b.tick) return a.tick > b.tick;
+  if (a.priority != b.priority) return a.priority > b.priority;
+  return a.sequence > b.sequence;
+}
+
+}  // namespace
+
+void EventQueue::schedule(Tick tick, std::uint32_t priority, std::uint32_t target,
+                          std::uint32_t kind) {
+  if (tick < m_now) {
+    throw Error("internal: event scheduled at " + std::to_string(tick) + " ps, before now (" +
+                    std::to_string(m_now) + " ps)",
+                kExitFailure);
+  }
+  m_heap.push_back(Event{tick, priority, m_next_sequence++, target, kind});
+  std::push_heap(m_heap.begin(), m_heap.end(), fires_later);
+}
+
+Event EventQueue::pop() {
+  std::pop_heap(m_heap.begin(), m_heap.end(), fires_later);
+  const Event e = m_heap.back();
+  m_heap.pop_back();
+  m_now = e.tick;
+  return e;
+}
+
+}  // namespace memwall

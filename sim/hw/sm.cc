@@ -1,0 +1,90 @@
+#include "sim/hw/sm.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/core/error.h"
+
+namespace memwall {
+namespace {
+
+const char* const kPipeNames[kPipeCount] = {"tensor", "fp32", "sfu", "shared-memory"};
+
+double ps_per_unit(double units_per_second) {
+  return units_per_second > 0.0 ? 1e12 / units_per_second : 0.0;
+}
+
+}  // namespace
+
+Occupancy occupancy(const SmConfig& sm, const CtaResources& cta, const std::string& kernel_name) {
+  const std::string what = "kernel \"" + kernel_name + "\": ";
+  if (cta.threads == 0) throw UsageError(what + "a CTA has 0 threads");
+  if (cta.smem_bytes > sm.smem_per_block.count) {
+    throw UsageError(what + "a CTA needs " + format_bytes(Bytes{cta.smem_bytes}) +
+                     " of shared memory, but at most " + format_bytes(sm.smem_per_block) +
+                     " fits one CTA (sm.smem_per_block)");
+  }
+  if (cta.threads > sm.max_threads_per_block) {
+    throw UsageError(what + "a CTA has " + std::to_string(cta.threads) + " threads, but at most " +
+                     std::to_string(sm.max_threads_per_block) + " fit one CTA (sm.max_threads_per_block)");
+  }
+  const std::uint64_t regs = std::uint64_t{cta.registers_per_thread} * cta.threads;
+  if (regs > sm.registers_per_sm) {
+    throw UsageError(what + "a CTA needs " + std::to_string(regs) + " registers (" +
+                     std::to_string(cta.registers_per_thread) + " per thread), but an SM has " +
+                     std::to_string(sm.registers_per_sm) + " (sm.registers_per_sm)");
+  }
+  Occupancy o{sm.max_ctas_per_sm, "max_ctas_per_sm"};
+  auto limit = [&](std::uint64_t n, const char* why) {
+    if (n < o.ctas_per_sm) o = Occupancy{static_cast<std::uint32_t>(n), why};
+  };
+  if (cta.smem_bytes > 0) limit(sm.smem_per_sm.count / cta.smem_bytes, "shared memory");
+  limit(sm.max_threads_per_sm / cta.threads, "threads");
+  if (regs > 0) limit(sm.registers_per_sm / regs, "registers");
+  if (o.ctas_per_sm == 0) {
+    throw UsageError(what + "a CTA (" + format_bytes(Bytes{cta.smem_bytes}) + " shared memory, " +
+                     std::to_string(cta.threads) + " threads) fits no SM: " + o.limited_by +
+                     " allows 0 per SM");
+  }
+  return o;
+}
+
+Sm::Sm(const HardwareConfig& c) {
+  const double hz = c.sm.clock.hertz;
+  m_ps_per_unit[0] = ps_per_unit(c.sm.tensor_flops_per_cycle * c.efficiency.tensor * hz);
+  m_ps_per_unit[1] = ps_per_unit(c.sm.fp32_flops_per_cycle * c.efficiency.fp32 * hz);
+  m_ps_per_unit[2] = ps_per_unit(c.sm.sfu_ops_per_cycle * c.efficiency.sfu * hz);
+  m_ps_per_unit[kSmemPipe] = ps_per_unit(c.sm.smem_bandwidth.bytes_per_second);
+}
+
+Tick Sm::pipe_ticks(std::size_t pipe, std::uint64_t amount) const {
+  if (amount == 0) return 0;
+  if (m_ps_per_unit[pipe] == 0.0) {
+    throw UsageError(std::string("the trace computes on the ") + kPipeNames[pipe] +
+                     " pipe, but the config gives it zero throughput");
+  }
+  const Tick t = static_cast<Tick>(std::llround(static_cast<double>(amount) * m_ps_per_unit[pipe]));
+  return std::max<Tick>(t, 1);
+}
+
+Tick Sm::reserve_pipe(std::size_t pipe, Tick t, Tick duration) {
+  const Tick start = std::max(t, m_pipe_free[pipe]);
+  m_pipe_free[pipe] = start + duration;
+  return start;
+}
+
+void Sm::add_cta(Tick t) {
+  if (m_resident++ == 0) m_busy_since = t;
+}
+
+void Sm::remove_cta(Tick t) {
+  if (--m_resident == 0) m_busy_ticks += t - m_busy_since;
+}
+
+Tick Sm::take_busy_ticks() {
+  const Tick b = m_busy_ticks;
+  m_busy_ticks = 0;
+  return b;
+}
+
+}  // namespace memwall

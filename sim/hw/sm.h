@@ -1,0 +1,68 @@
+#pragma once
+/// One streaming multiprocessor's resources: what is resident (occupancy) and when each of its
+/// pipes (tensor, fp32, SFU, shared memory) is next free. The CTA scheduler and the op execution
+/// live in sim/run; this class only books resources.
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "sim/core/units.h"
+#include "sim/hw/config.h"
+
+namespace memwall {
+
+/// What one CTA of a kernel needs to be resident on an SM.
+struct CtaResources {
+  std::uint64_t smem_bytes = 0;           ///< shared memory per CTA
+  std::uint32_t threads = 0;              ///< threads per CTA, > 0
+  std::uint32_t registers_per_thread = 0; ///< 32-bit registers per thread
+};
+
+/// How many CTAs of one kind fit on an SM, and which limit decides it.
+struct Occupancy {
+  std::uint32_t ctas_per_sm = 0;  ///< > 0 for a CTA that fits at all
+  std::string limited_by;         ///< "shared memory", "threads", "registers" or "max_ctas_per_sm"
+};
+
+/// Resident CTAs per SM for `cta` on `sm`. Throws UsageError (naming `kernel_name`, what the CTA
+/// asks and what fits) when the CTA cannot be resident on any SM: shared memory above
+/// smem_per_block, threads above max_threads_per_block, or registers above registers_per_sm.
+Occupancy occupancy(const SmConfig& sm, const CtaResources& cta, const std::string& kernel_name);
+
+/// The compute pipes of an SM, indexed like traces' ComputeUnit (tensor, fp32, sfu), then smem.
+inline constexpr std::size_t kPipeCount = 4;
+inline constexpr std::size_t kSmemPipe = 3;
+
+/// One SM's resident CTAs and pipe reservations.
+class Sm {
+ public:
+  /// Seconds-per-op of each pipe come from `config` (per-cycle rate × efficiency × clock).
+  explicit Sm(const HardwareConfig& config);
+
+  /// Ticks one pipe needs for `amount` FLOPs/ops (pipes 0..2) or bytes (kSmemPipe); at least 1 for
+  /// a non-zero amount. Throws UsageError if the pipe has zero throughput in the config.
+  Tick pipe_ticks(std::size_t pipe, std::uint64_t amount) const;
+
+  /// Reserves `pipe` for `duration` from the earliest tick >= `t` it is free; returns the start.
+  Tick reserve_pipe(std::size_t pipe, Tick t, Tick duration);
+
+  /// Resident CTAs right now.
+  std::uint32_t resident() const { return m_resident; }
+  /// Marks one more CTA resident at `t` (the SM becomes busy if it was empty).
+  void add_cta(Tick t);
+  /// Marks one CTA gone at `t`.
+  void remove_cta(Tick t);
+  /// Total ticks with at least one CTA resident since the last `take_busy_ticks`; the SM must be
+  /// empty when called. Resets the count.
+  Tick take_busy_ticks();
+
+ private:
+  std::array<double, kPipeCount> m_ps_per_unit{};  ///< ps per FLOP/op/byte, 0 = no such pipe
+  std::array<Tick, kPipeCount> m_pipe_free{};      ///< tick at which each pipe is next free
+  std::uint32_t m_resident = 0;
+  Tick m_busy_since = 0;
+  Tick m_busy_ticks = 0;
+};
+
+}  // namespace memwall

@@ -1,0 +1,225 @@
+#include "sim/run/memory_system.h"
+
+#include <algorithm>
+#include <bit>
+#include <limits>
+#include <numeric>
+
+namespace memwall {
+namespace {
+
+/// Bits [lo, hi) set.
+std::uint32_t bit_range(std::uint64_t lo, std::uint64_t hi) {
+  if (hi <= lo) return 0;
+  const std::uint64_t width_mask = (hi - lo >= 64) ? ~std::uint64_t{0} : ((std::uint64_t{1} << (hi - lo)) - 1);
+  return static_cast<std::uint32_t>(width_mask << lo);
+}
+
+std::uint32_t popcount(std::uint32_t m) { return static_cast<std::uint32_t>(std::popcount(m)); }
+
+}  // namespace
+
+MemorySystem::MemorySystem(const HardwareConfig& config, const WorkloadInfo& workload)
+    : m_xbar(config),
+      m_l2(config),
+      m_hbm(config),
+      m_line_bytes(m_l2.line_bytes()),
+      m_sector_bytes(m_l2.sector_bytes()),
+      m_line_shift(static_cast<std::uint32_t>(std::countr_zero(m_l2.line_bytes()))),
+      m_sectors_per_line(m_l2.sectors_per_line()),
+      m_hit_latency(config.l2.hit_latency),
+      m_miss_latency(config.l2.hit_latency + config.hbm.latency),
+      m_xbar_latency(config.xbar.latency) {
+  // Sort the tensors by address for the lookup; remember the report order.
+  std::vector<std::size_t> order(workload.tensors.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return workload.tensors[a].base < workload.tensors[b].base;
+  });
+  m_report_order.assign(workload.tensors.size(), 0);
+  for (std::size_t sorted = 0; sorted < order.size(); ++sorted) {
+    const TensorInfo& t = workload.tensors[order[sorted]];
+    TensorState s;
+    s.first_sector = t.base / m_sector_bytes;
+    s.end_sector = (t.base + t.bytes + m_sector_bytes - 1) / m_sector_bytes;
+    s.fetched.assign((s.end_sector - s.first_sector + 63) / 64, 0);
+    s.traffic.name = t.name;
+    m_tensors.push_back(std::move(s));
+    m_report_order[order[sorted]] = sorted;
+  }
+  TensorState untracked;
+  untracked.traffic.name = "(untracked)";
+  m_tensors.push_back(std::move(untracked));
+}
+
+std::size_t MemorySystem::tensor_of(std::uint64_t sector) {
+  const std::size_t untracked = m_tensors.size() - 1;
+  const TensorState& last = m_tensors[m_last_tensor];
+  if (m_last_tensor != untracked && sector >= last.first_sector && sector < last.end_sector) {
+    return m_last_tensor;
+  }
+  // The last tensor whose first sector is <= sector.
+  std::size_t lo = 0;
+  std::size_t hi = untracked;
+  while (lo < hi) {
+    const std::size_t mid = (lo + hi) / 2;
+    if (m_tensors[mid].first_sector <= sector) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  if (lo > 0 && sector < m_tensors[lo - 1].end_sector) {
+    m_last_tensor = lo - 1;
+    return lo - 1;
+  }
+  return untracked;
+}
+
+void MemorySystem::count_dram_read(std::uint64_t line, std::uint32_t mask) {
+  m_counters->dram_read_bytes += popcount(mask) * m_sector_bytes;
+  const std::size_t untracked = m_tensors.size() - 1;
+  for (std::uint32_t bits = mask; bits != 0; bits &= bits - 1) {
+    const std::uint64_t sector =
+        line * m_sectors_per_line + static_cast<std::uint32_t>(std::countr_zero(bits));
+    const std::size_t ti = tensor_of(sector);
+    TensorState& ts = m_tensors[ti];
+    ts.traffic.read += m_sector_bytes;
+    if (ti == untracked) {
+      m_reason.compulsory += m_sector_bytes;
+      continue;
+    }
+    const std::uint64_t bit = sector - ts.first_sector;
+    std::uint64_t& word = ts.fetched[bit / 64];
+    const std::uint64_t flag = std::uint64_t{1} << (bit % 64);
+    if (word & flag) {
+      m_reason.reread += m_sector_bytes;
+    } else {
+      word |= flag;
+      m_reason.compulsory += m_sector_bytes;
+    }
+  }
+}
+
+void MemorySystem::write_back(std::uint64_t line, std::uint32_t mask, Tick t) {
+  const std::uint32_t n = popcount(mask);
+  Tick ignored_delay = 0;
+  m_hbm.access(line << m_line_shift, n, t, ignored_delay);
+  const std::uint64_t bytes = n * m_sector_bytes;
+  m_counters->dram_write_bytes += bytes;
+  m_reason.writeback += bytes;
+  for (std::uint32_t bits = mask; bits != 0; bits &= bits - 1) {
+    const std::uint64_t sector =
+        line * m_sectors_per_line + static_cast<std::uint32_t>(std::countr_zero(bits));
+    m_tensors[tensor_of(sector)].traffic.write += m_sector_bytes;
+  }
+}
+
+template <bool kStore>
+void MemorySystem::access_line(std::uint32_t sm, std::uint64_t line, std::uint32_t mask,
+                               std::uint32_t full, Tick t, Tick box_issue, Arrival& arrival) {
+  const std::uint32_t n = popcount(mask);
+  Tick queue_delay = 0;
+  const std::uint32_t slice = m_l2.slice_of(line);
+  const Tick t1 = m_xbar.transfer(sm, kStore ? PortDirection::from_sm : PortDirection::to_sm, n, t,
+                                  queue_delay);
+  const Tick t3 = m_l2.transfer(slice, n, t1 + m_xbar_latency, queue_delay);
+  const L2Outcome o = kStore ? m_l2.write(slice, line, mask, full) : m_l2.read(slice, line, mask);
+  TrafficCounters& c = *m_counters;
+  ++c.l2_line_accesses;
+  if constexpr (kStore) {
+    c.l2_write_bytes += n * m_sector_bytes;
+  } else {
+    c.l2_read_bytes += n * m_sector_bytes;
+    c.l2_hit_sectors += popcount(o.hit_mask);
+    c.l2_miss_sectors += popcount(o.fetch_mask);
+  }
+  if (o.victim_dirty != 0) write_back(o.victim_line, o.victim_dirty, t3);
+  Tick done = kStore ? t3 : t3 + m_hit_latency;
+  if (o.fetch_mask != 0) {
+    const Tick t4 = m_hbm.access(line << m_line_shift, popcount(o.fetch_mask), t3, queue_delay);
+    done = t4 + (kStore ? m_hbm.latency() : m_miss_latency);
+    count_dram_read(line, o.fetch_mask);
+  }
+  if (done > arrival.ready) arrival.ready = done;
+  const Tick unloaded = box_issue + (done - queue_delay - t);
+  if (unloaded > arrival.unloaded) arrival.unloaded = unloaded;
+}
+
+template <bool kStore>
+bool MemorySystem::access(std::uint32_t sm, const Box& box, Tick t, Tick box_issue, Tick limit,
+                          BoxCursor& cursor, Arrival& arrival) {
+  std::uint64_t rows = box.rows;
+  std::uint64_t row_bytes = box.row_bytes;
+  if (rows == 0 || row_bytes == 0) return true;
+  if (rows > 1 && box.pitch == row_bytes) {  // contiguous rows: one span
+    row_bytes *= rows;
+    rows = 1;
+  }
+  const PortDirection dir = kStore ? PortDirection::from_sm : PortDirection::to_sm;
+  const std::uint32_t all = bit_range(0, m_sectors_per_line);
+  bool issued_any = false;
+  for (; cursor.row < rows; ++cursor.row, cursor.started = false) {
+    const std::uint64_t start = box.base + cursor.row * box.pitch;
+    const std::uint64_t end = start + row_bytes;
+    const std::uint64_t first = start >> m_line_shift;
+    const std::uint64_t last = (end - 1) >> m_line_shift;
+    if (!cursor.started) {
+      cursor.line = first;
+      cursor.started = true;
+    }
+    for (; cursor.line <= last; ++cursor.line) {
+      if (issued_any && m_xbar.next_free(sm, dir) > limit) return false;
+      issued_any = true;
+      const std::uint64_t line = cursor.line;
+      const std::uint64_t line_base = line << m_line_shift;
+      if (line != first && line != last) {
+        access_line<kStore>(sm, line, all, all, t, box_issue, arrival);
+        continue;
+      }
+      const std::uint64_t lo = std::max(start, line_base) - line_base;
+      const std::uint64_t hi = std::min(end, line_base + m_line_bytes) - line_base;
+      const std::uint32_t mask = bit_range(lo / m_sector_bytes, (hi - 1) / m_sector_bytes + 1);
+      const std::uint32_t full =
+          bit_range((lo + m_sector_bytes - 1) / m_sector_bytes, hi / m_sector_bytes);
+      access_line<kStore>(sm, line, mask, full, t, box_issue, arrival);
+    }
+  }
+  return true;
+}
+
+bool MemorySystem::issue(std::uint32_t sm, const Box& box, bool is_store, Tick t, Tick box_issue,
+                         Tick limit, BoxCursor& cursor, Arrival& arrival) {
+  return is_store ? access<true>(sm, box, t, box_issue, limit, cursor, arrival)
+                  : access<false>(sm, box, t, box_issue, limit, cursor, arrival);
+}
+
+Arrival MemorySystem::load(std::uint32_t sm, const Box& box, Tick t) {
+  Arrival a{t, t};
+  BoxCursor cursor;
+  access<false>(sm, box, t, t, std::numeric_limits<Tick>::max(), cursor, a);
+  return a;
+}
+
+Arrival MemorySystem::store(std::uint32_t sm, const Box& box, Tick t) {
+  Arrival a{t, t};
+  BoxCursor cursor;
+  access<true>(sm, box, t, t, std::numeric_limits<Tick>::max(), cursor, a);
+  return a;
+}
+
+void MemorySystem::flush_l2() {
+  m_l2.flush([&](std::uint64_t, std::uint32_t dirty) {
+    m_flush_writeback_bytes += popcount(dirty) * m_sector_bytes;
+  });
+}
+
+std::vector<TensorDramBytes> MemorySystem::tensor_traffic() const {
+  std::vector<TensorDramBytes> out;
+  for (const std::size_t i : m_report_order) out.push_back(m_tensors[i].traffic);
+  const TensorDramBytes& untracked = m_tensors.back().traffic;
+  if (untracked.read != 0 || untracked.write != 0) out.push_back(untracked);
+  return out;
+}
+
+}  // namespace memwall

@@ -1,0 +1,108 @@
+#pragma once
+/// What a simulation produces: counters per kernel and for the whole workload, the stall
+/// breakdown, DRAM bytes by tensor and by reason. Plain data; the writers (report_json.h,
+/// report_text.h) are separate from the counters.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/core/units.h"
+#include "traces/op.h"
+
+namespace memwall {
+
+/// Byte and op counters of one kernel or of a whole run. Incremented in the hot path.
+struct TrafficCounters {
+  std::uint64_t dram_read_bytes = 0;   ///< sectors read from HBM (load misses, partial-write fills)
+  std::uint64_t dram_write_bytes = 0;  ///< dirty sectors written back to HBM on eviction
+  std::uint64_t l2_read_bytes = 0;     ///< sector bytes requested by loads (SM → L2 reads)
+  std::uint64_t l2_write_bytes = 0;    ///< sector bytes written by stores (SM → L2 writes)
+  std::uint64_t l2_hit_sectors = 0;    ///< load sectors found valid in L2
+  std::uint64_t l2_miss_sectors = 0;   ///< load sectors fetched from HBM
+  std::uint64_t l2_line_accesses = 0;  ///< L2 line lookups (loads and stores)
+  std::uint64_t smem_bytes = 0;        ///< shared-memory bytes of smem ops
+  std::uint64_t flops = 0;             ///< FLOPs/ops of compute ops, all units
+  std::uint64_t ctas = 0;              ///< CTAs that ran
+
+  /// hits / (hits + misses), 0 when no sector was loaded.
+  double l2_hit_rate() const {
+    const std::uint64_t n = l2_hit_sectors + l2_miss_sectors;
+    return n == 0 ? 0.0 : static_cast<double>(l2_hit_sectors) / static_cast<double>(n);
+  }
+  void add(const TrafficCounters& o) {
+    dram_read_bytes += o.dram_read_bytes;
+    dram_write_bytes += o.dram_write_bytes;
+    l2_read_bytes += o.l2_read_bytes;
+    l2_write_bytes += o.l2_write_bytes;
+    l2_hit_sectors += o.l2_hit_sectors;
+    l2_miss_sectors += o.l2_miss_sectors;
+    l2_line_accesses += o.l2_line_accesses;
+    smem_bytes += o.smem_bytes;
+    flops += o.flops;
+    ctas += o.ctas;
+  }
+};
+
+/// SM time split into four causes, in SM·ticks (summed over all SMs); see docs/simulator.md.
+struct StallTime {
+  double compute = 0;           ///< a pipe busy (or the CTA waiting for it), op issue
+  double memory_latency = 0;    ///< waiting on memory for as long as an unloaded path takes
+  double memory_bandwidth = 0;  ///< the rest of a memory wait: queueing at port, slice, channel
+  double idle = 0;              ///< no CTA resident (launch overhead, tail of the last wave)
+
+  double total() const { return compute + memory_latency + memory_bandwidth + idle; }
+  void add(const StallTime& o) {
+    compute += o.compute;
+    memory_latency += o.memory_latency;
+    memory_bandwidth += o.memory_bandwidth;
+    idle += o.idle;
+  }
+};
+
+/// One kernel launch as simulated.
+struct KernelResult {
+  std::string name;
+  KernelInfo info;
+  std::uint32_t ctas_per_sm = 0;  ///< occupancy
+  std::string occupancy_limit;    ///< which resource set ctas_per_sm
+  Tick start = 0;                 ///< when the launch began (before launch overhead)
+  Tick end = 0;                   ///< when its last CTA finished (stores accepted)
+  TrafficCounters traffic;
+  StallTime stall;
+
+  Tick duration() const { return end - start; }
+};
+
+/// DRAM bytes of one tensor.
+struct TensorDramBytes {
+  std::string name;
+  std::uint64_t read = 0;
+  std::uint64_t write = 0;
+};
+
+/// DRAM bytes by why they moved.
+struct ReasonTraffic {
+  std::uint64_t compulsory = 0;  ///< read: first fetch of that sector in the run
+  std::uint64_t reread = 0;      ///< read: fetched again after an eviction or a flush
+  std::uint64_t writeback = 0;   ///< write: dirty sectors evicted
+};
+
+/// A whole simulated workload.
+struct RunResult {
+  WorkloadInfo workload;
+  std::string config_name;
+  bool flush_l2_between_kernels = false;
+  std::uint32_t sm_count = 0;
+  std::vector<KernelResult> kernels;
+  Tick time = 0;                             ///< end of the last kernel
+  TrafficCounters traffic;                   ///< sum over kernels
+  StallTime stall;                           ///< sum over kernels
+  std::uint64_t dram_dirty_bytes_at_end = 0; ///< dirty in L2 at the end, never written back
+  std::uint64_t dram_flush_writeback_bytes = 0;  ///< written back by between-kernel flushes
+  std::vector<TensorDramBytes> dram_bytes_by_tensor;  ///< in WorkloadInfo::tensors order, then "(untracked)" if used
+  ReasonTraffic dram_bytes_by_reason;
+  std::uint64_t events = 0;                  ///< events scheduled (engine work, not a result)
+};
+
+}  // namespace memwall
