@@ -18,6 +18,7 @@ void add_examples(CLI::App& command, const char* examples);
 void register_config_commands(CLI::App& app, CliContext& ctx);
 void register_ledger_command(CLI::App& app, CliContext& ctx);
 void register_race_command(CLI::App& app, CliContext& ctx);
+void register_traffic_command(CLI::App& app, CliContext& ctx);
 void register_sweep_command(CLI::App& app, CliContext& ctx);
 void register_io_command(CLI::App& app, CliContext& ctx);
 

@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
   register_config_commands(app, ctx);
   register_ledger_command(app, ctx);
   register_race_command(app, ctx);
+  register_traffic_command(app, ctx);
   register_sweep_command(app, ctx);
   register_io_command(app, ctx);
   app.parse_complete_callback([&] { set_log_level(log_level); });

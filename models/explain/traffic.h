@@ -1,0 +1,48 @@
+#pragma once
+/// The traffic calculator: HBM bytes of naive, FlashAttention-1 and FlashAttention-2 at one
+/// attention shape, straight from the closed forms of models/closed_forms.h (no simulation),
+/// split by tensor, with the matmul FLOPs and the ratios between the variants.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/closed_forms.h"
+#include "models/workload_params.h"
+
+namespace memwall::explain {
+
+/// One variant's resolved parameters and traffic.
+struct TrafficVariant {
+  WorkloadKind kind = WorkloadKind::naive;
+  WorkloadParams params;  ///< resolved (defaults applied), as the closed form saw them
+  Traffic traffic;        ///< closed_form_traffic(params)
+  /// Bytes read plus bytes written.
+  std::uint64_t total_bytes() const { return traffic.read_bytes + traffic.write_bytes; }
+};
+
+/// The calculator's answer.
+struct TrafficTable {
+  WorkloadParams shape;                 ///< the shape and tiling asked for (unresolved)
+  std::vector<TrafficVariant> variants; ///< naive, flash1 (when it could be sized), flash2
+  std::string flash1_missing;           ///< why flash1 is absent, empty when present
+  double matmul_flops = 0;              ///< 4·B·H·N²·d: QKᵀ and PV, the same for every variant
+
+  /// The variant of `kind`, or nullptr.
+  const TrafficVariant* find(WorkloadKind kind) const;
+};
+
+/// Resolves `shape` (its workload field is ignored) as naive, flash1 and flash2 and evaluates
+/// their closed forms. block_q/block_kv, when set, apply to all three; flash1 needs sram_bytes
+/// or both blocks, otherwise it is left out and `flash1_missing` says why. Throws UsageError on
+/// a shape the workloads reject (resolve_workload's message).
+TrafficTable compute_traffic(const WorkloadParams& shape);
+
+/// A readable table: per variant and tensor, bytes read and written; totals, FLOPs, FLOP/byte,
+/// naive's score-matrix round trip per head, and the ratios between the variants.
+std::string format_traffic(const TrafficTable& table);
+
+/// The same as JSON (stable keys, bytes and FLOPs as numbers, ratios as doubles).
+std::string traffic_json(const TrafficTable& table);
+
+}  // namespace memwall::explain
