@@ -1,0 +1,163 @@
+// `memwall sweep`: simulate the cartesian product of shape lists and config overrides in parallel,
+// one CSV row per point; `memwall sweep merge` joins shard files.
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "models/model_source.h"
+#include "sim/cli/commands.h"
+#include "sim/cli/workload_options.h"
+#include "sim/core/atomic_file.h"
+#include "sim/core/error.h"
+#include "sim/hw/config_loader.h"
+#include "sim/run/report_json.h"
+#include "sim/run/simulator.h"
+#include "sim/run/sweep_csv.h"
+#include "sim/run/sweep_flatten.h"
+#include "sim/run/sweep_runner.h"
+#include "sim/run/sweep_workload.h"
+
+namespace memwall {
+namespace {
+
+struct SweepCliOptions {
+  std::string config;
+  std::vector<std::string> axis_values;  ///< one entry per workload_axes() entry; "" = not given
+  std::vector<std::string> sets;         ///< --set key=v1,v2,...
+  std::string output;
+  unsigned threads = 1;
+  std::string shard;
+  bool resume = false;
+  bool flush_l2 = false;
+  std::vector<std::string> merge_inputs;
+  std::string merge_output;
+};
+
+std::string file_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// The sweep's axes in the documented order: workload, the workload axes given, then each --set.
+SweepPlan build_plan(const SweepCliOptions& o) {
+  std::vector<SweepAxis> axes;
+  const auto list = workload_axes();
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    if (o.axis_values[i].empty()) continue;
+    const std::string flag = std::string(list[i].flags).substr(std::string(list[i].flags).rfind(',') + 1);
+    SweepAxis axis{list[i].name, expand_values(o.axis_values[i], flag)};
+    if (axis.name == std::string("workload") && axis.values.size() != 1) {
+      throw UsageError("--workload: a sweep runs one workload (its columns depend on it); run one "
+                       "sweep per workload");
+    }
+    axes.push_back(std::move(axis));
+  }
+  for (const std::string& set : o.sets) {
+    const std::size_t eq = set.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      throw UsageError("--set: expected KEY=VALUE[,VALUE...], got \"" + set + "\"");
+    }
+    const std::string key = set.substr(0, eq);
+    if (!is_config_axis(key)) {
+      throw UsageError("--set: \"" + key + "\" is not a config key (they read section.key, e.g. "
+                       "l2.size)");
+    }
+    axes.push_back({key, expand_values(set.substr(eq + 1), "--set " + key)});
+  }
+  return SweepPlan(std::move(axes));
+}
+
+/// Runs one point through the simulator and flattens its JSON report.
+PointRunner simulator_runner(const SweepCliOptions& o) {
+  return [config = o.config, flush = o.flush_l2](const SweepPoint& point) -> FlatRow {
+    const HardwareConfig hw = load_config(config, config_overrides_of(point));
+    const WorkloadParams params = resolve_workload_options(workload_params_of(point), &hw);
+    const std::unique_ptr<TraceSource> source = make_model_source(params);
+    SimOptions sim;
+    sim.flush_l2_between_kernels = flush;
+    const RunResult result = simulate(hw, *source, sim);
+    return flatten_json(run_to_json(result), "report of point " + std::to_string(point.index));
+  };
+}
+
+void run_sweep_command(const SweepCliOptions& o) {
+  if (o.config.empty()) throw UsageError("sweep: --config FILE is required");
+  if (o.output.empty()) throw UsageError("sweep: -o FILE.csv is required");
+  if (o.axis_values[0].empty()) throw UsageError("sweep: --workload is required");
+  const SweepPlan plan = build_plan(o);
+  const std::string config_path = resolve_config_path(o.config);
+  load_config(config_path);  // a bad config is reported once, before any point runs
+
+  SweepOptions options;
+  options.output = o.output;
+  options.threads = o.threads;
+  if (!o.shard.empty()) options.shard = parse_shard(o.shard);
+  options.resume = o.resume;
+  options.progress = ::isatty(STDERR_FILENO) != 0;
+  options.identity = std::string("memwall ") + MEMWALL_VERSION + "\nconfig " + config_path + "\n" +
+                     file_text(config_path) + "\nflush " + (o.flush_l2 ? "1" : "0");
+  const SweepSummary s = run_sweep(plan, simulator_runner(o), options);
+  std::printf("memwall sweep: wrote %s: %llu points (%llu kept from %s, %llu simulated) in %.2f s\n",
+              o.output.c_str(), static_cast<unsigned long long>(s.points),
+              static_cast<unsigned long long>(s.resumed), partial_path(o.output).c_str(),
+              static_cast<unsigned long long>(s.ran), s.seconds);
+}
+
+}  // namespace
+
+void register_sweep_command(CLI::App& app, CliContext& /*ctx*/) {
+  auto o = std::make_shared<SweepCliOptions>();
+  o->axis_values.resize(workload_axes().size());
+  CLI::App* cmd = app.add_subcommand(
+      "sweep", "Simulate every combination of shape lists and config overrides; one CSV row per point");
+  cmd->add_option("-c,--config", o->config, "Hardware config: a YAML file or a preset name");
+  const auto axes = workload_axes();
+  for (std::size_t i = 0; i < axes.size(); ++i) {
+    cmd->add_option(axes[i].flags, o->axis_values[i], axes[i].help)->type_name("LIST");
+  }
+  cmd->add_option("--set", o->sets,
+                  "Config override KEY=V1,V2,... (a list or range becomes a sweep axis); repeatable")
+      ->type_name("KEY=LIST");
+  cmd->add_option("-o,--output", o->output, "Output CSV file (written atomically)");
+  cmd->add_option("-j,--threads", o->threads, "Points simulated in parallel, one per thread")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1024u));
+  cmd->add_option("--shard", o->shard, "Run only every N-th point starting at I (0-based), e.g. 1/4")
+      ->type_name("I/N");
+  cmd->add_flag("--resume", o->resume,
+                "Keep the finished rows of OUTPUT.partial (left by an interrupted run); run the rest");
+  cmd->add_flag("--flush-l2", o->flush_l2,
+                "Write back and invalidate the L2 between kernels (as Nsight Compute does)");
+  add_examples(*cmd,
+               "  memwall sweep --config h200 --workload flash2 --seq 512..16384x2 --head-dim 64,128 -o f2.csv -j 2\n"
+               "  memwall sweep --config h200 --workload naive --seq 1024 --set l2.size=\"25 MiB,50 MiB,100 MiB\" -o l2.csv\n"
+               "  memwall sweep --config h200 --workload flash2 --seq 1024..8192x2 --shard 0/2 -o s0.csv\n"
+               "  memwall sweep merge s0.csv s1.csv -o all.csv\n"
+               "Points are numbered with the first axis varying slowest: workload, dtype, batch, heads,\n"
+               "seq, head_dim, block_q, block_kv, block_k, stages, softmax_rows, sram_bytes, m, n, k,\n"
+               "tile_m, tile_n, tile_k (those given), then each --set in command-line order.\n");
+
+  CLI::App* merge = cmd->add_subcommand("merge", "Join shard CSVs into the file one unsharded run writes");
+  merge->add_option("shards", o->merge_inputs, "Shard CSV files written with --shard I/N")->required();
+  merge->add_option("-o,--output", o->merge_output, "Merged CSV file (written atomically)")->required();
+  add_examples(*merge, "  memwall sweep merge s0.csv s1.csv s2.csv -o all.csv\n");
+  merge->callback([o] {
+    write_file_atomically(o->merge_output, merge_shards(o->merge_inputs));
+    std::printf("memwall sweep merge: wrote %s from %zu shard files\n", o->merge_output.c_str(),
+                o->merge_inputs.size());
+  });
+  cmd->require_subcommand(0, 1);
+  cmd->callback([o, merge] {
+    if (merge->parsed()) return;
+    run_sweep_command(*o);
+  });
+}
+
+}  // namespace memwall

@@ -1,0 +1,22 @@
+// simulate_io (declared in io_traffic.h) lives apart from closed_form_bytes because
+// models/closed_forms.h and sim/run/run_result.h each declare a memwall::TensorTraffic.
+#include <memory>
+
+#include "models/model_source.h"
+#include "sim/run/io_traffic.h"
+#include "sim/run/simulator.h"
+
+namespace memwall {
+
+IoSimulated simulate_io(const HardwareConfig& config, const WorkloadParams& params) {
+  const std::unique_ptr<TraceSource> source = make_model_source(params);
+  const RunResult r = simulate(config, *source);
+  IoSimulated out;
+  out.l2 = {r.traffic.l2_read_bytes, r.traffic.l2_write_bytes};
+  out.dram = {r.traffic.dram_read_bytes, r.traffic.dram_write_bytes};
+  out.dram_dirty_at_end = r.dram_dirty_bytes_at_end;
+  out.time_s = static_cast<double>(r.time) / static_cast<double>(kTicksPerSecond);
+  return out;
+}
+
+}  // namespace memwall
