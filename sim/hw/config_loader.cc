@@ -71,9 +71,9 @@ std::string unknown_key_reason(const std::string& path) {
     const std::string ks = kdot == std::string::npos ? std::string() : kp.substr(0, kdot);
     if (ks == section) valid += (valid.empty() ? "" : ", ") + kp;
   }
-  if (valid.empty()) {
-    for (const std::string& s : config_sections()) valid += (valid.empty() ? "" : ", ") + s;
-    return reason + " (valid: name, description, extends, " + valid + ")";
+  if (section.empty()) {
+    for (const std::string& s : config_sections()) valid += ", " + s;
+    return reason + " (valid at the top level: " + valid + ")";
   }
   return reason + " (valid here: " + valid + ")";
 }
@@ -136,7 +136,7 @@ void load_file_layer(const std::string& file, RawConfig& raw, std::vector<std::s
     if (key == "extends") continue;
     const std::vector<std::string> sections = config_sections();
     if (std::find(sections.begin(), sections.end(), key) != sections.end()) {
-      const YAML::Node& section = it->second;
+      const YAML::Node section = it->second;
       if (section.IsNull()) continue;  // an empty section sets nothing
       if (!section.IsMap()) {
         throw ConfigError(mark_pos(file, section.Mark()), key,
@@ -312,10 +312,10 @@ void validate_with_positions(const HardwareConfig& c, const PositionOf& at) {
   }
   const std::uint64_t set_bytes = std::uint64_t{c.l2.slices} * c.l2.ways * line;
   if (set_bytes == 0 || c.l2.size.count % set_bytes != 0 || c.l2.size.count / set_bytes < 1) {
-    fail("l2.size", format_bytes(c.l2.size) + " is not a whole number (>= 1) of sets per slice: " +
-                        "slices x ways x line_size = " + std::to_string(c.l2.slices) + " x " +
-                        std::to_string(c.l2.ways) + " x " + std::to_string(line) + " B = " +
-                        std::to_string(set_bytes) + " B per set row");
+    fail("l2.size", format_bytes(c.l2.size) + " is not a whole number (>= 1) of sets: it must be a " +
+                        "multiple of l2.slices x l2.ways x l2.line_size = " + std::to_string(c.l2.slices) +
+                        " x " + std::to_string(c.l2.ways) + " x " + std::to_string(line) + " B = " +
+                        format_bytes(Bytes{set_bytes}));
   }
   if (c.l2.hit_latency < c.xbar.latency) {
     fail("l2.hit_latency", format_duration(c.l2.hit_latency) + " is less than xbar.latency (" +

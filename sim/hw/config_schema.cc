@@ -235,8 +235,9 @@ std::string format_key_value(const KeyDecl& key, const KeyValue& value, Frequenc
   switch (key.type) {
     case KeyType::kSize: {
       const Bytes b = std::get<Bytes>(value);
-      std::snprintf(buf, sizeof buf, " (%llu B)", static_cast<unsigned long long>(b.count));
-      return format_bytes(b) + buf;
+      const std::string shown = format_bytes(b);
+      std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(b.count));
+      return shown == buf ? shown : shown + " (" + buf + ")";
     }
     case KeyType::kBandwidth: {
       const Bandwidth bw = std::get<Bandwidth>(value);
@@ -248,7 +249,7 @@ std::string format_key_value(const KeyDecl& key, const KeyValue& value, Frequenc
       const Tick t = std::get<Tick>(value);
       std::string out = t == 0 ? std::string("0 ns") : format_duration(t);
       if (clock.hertz > 0) {
-        std::snprintf(buf, sizeof buf, " (%.6g cycles)", clock.ticks_to_cycles(t));
+        std::snprintf(buf, sizeof buf, " (%.4g cycles)", clock.ticks_to_cycles(t));
         out += buf;
       }
       return out;
