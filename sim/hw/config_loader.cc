@@ -404,6 +404,9 @@ HardwareConfig load_config(const std::string& path_or_preset,
     try {
       const KeyValue value = parse_value(key, text, clock.hertz > 0 ? &clock : nullptr, number);
       if (key.type != KeyType::kString) check_bounds(key, number, text);
+      if (key.type == KeyType::kString && key.required && text.empty()) {
+        throw UnitError("must not be empty");
+      }
       key.store(config, value);
       if (path == "sm.clock") clock = std::get<Frequency>(value);
     } catch (const UnitError& e) {

@@ -200,3 +200,20 @@ TEST_CASE("A hit latency shorter than the crossbar is rejected", "[config]") {
   const Case c = bad("  hit_latency: 200 cycles", "  hit_latency: 40 cycles", "40 cycles");
   CHECK_THAT(c.message, Catch::StartsWith(c.expected_prefix + "l2.hit_latency: 40 ns is less than xbar.latency"));
 }
+
+TEST_CASE("An empty name is rejected", "[config]") {
+  const Case c = bad("name: Small", "name: \"\"", "\"\"");
+  CHECK(c.message == c.expected_prefix + "name: must not be empty");
+}
+
+TEST_CASE("validate_config checks a config built in code and names its source", "[config]") {
+  HardwareConfig c = load_config("teaching-gpu");
+  c.source_file = "built-in";
+  CHECK_NOTHROW(validate_config(c));
+  c.sm.smem_per_block = Bytes{c.sm.smem_per_sm.count + 1};
+  CHECK_THROWS_WITH(validate_config(c),
+                    Catch::StartsWith("built-in: sm.smem_per_block: ") && Catch::EndsWith("fits no SM"));
+  c = load_config("teaching-gpu");
+  c.l2.sector_size = Bytes{48};
+  CHECK_THROWS_WITH(validate_config(c), Catch::Contains("l2.sector_size: 48 B does not divide l2.line_size"));
+}
