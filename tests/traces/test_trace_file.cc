@@ -1,0 +1,311 @@
+// A trace file replays exactly what was written, and every kind of damage is one clear TraceError.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include "sim/core/error.h"
+#include "traces/copy_trace.h"
+#include "traces/trace_format.h"
+#include "traces/trace_reader.h"
+#include "traces/trace_writer.h"
+
+using namespace memwall;
+
+namespace {
+
+/// A small hand-made workload source: two kernels, every op kind, boxes moving up and down.
+class FakeSource final : public TraceSource {
+ public:
+  explicit FakeSource(std::uint64_t ctas) : m_ctas(ctas) {
+    m_info.name = "fake";
+    m_info.params = {{"workload", "fake"}, {"seq", "1000"}};
+    m_info.tensors = {{"X", 0, 1 << 20}, {"Y", 1 << 20, 1 << 20}};
+  }
+  const WorkloadInfo& workload() const override { return m_info; }
+  bool next_kernel(KernelInfo& k) override {
+    if (m_kernel == 2) return false;
+    k = KernelInfo{m_kernel == 0 ? "first" : "second", m_ctas, 128, 4096, 64};
+    ++m_kernel;
+    m_cta = 0;
+    return true;
+  }
+  bool next_cta(std::vector<Op>& ops) override {
+    ops.clear();
+    if (m_cta == m_ctas) return false;
+    ops = cta_ops(m_kernel, m_cta++);
+    return true;
+  }
+  static std::vector<Op> cta_ops(std::uint64_t kernel, std::uint64_t c) {
+    std::vector<Op> ops;
+    for (std::uint64_t i = 0; i < 4 + c % 5; ++i) {
+      Op load;
+      load.kind = OpKind::load;
+      load.tensor = static_cast<std::uint8_t>(i % 2);
+      load.tag = static_cast<std::uint16_t>(i % 3);
+      load.box = {(i % 2) * (1 << 20) + ((c * 7919 + i * 104729) % 4096) * 128, 8, 64, 128};
+      ops.push_back(load);
+      Op wait;
+      wait.kind = OpKind::wait;
+      wait.tag = load.tag;
+      ops.push_back(wait);
+      Op compute;
+      compute.kind = OpKind::compute;
+      compute.unit = static_cast<ComputeUnit>(i % 3);
+      compute.amount = (c + 1) * (i + 1) * 1000003 * (kernel + 1);
+      ops.push_back(compute);
+      Op smem;
+      smem.kind = OpKind::smem;
+      smem.amount = 512 * (i + 1);
+      ops.push_back(smem);
+    }
+    Op barrier;
+    barrier.kind = OpKind::barrier;
+    ops.push_back(barrier);
+    Op store;
+    store.kind = OpKind::store;
+    store.tensor = 1;
+    store.box = {(1 << 20) + c * 64, 1, 64, 64};
+    ops.push_back(store);
+    return ops;
+  }
+
+ private:
+  WorkloadInfo m_info;
+  std::uint64_t m_ctas;
+  std::uint64_t m_kernel = 0, m_cta = 0;
+};
+
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() /
+          ("memwall_test_" + std::to_string(::getpid()) + "_" + name))
+      .string();
+}
+
+std::string write_fake(const std::string& name, std::uint64_t ctas) {
+  const std::string path = temp_path(name);
+  FakeSource source(ctas);
+  TraceWriter writer(path);
+  copy_trace(source, writer);
+  return path;
+}
+
+std::string read_all(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+void write_all(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+/// Reads the whole file; returns the TraceError message, or "" when it reads cleanly.
+std::string read_error(const std::string& path) {
+  try {
+    TraceReader reader(path);
+    KernelInfo k;
+    std::vector<Op> ops;
+    while (reader.next_kernel(k)) {
+      while (reader.next_cta(ops)) {
+      }
+    }
+  } catch (const TraceError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("A trace file replays exactly the kernels and ops that were written", "[trace_file]") {
+  const std::uint64_t ctas = 3000;  // several 64 KiB chunks
+  const std::string path = write_fake("roundtrip.mwt", ctas);
+  REQUIRE(read_all(path).size() > 2 * kMaxChunkPayload);
+  TraceReader reader(path);
+  FakeSource expected(ctas);
+  REQUIRE(reader.workload() == expected.workload());
+  REQUIRE(reader.version() == kTraceVersion);
+  KernelInfo a, b;
+  std::vector<Op> x, y;
+  std::uint64_t compared = 0;
+  while (expected.next_kernel(b)) {
+    REQUIRE(reader.next_kernel(a));
+    REQUIRE(a == b);
+    while (expected.next_cta(y)) {
+      REQUIRE(reader.next_cta(x));
+      REQUIRE(x == y);
+      ++compared;
+    }
+    REQUIRE_FALSE(reader.next_cta(x));
+  }
+  REQUIRE_FALSE(reader.next_kernel(a));
+  REQUIRE(compared == 2 * ctas);
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("next_kernel skips the CTAs of the current kernel not yet pulled", "[trace_file]") {
+  const std::string path = write_fake("skip.mwt", 50);
+  TraceReader reader(path);
+  KernelInfo k;
+  std::vector<Op> ops;
+  REQUIRE(reader.next_kernel(k));
+  REQUIRE(reader.next_cta(ops));
+  REQUIRE(reader.next_kernel(k));
+  REQUIRE(k.name == "second");
+  REQUIRE(reader.next_cta(ops));
+  REQUIRE(ops == FakeSource::cta_ops(2, 0));
+  REQUIRE_FALSE(reader.next_kernel(k));
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("Writing the same source twice gives byte-identical files", "[trace_file]") {
+  const std::string a = write_fake("same_a.mwt", 200), b = write_fake("same_b.mwt", 200);
+  REQUIRE(read_all(a) == read_all(b));
+  std::filesystem::remove(a);
+  std::filesystem::remove(b);
+}
+
+TEST_CASE("A wrong magic, version or flags is rejected at the header", "[trace_file]") {
+  const std::string path = write_fake("header.mwt", 10);
+  const std::string good = read_all(path);
+  std::string bad = good;
+  bad[0] = 'X';
+  write_all(path, bad);
+  REQUIRE_THAT(read_error(path), Catch::Contains("byte 0: wrong magic"));
+  bad = good;
+  bad[8] = 2;  // version 2
+  write_all(path, bad);
+  REQUIRE_THAT(read_error(path), Catch::Contains("byte 8: unsupported trace version 2"));
+  bad = good;
+  bad[12] = 1;
+  write_all(path, bad);
+  REQUIRE_THAT(read_error(path), Catch::Contains("byte 12: unsupported header flags"));
+  write_all(path, "");
+  REQUIRE_THAT(read_error(path), Catch::Contains("empty file"));
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("A file truncated anywhere is reported as truncated with its offset", "[trace_file]") {
+  const std::string path = write_fake("trunc.mwt", 1500);
+  const std::string good = read_all(path);
+  const std::string cut = temp_path("trunc_cut.mwt");
+  for (std::size_t at : {std::size_t{3}, std::size_t{12}, kTracePrologueBytes,
+                         kTracePrologueBytes + 5, kTracePrologueBytes + kChunkHeaderBytes + 100,
+                         kTracePrologueBytes + kChunkHeaderBytes + kMaxChunkPayload,
+                         good.size() / 2, good.size() - 1}) {
+    INFO("truncated at byte " << at);
+    write_all(cut, good.substr(0, at));
+    const std::string e = read_error(cut);
+    REQUIRE_THAT(e, Catch::Contains("truncated"));
+    REQUIRE_THAT(e, Catch::Contains(cut));
+  }
+  std::filesystem::remove(path);
+  std::filesystem::remove(cut);
+}
+
+TEST_CASE("A flipped byte in any chunk is a checksum mismatch naming that chunk", "[trace_file]") {
+  const std::string path = write_fake("flip.mwt", 1500);
+  const std::string good = read_all(path);
+  const std::size_t second_chunk = kTracePrologueBytes + kChunkHeaderBytes + kMaxChunkPayload;
+  for (std::size_t at : {kTracePrologueBytes + kChunkHeaderBytes, kTracePrologueBytes + 4000,
+                         second_chunk + kChunkHeaderBytes + 17, good.size() - 2}) {
+    std::string bad = good;
+    bad[at] = static_cast<char>(bad[at] ^ 0x10);
+    write_all(path, bad);
+    const std::string e = read_error(path);
+    INFO("flipped byte " << at << ": " << e);
+    REQUIRE_THAT(e, Catch::Contains("checksum mismatch"));
+  }
+  // A damaged chunk length is caught before any allocation.
+  std::string bad = good;
+  bad[kTracePrologueBytes + 3] = static_cast<char>(0x7F);
+  write_all(path, bad);
+  REQUIRE_THAT(read_error(path), Catch::Contains("invalid chunk length"));
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("Trailing garbage after the end record is rejected", "[trace_file]") {
+  const std::string path = write_fake("trail.mwt", 5);
+  write_all(path, read_all(path) + "x");
+  REQUIRE_THAT(read_error(path), Catch::Contains("trailing garbage after the end record"));
+  std::filesystem::remove(path);
+}
+
+namespace {
+
+/// Rewrites the single chunk of a small file with `payload`, with a valid checksum.
+std::string with_payload(const std::string& file, const std::string& payload) {
+  std::string out = file.substr(0, kTracePrologueBytes);
+  put_u32(out, static_cast<std::uint32_t>(payload.size()));
+  put_u32(out, crc32(payload.data(), payload.size()));
+  return out + payload;
+}
+
+}  // namespace
+
+TEST_CASE("Invalid op kinds and fields are rejected even under a valid checksum", "[trace_file]") {
+  const std::string path = write_fake("fields.mwt", 1);
+  const std::string good = read_all(path);
+  REQUIRE(good.size() < kMaxChunkPayload);
+  const std::string payload = good.substr(kTracePrologueBytes + kChunkHeaderBytes);
+  // The first op of the first CTA follows "C", the op count; find the first 'C' after the kernel.
+  const std::size_t kernel = payload.find("first");
+  const std::size_t cta = payload.find('C', kernel + 5 + 4);
+  REQUIRE(cta != std::string::npos);
+  const std::size_t op0 = cta + 2;  // 'C', one-byte op count
+  REQUIRE(payload[op0] == static_cast<char>(OpKind::load));
+
+  std::string p = payload;
+  p[op0] = 7;  // op kind 7 does not exist
+  write_all(path, with_payload(good, p));
+  REQUIRE_THAT(read_error(path), Catch::Contains("invalid op kind 7"));
+
+  p = payload;
+  p[op0 + 1] = 9;  // tensor 9 of 2
+  write_all(path, with_payload(good, p));
+  REQUIRE_THAT(read_error(path), Catch::Contains("tensor index 9 out of range"));
+
+  p = payload;
+  p[op0] = static_cast<char>(OpKind::load) | (1 << 3);  // a unit on a load
+  write_all(path, with_payload(good, p));
+  REQUIRE_THAT(read_error(path), Catch::Contains("invalid op byte"));
+
+  p = payload;
+  p[payload.size() - 1] = static_cast<char>(payload[payload.size() - 1] + 1);  // op total
+  write_all(path, with_payload(good, p));
+  REQUIRE_THAT(read_error(path), Catch::Contains("end record counts"));
+
+  p = payload;
+  p[cta] = 'Z';
+  write_all(path, with_payload(good, p));
+  REQUIRE_THAT(read_error(path), Catch::Contains("declares 1 CTAs but only 0"));
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("A writer destroyed before end leaves no file", "[trace_file]") {
+  const std::string path = temp_path("unfinished.mwt");
+  {
+    TraceWriter writer(path);
+    FakeSource source(3);
+    writer.begin(source.workload());
+  }
+  REQUIRE_FALSE(std::filesystem::exists(path));
+}
+
+TEST_CASE("varints and zigzag deltas round-trip at the extremes", "[trace_file]") {
+  for (std::int64_t v : {std::int64_t{0}, std::int64_t{-1}, std::int64_t{1},
+                         std::numeric_limits<std::int64_t>::min(),
+                         std::numeric_limits<std::int64_t>::max()}) {
+    REQUIRE(unzigzag(zigzag(v)) == v);
+  }
+  std::string s;
+  put_varint(s, ~std::uint64_t{0});
+  REQUIRE(s.size() == 10);
+  REQUIRE(crc32("123456789", 9) == 0xCBF43926u);  // the standard CRC-32 check value
+}

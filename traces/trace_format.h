@@ -1,0 +1,57 @@
+#pragma once
+/// Constants and primitive encodings of the binary trace format (docs/trace-format.md): the
+/// prologue, the checksummed chunks, the record types, LEB128 varints and zigzag deltas, CRC-32.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace memwall {
+
+/// The first 8 bytes of every trace file.
+inline constexpr char kTraceMagic[8] = {'M', 'W', 'T', 'R', 'A', 'C', 'E', '\0'};
+/// The format version this build writes and reads.
+inline constexpr std::uint32_t kTraceVersion = 1;
+/// Bytes of the prologue: magic, u32 version, u32 flags (0).
+inline constexpr std::size_t kTracePrologueBytes = 16;
+/// Bytes of a chunk header: u32 payload length, u32 CRC-32 of the payload.
+inline constexpr std::size_t kChunkHeaderBytes = 8;
+/// Largest chunk payload; the writer fills chunks to exactly this size except the last.
+inline constexpr std::size_t kMaxChunkPayload = 64 * 1024;
+/// Longest string (workload, parameter, tensor, kernel name or value) in bytes.
+inline constexpr std::size_t kMaxTraceString = 4096;
+
+/// Record types of the payload stream.
+enum class RecordType : std::uint8_t {
+  workload = 'W',  ///< once, first
+  kernel = 'K',    ///< a launch; its CTA records follow
+  cta = 'C',       ///< one CTA's ops
+  end = 'E',       ///< once, last: totals
+};
+
+/// CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320), continuing from `crc` (0 to start).
+std::uint32_t crc32(const void* data, std::size_t size, std::uint32_t crc = 0);
+
+/// Appends `value` as an unsigned LEB128 varint (1–10 bytes).
+inline void put_varint(std::string& out, std::uint64_t value) {
+  while (value >= 0x80) {
+    out.push_back(static_cast<char>((value & 0x7F) | 0x80));
+    value >>= 7;
+  }
+  out.push_back(static_cast<char>(value));
+}
+
+/// Zigzag mapping of a signed delta to unsigned (0, -1, 1, -2, ... → 0, 1, 2, 3, ...).
+inline std::uint64_t zigzag(std::int64_t v) {
+  return (static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63);
+}
+inline std::int64_t unzigzag(std::uint64_t u) {
+  return static_cast<std::int64_t>(u >> 1) ^ -static_cast<std::int64_t>(u & 1);
+}
+
+/// Appends a little-endian u32.
+inline void put_u32(std::string& out, std::uint32_t v) {
+  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
+}
+
+}  // namespace memwall

@@ -1,0 +1,46 @@
+#pragma once
+/// Writes a trace file (docs/trace-format.md) as a stream: memory stays bounded by one CTA's ops
+/// and one 64 KiB chunk however long the trace. The file appears, complete, only when `end()` is
+/// called (AtomicFile); a writer destroyed earlier leaves nothing behind.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/core/atomic_file.h"
+#include "traces/trace_source.h"
+
+namespace memwall {
+
+class TraceWriter final : public TraceSink {
+ public:
+  /// Opens the temporary beside `path`; throws Error if it cannot be created.
+  explicit TraceWriter(const std::string& path);
+
+  void begin(const WorkloadInfo& workload) override;
+  void kernel(const KernelInfo& kernel) override;
+  void cta_begin() override;
+  void op(const Op& op) override;
+  void cta_end() override;
+  /// Writes the end record and the last chunk, and renames the file into place.
+  void end() override;
+
+  /// Bytes written so far (the file's size once `end` has returned).
+  std::uint64_t bytes_written() const { return m_bytes; }
+
+ private:
+  void put_byte(std::uint8_t b);
+  void put_varint(std::uint64_t v);
+  void put_string(const std::string& s);
+  void flush_chunk();
+
+  AtomicFile m_file;
+  std::string m_chunk;             ///< payload of the chunk being filled
+  std::vector<Op> m_ops;           ///< the current CTA's ops
+  std::vector<std::uint64_t> m_tensor_base;  ///< base address of each tensor
+  std::vector<std::uint64_t> m_last_base;    ///< per tensor: previous box base in this CTA
+  std::uint64_t m_bytes = 0;
+  std::uint64_t m_kernels = 0, m_ctas = 0, m_total_ops = 0;
+};
+
+}  // namespace memwall
