@@ -9,6 +9,8 @@ Usage:
 
 The k-th kernel that ncu profiled is the k-th kernel row (kernel != total) of launches.csv
 (memwall-cuda launches in a fixed order); the kernel names are checked. l2 bytes = sectors x 32.
+Also takes l1tex__m_xbar2l1tex_read_bytes / l1tex__m_l1tex2xbar_write_bytes when ncu measured
+them (xbar_* columns: the same traffic counted at the SMs, before any coalescing in front of L2).
 Rows of the timing CSV that were not profiled keep empty ncu columns. A "total" row sums its
 case's kernels. Prints the worst relative difference to the contract per kernel, and a table of
 flash2 against PyTorch's flash backend at the same shapes.
@@ -26,6 +28,8 @@ METRICS = {
     "lts__t_sectors_srcunit_tex_op_read.sum": "l2_read_bytes",
     "lts__t_sectors_srcunit_tex_op_write.sum": "l2_write_bytes",
     "gpu__time_duration.sum": "ncu_time_s",
+    "l1tex__m_xbar2l1tex_read_bytes.sum": "xbar_read_bytes",
+    "l1tex__m_l1tex2xbar_write_bytes.sum": "xbar_write_bytes",
 }
 UNIT_SCALE = {
     "byte": 1, "kbyte": 1e3, "mbyte": 1e6, "gbyte": 1e9, "tbyte": 1e12,
@@ -37,29 +41,72 @@ KERNEL_SYMBOL = {"qk": "naive_qk_kernel", "softmax": "naive_softmax_kernel",
                  "pv": "naive_pv_kernel", "flash2_fwd": "flash2_fwd_kernel"}
 OUT_COLUMNS = PARAMS + ["kernel", "time_s", "repeats", "rel_err", "check", "ncu_time_s",
                         "dram_read_bytes", "dram_write_bytes", "l2_read_bytes", "l2_write_bytes",
-                        "contract_l2_read_bytes", "contract_l2_write_bytes"]
+                        "xbar_read_bytes", "xbar_write_bytes", "contract_l2_read_bytes", "contract_l2_write_bytes"]
 
 
 def ceil_div(a, b):
     return -(-a // b)
 
 
+def row_sectors(addr, nbytes):
+    """32-byte sectors touched by nbytes starting at byte address addr."""
+    return (addr + nbytes - 1) // 32 - addr // 32 + 1
+
+
+def box_bytes(base, rows, row_bytes, pitch):
+    """Bytes of the 32-byte sectors one box touches: rows of row_bytes, pitch bytes apart."""
+    if rows <= 0 or row_bytes <= 0:
+        return 0
+    period = 1 if pitch % 32 == 0 else 32 // math.gcd(pitch % 32, 32)
+    per = [row_sectors(base + r * pitch, row_bytes) for r in range(min(period, rows))]
+    full, rem = divmod(rows, len(per))
+    return 32 * (full * sum(per) + sum(per[:rem]))
+
+
 def contract_bytes(row, kernel):
-    """SM->L2 (read, write) bytes of one kernel by the tiling contract; element size 2 (fp16)."""
+    """SM->L2 (read, write) bytes of one kernel by the tiling contract, each box counted in the
+    32-byte sectors it touches (equal to its bytes when rows are 32-byte aligned); fp16 (s = 2).
+    Every head's tensors start 32-byte aligned (seq is a multiple of 8), so heads are alike."""
     bh = int(row["batch"]) * int(row["heads"])
     n = int(row["seq"])
     d = int(row["head_dim"])
     s = 2
     bq = int(row["block_q"])
     bkv = int(row["block_kv"])
+    rows_of = lambda blk, i: min(blk, n - i * blk)  # noqa: E731
+    nbq = ceil_div(n, bq)
     if kernel == "qk":
-        return bh * s * (n * d * ceil_div(n, bkv) + n * d * ceil_div(n, bq)), bh * s * n * n
+        nbkv = ceil_div(n, bkv)
+        q = sum(box_bytes(i * bq * d * s, rows_of(bq, i), d * s, d * s) for i in range(nbq))
+        k = sum(box_bytes(j * bkv * d * s, rows_of(bkv, j), d * s, d * s) for j in range(nbkv))
+        if (n * s) % 32 == 0 and (bkv * s) % 32 == 0:
+            st = n * n * s
+        else:
+            st = sum(box_bytes((i * bq * n + j * bkv) * s, rows_of(bq, i), rows_of(bkv, j) * s,
+                               n * s) for i in range(nbq) for j in range(nbkv))
+        return bh * (nbkv * q + nbq * k), bh * st
     if kernel == "softmax":
-        return bh * s * n * n, bh * s * n * n
+        r = int(row["softmax_rows"])
+        sm = sum(box_bytes(i * r * n * s, rows_of(r, i), n * s, n * s)
+                 for i in range(ceil_div(n, r)))
+        return bh * sm, bh * sm
     if kernel == "pv":
-        return bh * s * (n * n + n * d * ceil_div(n, bq)), bh * s * n * d
+        bk = int(row["block_k"])
+        nck = ceil_div(n, bk)
+        if (n * s) % 32 == 0 and (bk * s) % 32 == 0:
+            p = n * n * s
+        else:
+            p = sum(box_bytes((i * bq * n + c * bk) * s, rows_of(bq, i), rows_of(bk, c) * s,
+                              n * s) for i in range(nbq) for c in range(nck))
+        v = sum(box_bytes(c * bk * d * s, rows_of(bk, c), d * s, d * s) for c in range(nck))
+        o = sum(box_bytes(i * bq * d * s, rows_of(bq, i), d * s, d * s) for i in range(nbq))
+        return bh * (p + nbq * v), bh * o
     if kernel == "flash2_fwd":
-        return bh * s * (n * d + 2 * n * d * ceil_div(n, bq)), bh * (s * n * d + 4 * n)
+        nbkv = ceil_div(n, bkv)
+        q = sum(box_bytes(i * bq * d * s, rows_of(bq, i), d * s, d * s) for i in range(nbq))
+        kv = sum(box_bytes(j * bkv * d * s, rows_of(bkv, j), d * s, d * s) for j in range(nbkv))
+        lse = sum(box_bytes(i * bq * 4, 1, rows_of(bq, i) * 4, 0) for i in range(nbq))
+        return bh * (q + nbq * 2 * kv), bh * (q + lse)
     raise ValueError(f"unknown kernel {kernel}")
 
 
@@ -137,14 +184,18 @@ def main():
         out["contract_l2_write_bytes"] = str(sum(c[1] for c in contract))
         ms = [measured.get(k + (kn,)) for kn in kernels]
         for col in ["ncu_time_s", "dram_read_bytes", "dram_write_bytes", "l2_read_bytes",
-                    "l2_write_bytes"]:
+                    "l2_write_bytes", "xbar_read_bytes", "xbar_write_bytes"]:
             if all(m is not None and col in m for m in ms):
                 total = sum(m[col] for m in ms)
                 out[col] = f"{total:.6e}" if col == "ncu_time_s" else fmt_int(total)
             else:
                 out[col] = ""
-        if kernel != "total" and out["l2_read_bytes"] != "":
-            for col, want in (("l2_read_bytes", contract[0][0]), ("l2_write_bytes", contract[0][1])):
+        if kernel != "total":
+            for col, want in (("l2_read_bytes", contract[0][0]), ("l2_write_bytes", contract[0][1]),
+                              ("xbar_read_bytes", contract[0][0]),
+                              ("xbar_write_bytes", contract[0][1])):
+                if out[col] == "":
+                    continue
                 diff = (int(out[col]) - want) / want
                 w = worst.setdefault((kernel, col), (0.0, None))
                 if abs(diff) >= abs(w[0]):
@@ -157,11 +208,11 @@ def main():
         w.writerows(out_rows)
     print(f"wrote {args.out}: {len(out_rows)} rows, {len(measured)} kernels with ncu metrics")
 
-    print("\nSM->L2 bytes (ncu sectors x 32) against the tiling contract, worst relative "
-          "difference per kernel:")
+    print("\nMeasured bytes against the tiling contract, worst relative difference per kernel "
+          "(l2_*: lts sectors from the SMs x 32; xbar_*: L1TEX<->L2 bytes counted at the SMs):")
     for (kernel, col), (diff, k) in sorted(worst.items()):
         case = ",".join(f"{p}={v}" for p, v in zip(PARAMS, k) if v != "")
-        print(f"  {kernel:10s} {col:15s} {diff * 100:+8.3f}%   ({case})")
+        print(f"  {kernel:10s} {col:16s} {diff * 100:+8.3f}%   ({case})")
 
     if args.torch:
         torch_rows = {(r["batch"], r["heads"], r["seq"], r["head_dim"]): r

@@ -18,6 +18,7 @@ out=${1:?usage: profile.sh OUTDIR}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 build=${BUILD_DIR:-/tmp/memwall-cuda-build}
+mkdir -p "$build"
 nvcc=${NVCC:-nvcc}
 arch=${CUDA_ARCH:-90}
 sweep=${SWEEP:-sweep}
@@ -29,13 +30,24 @@ log="$out/log.txt"
 exe="$build/memwall-cuda"
 metrics=dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_write.sum,gpu__time_duration.sum
 kernels='regex:naive_qk_kernel|naive_softmax_kernel|naive_pv_kernel|flash2_fwd_kernel'
+# The same traffic counted at the SMs (L1TEX <-> crossbar), where the chip has these metrics.
+xbar_metrics=l1tex__m_xbar2l1tex_read_bytes.sum,l1tex__m_l1tex2xbar_write_bytes.sum
 
 step() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$log"; }
+
+step "metrics available"
+ncu --query-metrics >"$build/metrics.txt" 2>&1 || true
+grep -iE "^(lrc__|l1tex__m_xbar2l1tex_read_bytes|l1tex__m_l1tex2xbar_write_bytes)" \
+  "$build/metrics.txt" >>"$log" || true
+if grep -q "^l1tex__m_xbar2l1tex_read_bytes" "$build/metrics.txt" &&
+   grep -q "^l1tex__m_l1tex2xbar_write_bytes" "$build/metrics.txt"; then
+  metrics="$metrics,$xbar_metrics"
+fi
 
 step provenance
 {
   echo "date_utc: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  echo "git_commit: $(git rev-parse HEAD 2>/dev/null || echo unknown)"
+  echo "git_commit: ${GIT_COMMIT:-$(git rev-parse --verify -q HEAD 2>/dev/null || echo unknown)}"
   echo "--- nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv"
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv
   echo "--- nvidia-smi --query-gpu=memory.total,power.limit,clocks.max.mem,pstate --format=csv"
