@@ -93,7 +93,8 @@ std::string show_text(const HardwareConfig& c) {
   row("ridge_point_fp32", fixed("%.4g FLOP/B", d.ridge_point_fp32));
   row("topology", std::to_string(topology.sm_count()) + " SMs, 1 crossbar, " +
                       std::to_string(topology.slice_count()) + " L2 slices in " +
-                      std::to_string(topology.partition_count()) + " partitions, " +
+                      std::to_string(topology.partition_count()) +
+                      (topology.partition_count() == 1 ? " partition, " : " partitions, ") +
                       std::to_string(topology.channel_count()) + " HBM channels");
   return out;
 }
