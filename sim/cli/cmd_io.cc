@@ -68,7 +68,7 @@ void register_io_command(CLI::App& app, CliContext& /*ctx*/) {
   cmd->add_option("--set", o->sets, "Config override KEY=VALUE applied to every point; repeatable")
       ->type_name("KEY=VALUE");
   cmd->add_flag("--ideal", o->ideal,
-                "Two-level model: an L2 of one line, so every global access reaches HBM");
+                "Two-level model: one SM and an L2 of one line, so every global access reaches HBM");
   cmd->add_option("--measured", o->measured,
                   "Measured CSV (columns as the simulator's JSON, e.g. dram_read_bytes), joined on "
                   "workload,batch,heads,seq,head_dim,dtype,block_q,block_kv,stages");

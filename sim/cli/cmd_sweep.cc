@@ -14,6 +14,7 @@
 #include "sim/cli/workload_options.h"
 #include "sim/core/atomic_file.h"
 #include "sim/core/error.h"
+#include "sim/core/interrupt.h"
 #include "sim/hw/config_loader.h"
 #include "sim/run/report_json.h"
 #include "sim/run/simulator.h"
@@ -77,13 +78,22 @@ SweepPlan build_plan(const SweepCliOptions& o) {
 /// Runs one point through the simulator and flattens its JSON report.
 PointRunner simulator_runner(const SweepCliOptions& o) {
   return [config = o.config, flush = o.flush_l2](const SweepPoint& point) -> FlatRow {
-    const HardwareConfig hw = load_config(config, config_overrides_of(point));
-    const WorkloadParams params = resolve_workload_options(workload_params_of(point), &hw);
-    const std::unique_ptr<TraceSource> source = make_model_source(params);
-    SimOptions sim;
-    sim.flush_l2_between_kernels = flush;
-    const RunResult result = simulate(hw, *source, sim);
-    return flatten_json(run_to_json(result), "report of point " + std::to_string(point.index));
+    try {
+      const HardwareConfig hw = load_config(config, config_overrides_of(point));
+      const WorkloadParams params = resolve_workload_options(workload_params_of(point), &hw);
+      const std::unique_ptr<TraceSource> source = make_model_source(params);
+      SimOptions sim;
+      sim.flush_l2_between_kernels = flush;
+      const RunResult result = simulate(hw, *source, sim);
+      return flatten_json(run_to_json(result), "report of point " + std::to_string(point.index));
+    } catch (const Interrupted&) {
+      throw;
+    } catch (const Error& e) {
+      std::string where;
+      for (const auto& [name, value] : point.params) where += (where.empty() ? "" : " ") + name + "=" + value;
+      throw Error("point " + std::to_string(point.index) + " (" + where + "): " + e.what(),
+                  e.exit_code());
+    }
   };
 }
 

@@ -133,7 +133,7 @@ std::optional<double> IoPoint::measured_dram_bytes() const {
 }
 
 std::vector<std::string> ideal_overrides(const HardwareConfig& base) {
-  return {"l2.partitions=1", "l2.slices=1", "l2.ways=1",
+  return {"sm.count=1", "sm.max_ctas_per_sm=1", "l2.partitions=1", "l2.slices=1", "l2.ways=1",
           size_override("l2.size", base.l2.line_size.count)};
 }
 

@@ -12,11 +12,13 @@
 /// For gemm the "seq" axis is the size of a square product: m = n = k = seq.
 ///
 /// Ideal mode (`--ideal`) is FlashAttention's two-level model: no cache between SRAM and HBM, so
-/// every global access goes to HBM. The simulator has no L2-bypass option, so it is made with
-/// config overrides: an L2 of a single line (l2.slices = l2.partitions = l2.ways = 1, l2.size =
-/// l2.line_size). A line is then reused only by two back-to-back accesses to it, which the tile
-/// loops never make; the HBM bytes (reads + write-backs + dirty at the end) then equal the closed
-/// form, and each point says whether they do.
+/// every global access goes to HBM, and one processor. The simulator has no L2-bypass option, so
+/// it is made with config overrides: an L2 of a single line (l2.slices = l2.partitions = l2.ways =
+/// 1, l2.size = l2.line_size) and one SM running one CTA at a time (sm.count = 1,
+/// sm.max_ctas_per_sm = 1; with several SMs, two CTAs touching one line back to back would share
+/// it). A line is then reused only by two back-to-back accesses to it, which the tile loops never
+/// make; the HBM bytes (reads + write-backs + dirty at the end) then equal the closed form, and
+/// each point says whether they do. Its simulated time is not meaningful.
 
 #include <optional>
 #include <string>
@@ -36,7 +38,7 @@ namespace memwall {
 struct IoOptions {
   std::string config;              ///< config path or preset name
   std::vector<std::string> sets;   ///< fixed --set overrides, applied first
-  bool ideal = false;              ///< the two-level model (single-line L2)
+  bool ideal = false;              ///< the two-level model (one SM, single-line L2)
   unsigned threads = 1;            ///< points simulated in parallel
 };
 
@@ -76,7 +78,7 @@ struct IoReport {
   std::vector<IoFit> fits;
 };
 
-/// The overrides of ideal mode for `base`: a single-line L2.
+/// The overrides of ideal mode for `base`: one SM, one CTA at a time, a single-line L2.
 std::vector<std::string> ideal_overrides(const HardwareConfig& base);
 
 /// The exponent of traffic in N (`over` = "seq") or in M ("sram") that Theorem 2 (attention) or

@@ -199,7 +199,9 @@ SweepSummary run_sweep(const SweepPlan& plan, const PointRunner& runner,
     if (!done.count(i)) todo.push_back(i);
   }
   ProgressBar bar(options.progress, wanted.size(), wanted.size() - todo.size());
+  bool any_fresh = false;
   const PointDone on_done = [&](const SweepPoint& point, const FlatRow& figures) {
+    any_fresh = true;
     partial << partial_line(point.index, figures);
     partial.flush();
     bar.step();
@@ -209,6 +211,11 @@ SweepSummary run_sweep(const SweepPlan& plan, const PointRunner& runner,
     fresh = run_points(plan, todo, runner, options.threads, on_done);
   } catch (...) {
     bar.finish();
+    partial.close();
+    // Keep the sidecar for --resume only when it holds a finished row.
+    if (done.empty() && !any_fresh) {
+      std::remove(sidecar.c_str());
+    }
     throw;
   }
   bar.finish();
