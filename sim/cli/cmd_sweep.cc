@@ -113,7 +113,16 @@ void run_sweep_command(const SweepCliOptions& o) {
   options.progress = ::isatty(STDERR_FILENO) != 0;
   options.identity = std::string("memwall ") + MEMWALL_VERSION + "\nconfig " + config_path + "\n" +
                      file_text(config_path) + "\nflush " + (o.flush_l2 ? "1" : "0");
-  const SweepSummary s = run_sweep(plan, simulator_runner(o), options);
+  SweepSummary s;
+  try {
+    s = run_sweep(plan, simulator_runner(o), options);
+  } catch (const Error&) {
+    if (std::ifstream(partial_path(o.output)).good()) {
+      std::fprintf(stderr, "memwall sweep: the finished rows are kept in %s; rerun with --resume to "
+                   "run only the rest\n", partial_path(o.output).c_str());
+    }
+    throw;
+  }
   std::printf("memwall sweep: wrote %s: %llu points (%llu kept from %s, %llu simulated) in %.2f s\n",
               o.output.c_str(), static_cast<unsigned long long>(s.points),
               static_cast<unsigned long long>(s.resumed), partial_path(o.output).c_str(),
