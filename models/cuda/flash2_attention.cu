@@ -24,9 +24,13 @@ __global__ void __launch_bounds__(kFlashThreads)
   constexpr int kWarps = kFlashThreads / 32;
   constexpr int kWarpRows = BR / kWarps;
   constexpr int kMt = kWarpRows / 16;
-  constexpr int kNt = BC / 8;
   constexpr int kDt = D / 8;
   static_assert(kMt >= 1 && kWarpRows % 16 == 0, "each warp owns a multiple of 16 rows");
+  // Keys per register sub-block: all BC of them unless the O accumulators alone take 128
+  // registers per thread (d = 128 with 32 rows per warp), then 32, so that nothing spills.
+  constexpr int kSub = (kMt * kDt * 4 >= 128 && BC > 32 && BC % 32 == 0) ? 32 : BC;
+  static_assert(BC % kSub == 0, "sub-blocks tile the key block");
+  constexpr int kSubNt = kSub / 8;
   static_assert(BC % 16 == 0 && D % 16 == 0, "blocks must be multiples of 16");
 
   extern __shared__ uint4 smem_raw[];
@@ -83,100 +87,107 @@ __global__ void __launch_bounds__(kFlashThreads)
     const half* sk_s = sk + (j % STAGES) * BC * D;
     const half* sv_s = sv + (j % STAGES) * BC * D;
 
-    // S = Q·Kᵀ for this warp's rows and the BC keys of block j.
-    float acc_s[kMt][kNt][4] = {};
-#pragma unroll
-    for (int kk = 0; kk < D / 16; ++kk) {
-      std::uint32_t a[kMt][4];
-#pragma unroll
-      for (int mt = 0; mt < kMt; ++mt) {
-        load_a_fragment<D>(a[mt], sq, warp_row0 + mt * 16, kk * 16);
-      }
-#pragma unroll
-      for (int np = 0; np < kNt / 2; ++np) {
-        std::uint32_t b[4];
-        load_b_fragments_nk<D>(b, sk_s, np * 16, kk * 16);
-#pragma unroll
-        for (int mt = 0; mt < kMt; ++mt) {
-          mma_16816(acc_s[mt][2 * np], a[mt], b[0], b[1]);
-          mma_16816(acc_s[mt][2 * np + 1], a[mt], b[2], b[3]);
-        }
-      }
-    }
-
-    // Keys past the end of the sequence (a partial last block) take no probability.
+    // The block's BC keys are taken kSub at a time (online softmax per sub-block), so that the
+    // score accumulators of 32 query rows × 64 keys at d = 128 do not spill; the K and V boxes
+    // are still loaded once per block.
     const int kv_valid = n - j * BC;
-    if (kv_valid < BC) {
+#pragma unroll 1
+    for (int c0 = 0; c0 < BC; c0 += kSub) {
+      // S = Q·Kᵀ for this warp's rows and the BC keys of block j.
+      float acc_s[kMt][kSubNt][4] = {};
 #pragma unroll
-      for (int mt = 0; mt < kMt; ++mt) {
-#pragma unroll
-        for (int nt = 0; nt < kNt; ++nt) {
-          const int col = nt * 8 + 2 * t;
-          if (col >= kv_valid) {
-            acc_s[mt][nt][0] = acc_s[mt][nt][2] = -INFINITY;
-          }
-          if (col + 1 >= kv_valid) {
-            acc_s[mt][nt][1] = acc_s[mt][nt][3] = -INFINITY;
-          }
-        }
-      }
-    }
-
-    // Online softmax: each thread holds rows g (h = 0) and g + 8 (h = 1) of each m tile; the
-    // four threads of a quad share a row.
-#pragma unroll
-    for (int mt = 0; mt < kMt; ++mt) {
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        float block_max = -INFINITY;
-#pragma unroll
-        for (int nt = 0; nt < kNt; ++nt) {
-          block_max = fmaxf(block_max, fmaxf(acc_s[mt][nt][2 * h], acc_s[mt][nt][2 * h + 1]));
-        }
-        block_max = fmaxf(block_max, __shfl_xor_sync(0xffffffffu, block_max, 1));
-        block_max = fmaxf(block_max, __shfl_xor_sync(0xffffffffu, block_max, 2));
-        const float new_max = fmaxf(row_max[mt][h], block_max * scale_log2);
-        const float correction = exp2f(row_max[mt][h] - new_max);
-        row_max[mt][h] = new_max;
-        float sum = 0.0f;
-#pragma unroll
-        for (int nt = 0; nt < kNt; ++nt) {
-          const float p0 = exp2f(acc_s[mt][nt][2 * h] * scale_log2 - new_max);
-          const float p1 = exp2f(acc_s[mt][nt][2 * h + 1] * scale_log2 - new_max);
-          acc_s[mt][nt][2 * h] = p0;
-          acc_s[mt][nt][2 * h + 1] = p1;
-          sum += p0 + p1;
-        }
-        row_sum[mt][h] = row_sum[mt][h] * correction + sum;
-#pragma unroll
-        for (int dt = 0; dt < kDt; ++dt) {
-          acc_o[mt][dt][2 * h] *= correction;
-          acc_o[mt][dt][2 * h + 1] *= correction;
-        }
-      }
-    }
-
-    // O += P·V: the score accumulators of two adjacent n8 tiles are the A fragment of one k16 step.
-#pragma unroll
-    for (int kk = 0; kk < BC / 16; ++kk) {
-      std::uint32_t a[kMt][4];
-#pragma unroll
-      for (int mt = 0; mt < kMt; ++mt) {
-        a[mt][0] = pack_half2(acc_s[mt][2 * kk][0], acc_s[mt][2 * kk][1]);
-        a[mt][1] = pack_half2(acc_s[mt][2 * kk][2], acc_s[mt][2 * kk][3]);
-        a[mt][2] = pack_half2(acc_s[mt][2 * kk + 1][0], acc_s[mt][2 * kk + 1][1]);
-        a[mt][3] = pack_half2(acc_s[mt][2 * kk + 1][2], acc_s[mt][2 * kk + 1][3]);
-      }
-#pragma unroll
-      for (int dp = 0; dp < kDt / 2; ++dp) {
-        std::uint32_t b[4];
-        load_b_fragments_kn<D>(b, sv_s, kk * 16, dp * 16);
+      for (int kk = 0; kk < D / 16; ++kk) {
+        std::uint32_t a[kMt][4];
 #pragma unroll
         for (int mt = 0; mt < kMt; ++mt) {
-          mma_16816(acc_o[mt][2 * dp], a[mt], b[0], b[1]);
-          mma_16816(acc_o[mt][2 * dp + 1], a[mt], b[2], b[3]);
+          load_a_fragment<D>(a[mt], sq, warp_row0 + mt * 16, kk * 16);
+        }
+#pragma unroll
+        for (int np = 0; np < kSubNt / 2; ++np) {
+          std::uint32_t b[4];
+          load_b_fragments_nk<D>(b, sk_s, c0 + np * 16, kk * 16);
+#pragma unroll
+          for (int mt = 0; mt < kMt; ++mt) {
+            mma_16816(acc_s[mt][2 * np], a[mt], b[0], b[1]);
+            mma_16816(acc_s[mt][2 * np + 1], a[mt], b[2], b[3]);
+          }
         }
       }
+
+      // Keys past the end of the sequence (a partial last block) take no probability.
+      if (kv_valid < c0 + kSub) {
+#pragma unroll
+        for (int mt = 0; mt < kMt; ++mt) {
+#pragma unroll
+          for (int nt = 0; nt < kSubNt; ++nt) {
+            const int col = c0 + nt * 8 + 2 * t;
+            if (col >= kv_valid) {
+              acc_s[mt][nt][0] = acc_s[mt][nt][2] = -INFINITY;
+            }
+            if (col + 1 >= kv_valid) {
+              acc_s[mt][nt][1] = acc_s[mt][nt][3] = -INFINITY;
+            }
+          }
+        }
+      }
+
+      // Online softmax: each thread holds rows g (h = 0) and g + 8 (h = 1) of each m tile; the
+      // four threads of a quad share a row.
+#pragma unroll
+      for (int mt = 0; mt < kMt; ++mt) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          float block_max = -INFINITY;
+#pragma unroll
+          for (int nt = 0; nt < kSubNt; ++nt) {
+            block_max = fmaxf(block_max, fmaxf(acc_s[mt][nt][2 * h], acc_s[mt][nt][2 * h + 1]));
+          }
+          block_max = fmaxf(block_max, __shfl_xor_sync(0xffffffffu, block_max, 1));
+          block_max = fmaxf(block_max, __shfl_xor_sync(0xffffffffu, block_max, 2));
+          const float new_max = fmaxf(row_max[mt][h], block_max * scale_log2);
+          const float correction = exp2f(row_max[mt][h] - new_max);
+          row_max[mt][h] = new_max;
+          float sum = 0.0f;
+#pragma unroll
+          for (int nt = 0; nt < kSubNt; ++nt) {
+            const float p0 = exp2f(acc_s[mt][nt][2 * h] * scale_log2 - new_max);
+            const float p1 = exp2f(acc_s[mt][nt][2 * h + 1] * scale_log2 - new_max);
+            acc_s[mt][nt][2 * h] = p0;
+            acc_s[mt][nt][2 * h + 1] = p1;
+            sum += p0 + p1;
+          }
+          row_sum[mt][h] = row_sum[mt][h] * correction + sum;
+#pragma unroll
+          for (int dt = 0; dt < kDt; ++dt) {
+            acc_o[mt][dt][2 * h] *= correction;
+            acc_o[mt][dt][2 * h + 1] *= correction;
+          }
+        }
+      }
+
+      // O += P·V: the score accumulators of two adjacent n8 tiles are the A fragment of one k16 step.
+#pragma unroll
+      for (int kk = 0; kk < kSub / 16; ++kk) {
+        std::uint32_t a[kMt][4];
+#pragma unroll
+        for (int mt = 0; mt < kMt; ++mt) {
+          a[mt][0] = pack_half2(acc_s[mt][2 * kk][0], acc_s[mt][2 * kk][1]);
+          a[mt][1] = pack_half2(acc_s[mt][2 * kk][2], acc_s[mt][2 * kk][3]);
+          a[mt][2] = pack_half2(acc_s[mt][2 * kk + 1][0], acc_s[mt][2 * kk + 1][1]);
+          a[mt][3] = pack_half2(acc_s[mt][2 * kk + 1][2], acc_s[mt][2 * kk + 1][3]);
+        }
+#pragma unroll
+        for (int dp = 0; dp < kDt / 2; ++dp) {
+          std::uint32_t b[4];
+          load_b_fragments_kn<D>(b, sv_s, c0 + kk * 16, dp * 16);
+#pragma unroll
+          for (int mt = 0; mt < kMt; ++mt) {
+            mma_16816(acc_o[mt][2 * dp], a[mt], b[0], b[1]);
+            mma_16816(acc_o[mt][2 * dp + 1], a[mt], b[2], b[3]);
+          }
+        }
+      }
+
     }
 
     __syncthreads();
