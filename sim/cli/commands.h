@@ -16,10 +16,13 @@ struct CliContext {
 void add_examples(CLI::App& command, const char* examples);
 
 void register_config_commands(CLI::App& app, CliContext& ctx);
+void register_trace_commands(CLI::App& app, CliContext& ctx);
 void register_ledger_command(CLI::App& app, CliContext& ctx);
 void register_race_command(CLI::App& app, CliContext& ctx);
 void register_traffic_command(CLI::App& app, CliContext& ctx);
+void register_roofline_command(CLI::App& app, CliContext& ctx);
 void register_sweep_command(CLI::App& app, CliContext& ctx);
 void register_io_command(CLI::App& app, CliContext& ctx);
+void register_run_commands(CLI::App& app, CliContext& ctx);
 
 }  // namespace memwall

@@ -34,11 +34,14 @@ int main(int argc, char** argv) {
   install_interrupt_handlers();
   CliContext ctx;
   register_config_commands(app, ctx);
+  register_trace_commands(app, ctx);
   register_ledger_command(app, ctx);
   register_race_command(app, ctx);
   register_traffic_command(app, ctx);
+  register_roofline_command(app, ctx);
   register_sweep_command(app, ctx);
   register_io_command(app, ctx);
+  register_run_commands(app, ctx);
   app.parse_complete_callback([&] { set_log_level(log_level); });
 
   try {

@@ -1,0 +1,32 @@
+#pragma once
+/// A small JSON reader for the explainer commands (roofline reads the simulator's `--json`
+/// report). Strict RFC 8259 syntax; errors name the input and the byte offset.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace memwall::explain {
+
+/// One parsed JSON value. Object members keep the document's order.
+struct JsonValue {
+  enum class Type : std::uint8_t { null, boolean, number, string, array, object };
+  Type type = Type::null;
+  bool boolean = false;
+  double number = 0;       ///< the value of a number
+  std::string text;        ///< a string's unescaped text; a number's text as written
+  std::vector<JsonValue> items;                           ///< array elements
+  std::vector<std::pair<std::string, JsonValue>> members; ///< object members
+  std::uint64_t offset = 0;  ///< byte offset of the value's first character in the input
+
+  /// The member `key` of an object, or nullptr (also when this is not an object).
+  const JsonValue* get(std::string_view key) const;
+};
+
+/// Parses `text`. Throws UsageError "WHAT: byte OFFSET: REASON" on malformed input, trailing
+/// content, nesting deeper than 256 or a number that is not finite.
+JsonValue parse_json(std::string_view text, const std::string& what);
+
+}  // namespace memwall::explain

@@ -1,0 +1,68 @@
+// `memwall roofline`: a chip's roofline from its config, and where a report's kernels land.
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "models/explain/roofline.h"
+#include "sim/cli/commands.h"
+#include "sim/core/atomic_file.h"
+#include "sim/core/error.h"
+#include "sim/hw/config.h"
+#include "sim/hw/config_loader.h"
+
+namespace memwall {
+namespace {
+
+struct RooflineArgs {
+  std::string config;
+  std::vector<double> intensities;
+  std::string from;
+  std::string json;
+};
+
+std::string read_text_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError(path + ": cannot open the report for reading");
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw UsageError(path + ": read error");
+  return text.str();
+}
+
+}  // namespace
+
+void register_roofline_command(CLI::App& app, CliContext& /*ctx*/) {
+  auto args = std::make_shared<RooflineArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "roofline", "Draw a chip's roofline from its config and place a report's kernels under it");
+  cmd->add_option("--config", args->config, "Hardware config (file or preset name)")->required();
+  cmd->add_option("--intensity", args->intensities,
+                  "Arithmetic intensity in FLOP per HBM byte to evaluate (repeatable)");
+  cmd->add_option("--from", args->from,
+                  "A simulator JSON report (`memwall run ... --json FILE`) whose kernels to place");
+  cmd->add_option("--json", args->json, "Also write the roofline and the kernels as JSON to FILE");
+  add_examples(*cmd,
+               "  memwall roofline --config h200 --intensity 1 --intensity 100 --intensity 1000\n"
+               "  memwall roofline --config configs/h200.yaml --from report.json --json roof.json\n");
+  cmd->callback([args] {
+    const HardwareConfig config = load_config(args->config);
+    const DerivedConfig derived = derive(config);
+    explain::RooflineChip chip;
+    chip.name = config.name;
+    chip.peak_tensor_flops = derived.peak_tensor_flops;
+    chip.peak_fp32_flops = derived.peak_fp32_flops;
+    chip.hbm_bandwidth = derived.hbm_bandwidth.bytes_per_second;
+    chip.ridge_tensor = derived.ridge_point_tensor;
+    chip.ridge_fp32 = derived.ridge_point_fp32;
+    std::vector<explain::KernelPoint> kernels;
+    if (!args->from.empty()) kernels = explain::read_report_kernels(read_text_file(args->from), args->from, chip);
+    const explain::Roofline roofline = explain::make_roofline(chip, args->intensities, kernels);
+    std::fputs(explain::format_roofline(roofline).c_str(), stdout);
+    if (!args->json.empty()) write_file_atomically(args->json, explain::roofline_json(roofline));
+  });
+}
+
+}  // namespace memwall

@@ -1,0 +1,131 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "models/explain/json_reader.h"
+#include "models/explain/roofline.h"
+#include "sim/core/error.h"
+
+using namespace memwall;
+using namespace memwall::explain;
+
+namespace {
+
+RooflineChip test_chip() {
+  RooflineChip c;
+  c.name = "test chip";
+  c.peak_tensor_flops = 1000e12;
+  c.peak_fp32_flops = 50e12;
+  c.hbm_bandwidth = 4e12;
+  c.ridge_tensor = c.peak_tensor_flops / c.hbm_bandwidth;
+  c.ridge_fp32 = c.peak_fp32_flops / c.hbm_bandwidth;
+  return c;
+}
+
+std::string fixture() {
+  std::ifstream in(std::string(MEMWALL_TEST_DATA) + "/roofline_report.json");
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+TEST_CASE("Attainable throughput is the lower of the peak and intensity times bandwidth", "[roofline]") {
+  const RooflineChip c = test_chip();
+  CHECK(attainable_flops(c.peak_tensor_flops, c.hbm_bandwidth, 10.0) == 10.0 * c.hbm_bandwidth);
+  CHECK(attainable_flops(c.peak_tensor_flops, c.hbm_bandwidth, c.ridge_tensor) == Approx(c.peak_tensor_flops));
+  CHECK(attainable_flops(c.peak_tensor_flops, c.hbm_bandwidth, 1e4) == c.peak_tensor_flops);
+  const Roofline r = make_roofline(c, {1.0, 100.0, 1000.0});
+  REQUIRE(r.points.size() == 3u);
+  CHECK(r.points[0].attainable_tensor == 1.0 * c.hbm_bandwidth);
+  CHECK(r.points[1].attainable_fp32 == c.peak_fp32_flops);
+  CHECK(r.points[1].attainable_tensor == 100.0 * c.hbm_bandwidth);
+  CHECK(r.points[2].attainable_tensor == c.peak_tensor_flops);
+}
+
+TEST_CASE("A report's kernels land at flops per DRAM byte and flops per second", "[roofline]") {
+  const RooflineChip c = test_chip();
+  const std::vector<KernelPoint> k = read_report_kernels(fixture(), "roofline_report.json", c);
+  REQUIRE(k.size() == 3u);
+  CHECK(k[0].name == "naive/qk");
+  CHECK(k[0].dram_bytes == 30000000u + 10000000u);
+  CHECK(k[0].intensity == Approx(4e9 / 4e7));
+  CHECK(k[0].achieved_flops == Approx(4e9 / 0.001));
+  CHECK(k[0].roof_flops == Approx(std::min(c.peak_tensor_flops, 100.0 * c.hbm_bandwidth)));
+  CHECK(k[0].fraction_of_roof == Approx(4e12 / 400e12));
+  CHECK(k[0].plotted);
+  CHECK(k[1].intensity == Approx(2e9 / 3e8));
+  CHECK(std::isinf(k[2].intensity));
+  CHECK_FALSE(k[2].plotted);
+  const std::string text = format_roofline(make_roofline(c, {}, k));
+  CHECK(text.find("no DRAM bytes") != std::string::npos);
+  CHECK(roofline_json(make_roofline(c, {}, k)).find("\"intensity\": null") != std::string::npos);
+}
+
+TEST_CASE("A report that is an array of runs names each kernel by its run", "[roofline]") {
+  const std::string two = "[{\"workload\": {\"name\": \"a\"}, \"kernels\": [{\"name\": \"k\", \"flops\": 10, "
+                          "\"dram_read_bytes\": 1, \"dram_write_bytes\": 1, \"time_s\": 1}]}, "
+                          "{\"kernels\": []}]";
+  const std::vector<KernelPoint> k = read_report_kernels(two, "two", test_chip());
+  REQUIRE(k.size() == 1u);
+  CHECK(k[0].name == "a/k");
+  CHECK(k[0].intensity == 5.0);
+}
+
+TEST_CASE("A report with a missing or mistyped key names the key and the byte offset", "[roofline]") {
+  const RooflineChip c = test_chip();
+  CHECK_THROWS_WITH(read_report_kernels("{\"kernels\": [{\"name\": \"k\"}]}", "r.json", c),
+                    Catch::Contains("r.json: byte 13: kernels[0].flops: missing"));
+  CHECK_THROWS_WITH(read_report_kernels("{\"kernels\": [{\"name\": \"k\", \"flops\": \"x\"}]}", "r.json", c),
+                    Catch::Contains("kernels[0].flops: expected a non-negative number"));
+  CHECK_THROWS_WITH(read_report_kernels("{}", "r.json", c), Catch::Contains("kernels: missing"));
+  CHECK_THROWS_AS(read_report_kernels("{\"kernels\": [1,]}", "r.json", c), UsageError);
+}
+
+TEST_CASE("The JSON reader parses every kind of value and rejects bad syntax with an offset", "[json]") {
+  const JsonValue v = parse_json(R"( {"a": [1, -2.5e3, true, false, null], "s": "x\"\u00e9\n"} )", "t");
+  REQUIRE(v.type == JsonValue::Type::object);
+  const JsonValue* a = v.get("a");
+  REQUIRE(a != nullptr);
+  REQUIRE(a->items.size() == 5u);
+  CHECK(a->items[1].number == -2500.0);
+  CHECK(a->items[1].text == "-2.5e3");
+  CHECK(a->items[2].boolean);
+  CHECK(a->items[4].type == JsonValue::Type::null);
+  CHECK(v.get("s")->text == "x\"\xc3\xa9\n");
+  CHECK_THROWS_WITH(parse_json("{\"a\": 1,}", "t"), Catch::Contains("t: byte 8: expected a member name"));
+  CHECK_THROWS_WITH(parse_json("[1 2]", "t"), Catch::Contains("byte 3: expected ',' or ']'"));
+  CHECK_THROWS_WITH(parse_json("01", "t"), Catch::Contains("unexpected content"));
+  CHECK_THROWS_WITH(parse_json("\"abc", "t"), Catch::Contains("unterminated string"));
+  CHECK_THROWS_WITH(parse_json("1e999", "t"), Catch::Contains("out of range"));
+  CHECK_THROWS_WITH(parse_json(std::string(300, '['), "t"), Catch::Contains("nesting"));
+  CHECK_THROWS_WITH(parse_json("", "t"), Catch::Contains("unexpected end"));
+}
+
+TEST_CASE("Negative intensities and empty chips are usage errors", "[roofline]") {
+  CHECK_THROWS_AS(make_roofline(test_chip(), {-1.0}), UsageError);
+  CHECK_THROWS_AS(make_roofline(RooflineChip{}, {}), UsageError);
+}
+
+TEST_CASE("The chart is the asked size and marks the roofs and the kernels", "[roofline]") {
+  const RooflineChip c = test_chip();
+  const Roofline r = make_roofline(c, {10.0}, read_report_kernels(fixture(), "f", c));
+  const std::string text = format_roofline(r, 60, 16);
+  const std::size_t start = text.find("FLOP/s (log)\n");
+  REQUIRE(start != std::string::npos);
+  std::istringstream lines(text.substr(start));
+  std::string line;
+  std::getline(lines, line);
+  int rows = 0;
+  std::string plot;
+  while (std::getline(lines, line) && line.find('|') != std::string::npos) {
+    CHECK(line.size() == 8u + 60u);
+    plot += line;
+    ++rows;
+  }
+  CHECK(rows == 16);
+  for (char mark : {'/', '=', '-', 'o', 'A', 'B'}) CHECK(plot.find(mark) != std::string::npos);
+}
