@@ -1,6 +1,7 @@
 #include "models/workload_params.h"
 
 #include <algorithm>
+#include <charconv>
 #include <limits>
 
 #include "models/workload.h"
@@ -140,6 +141,46 @@ std::vector<std::pair<std::string, std::string>> WorkloadParams::named() const {
   add("softmax_rows", softmax_rows);
   add("sram_bytes", sram_bytes);
   return out;
+}
+
+WorkloadParams params_from_named(const std::vector<std::pair<std::string, std::string>>& named) {
+  WorkloadParams p;
+  for (const auto& [key, value] : named) {
+    std::uint64_t v = 0;
+    const bool numeric = key != "workload" && key != "dtype";
+    if (numeric) {
+      const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+      if (ec != std::errc() || end != value.data() + value.size()) {
+        throw UsageError("parameter " + key + ": \"" + value + "\" is not an unsigned integer");
+      }
+    }
+    const auto u32 = [&key, v]() {
+      if (v > std::numeric_limits<std::uint32_t>::max()) {
+        throw UsageError("parameter " + key + ": " + std::to_string(v) + " exceeds 2^32 - 1");
+      }
+      return static_cast<std::uint32_t>(v);
+    };
+    if (key == "workload") p.workload = parse_workload_kind(value);
+    else if (key == "dtype") p.dtype = parse_dtype(value);
+    else if (key == "batch") p.batch = v;
+    else if (key == "heads") p.heads = v;
+    else if (key == "seq") p.seq = v;
+    else if (key == "head_dim") p.head_dim = v;
+    else if (key == "block_q") p.block_q = u32();
+    else if (key == "block_kv") p.block_kv = u32();
+    else if (key == "block_k") p.block_k = u32();
+    else if (key == "stages") p.stages = u32();
+    else if (key == "softmax_rows") p.softmax_rows = u32();
+    else if (key == "sram_bytes") p.sram_bytes = v;
+    else if (key == "m") p.m = v;
+    else if (key == "n") p.n = v;
+    else if (key == "k") p.k = v;
+    else if (key == "tile_m") p.tile_m = u32();
+    else if (key == "tile_n") p.tile_n = u32();
+    else if (key == "tile_k") p.tile_k = u32();
+    else throw UsageError("unknown workload parameter \"" + key + "\"");
+  }
+  return p;
 }
 
 WorkloadParams resolve_workload(const WorkloadParams& params) {

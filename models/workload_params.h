@@ -86,6 +86,10 @@ struct WorkloadParams {
   std::vector<std::pair<std::string, std::string>> named() const;
 };
 
+/// The inverse of WorkloadParams::named: parameters from a trace header's (name, value) pairs.
+/// Throws UsageError on an unknown name or a malformed value (naming both).
+WorkloadParams params_from_named(const std::vector<std::pair<std::string, std::string>>& named);
+
 /// Applies the defaults of `params.workload` (see docs/models.md) and validates everything:
 /// a zero shape or tile, a byte count that would overflow 64 bits, a tiling whose shared memory
 /// exceeds `smem_limit_bytes`, flash1 without a block size and without `sram_bytes` — each a

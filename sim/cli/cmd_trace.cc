@@ -1,0 +1,310 @@
+// `memwall trace`: write a model's trace file, count its traffic, dump a file as text;
+// `memwall verify`: run a model's kernels on real data and compare with the plain reference.
+#include <chrono>
+#include <filesystem>
+#include <cstdio>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <string>
+
+#include "models/closed_forms.h"
+#include "models/model_source.h"
+#include "models/reference.h"
+#include "sim/cli/commands.h"
+#include "sim/cli/workload_options.h"
+#include "sim/core/atomic_file.h"
+#include "sim/core/error.h"
+#include "sim/core/units.h"
+#include "sim/hw/config_loader.h"
+#include "traces/copy_trace.h"
+#include "traces/trace_dump.h"
+#include "traces/trace_reader.h"
+#include "traces/trace_writer.h"
+#include "traces/traffic_counter.h"
+
+namespace memwall {
+namespace {
+
+struct TraceOptions {
+  WorkloadParams params;
+  std::string config;
+  std::string output;
+  bool counts = false;
+  std::string json;
+};
+
+struct DumpOptions {
+  std::string file;
+  std::uint64_t limit = 200;
+};
+
+struct StatOptions {
+  std::string file;
+  std::string json;
+};
+
+struct VerifyOptions {
+  WorkloadParams params;
+  std::string config;
+  double tolerance = 1e-10;
+  std::uint64_t seed = 1;
+  bool no_rescale = false;
+};
+
+/// The resolved parameters, with the config's smem_per_block when --config is given.
+WorkloadParams resolve(const WorkloadParams& params, const std::string& config) {
+  if (config.empty()) return resolve_workload_options(params, nullptr);
+  const HardwareConfig hw = load_config(config);
+  return resolve_workload_options(params, &hw);
+}
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string counts_json(const WorkloadInfo& info, const TraceCounts& c, const Traffic& closed) {
+  std::ostringstream o;
+  o << "{\n  \"workload\": " << json_string(info.name) << ",\n  \"params\": {";
+  for (std::size_t i = 0; i < info.params.size(); ++i) {
+    o << (i ? ", " : "") << json_string(info.params[i].first) << ": "
+      << json_string(info.params[i].second);
+  }
+  o << "},\n  \"global_read_bytes\": " << c.read_bytes << ",\n  \"global_write_bytes\": "
+    << c.write_bytes << ",\n  \"ctas\": " << c.ctas << ",\n  \"ops\": " << c.ops
+    << ",\n  \"by_tensor\": {";
+  for (std::size_t i = 0; i < c.by_tensor.size(); ++i) {
+    o << (i ? "," : "") << "\n    " << json_string(c.by_tensor[i].tensor)
+      << ": {\"read_bytes\": " << c.by_tensor[i].read_bytes
+      << ", \"write_bytes\": " << c.by_tensor[i].write_bytes << "}";
+  }
+  o << "\n  },\n  \"kernels\": [";
+  for (std::size_t i = 0; i < c.kernels.size(); ++i) {
+    const KernelCount& k = c.kernels[i];
+    o << (i ? "," : "") << "\n    {\"name\": " << json_string(k.name) << ", \"ctas\": " << k.ctas
+      << ", \"ops\": " << k.ops << ", \"read_bytes\": " << k.read_bytes
+      << ", \"write_bytes\": " << k.write_bytes << "}";
+  }
+  o << "\n  ],\n  \"closed_form\": {\"global_read_bytes\": " << closed.read_bytes
+    << ", \"global_write_bytes\": " << closed.write_bytes << ", \"by_tensor\": {";
+  for (std::size_t i = 0; i < closed.by_tensor.size(); ++i) {
+    o << (i ? ", " : "") << json_string(closed.by_tensor[i].tensor)
+      << ": {\"read_bytes\": " << closed.by_tensor[i].read_bytes
+      << ", \"write_bytes\": " << closed.by_tensor[i].write_bytes << "}";
+  }
+  o << "}},\n  \"matches_closed_form\": "
+    << (closed.read_bytes == c.read_bytes && closed.write_bytes == c.write_bytes ? "true" : "false")
+    << "\n}\n";
+  return o.str();
+}
+
+std::string counts_text(const WorkloadInfo& info, const TraceCounts& c, const Traffic& closed) {
+  std::ostringstream o;
+  o << "workload " << info.name << ":";
+  for (const auto& [k, v] : info.params) {
+    if (k != "workload") o << " " << k << "=" << v;
+  }
+  o << "\n";
+  char line[256];
+  for (const KernelCount& k : c.kernels) {
+    std::snprintf(line, sizeof line, "kernel %-12s %10llu CTAs %12llu ops  read %llu  write %llu\n",
+                  k.name.c_str(), static_cast<unsigned long long>(k.ctas),
+                  static_cast<unsigned long long>(k.ops),
+                  static_cast<unsigned long long>(k.read_bytes),
+                  static_cast<unsigned long long>(k.write_bytes));
+    o << line;
+  }
+  std::snprintf(line, sizeof line, "%-12s %8s %18s %18s %18s %18s\n", "", "", "read bytes",
+                "closed form", "write bytes", "closed form");
+  o << line;
+  const auto row = [&](const std::string& name, std::uint64_t r, std::uint64_t cr, std::uint64_t w,
+                       std::uint64_t cw) {
+    std::snprintf(line, sizeof line, "%-12s %8s %18llu %18llu %18llu %18llu\n", name.c_str(),
+                  r == cr && w == cw ? "" : "MISMATCH", static_cast<unsigned long long>(r),
+                  static_cast<unsigned long long>(cr), static_cast<unsigned long long>(w),
+                  static_cast<unsigned long long>(cw));
+    o << line;
+  };
+  for (std::size_t i = 0; i < c.by_tensor.size(); ++i) {
+    const TensorTraffic* t = closed.find(c.by_tensor[i].tensor);
+    row("tensor " + c.by_tensor[i].tensor, c.by_tensor[i].read_bytes, t ? t->read_bytes : 0,
+        c.by_tensor[i].write_bytes, t ? t->write_bytes : 0);
+  }
+  row("total", c.read_bytes, closed.read_bytes, c.write_bytes, closed.write_bytes);
+  o << "total " << format_bytes(Bytes{c.read_bytes}) << " read, "
+    << format_bytes(Bytes{c.write_bytes}) << " written, " << c.ctas << " CTAs, " << c.ops
+    << " ops\n";
+  return o.str();
+}
+
+void trace_command(const TraceOptions& o) {
+  if (o.output.empty() && !o.counts) {
+    throw UsageError("trace: give -o FILE to write the trace, or --counts to count its traffic");
+  }
+  if (!o.json.empty() && !o.counts) throw UsageError("trace: --json needs --counts");
+  const WorkloadParams p = resolve(o.params, o.config);
+  if (!o.output.empty()) {
+    const auto start = std::chrono::steady_clock::now();
+    const auto source = make_model_source(p);
+    TraceWriter writer(o.output);
+    const CopyStats s = copy_trace(*source, writer);
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::printf("wrote %s: %llu bytes (%s), %llu kernels, %llu CTAs, %llu ops, %.2f bytes/op, "
+                "%.2f s\n",
+                o.output.c_str(), static_cast<unsigned long long>(writer.bytes_written()),
+                format_bytes(Bytes{writer.bytes_written()}).c_str(),
+                static_cast<unsigned long long>(s.kernels), static_cast<unsigned long long>(s.ctas),
+                static_cast<unsigned long long>(s.ops),
+                s.ops ? static_cast<double>(writer.bytes_written()) / static_cast<double>(s.ops) : 0.0,
+                secs);
+  }
+  if (o.counts) {
+    const auto source = make_model_source(p);
+    const TraceCounts c = count_traffic(*source);
+    const Traffic closed = closed_form_traffic(p);
+    std::fputs(counts_text(source->workload(), c, closed).c_str(), stdout);
+    if (!o.json.empty()) write_file_atomically(o.json, counts_json(source->workload(), c, closed));
+  }
+}
+
+void dump_command(const DumpOptions& o) {
+  TraceReader reader(o.file);
+  std::cout << "trace " << o.file << " (format version " << reader.version() << ")\n";
+  dump_trace(reader, std::cout, o.limit);
+  std::cout.flush();
+}
+
+/// Reads a whole trace file (validating every chunk and op) and prints its traffic and read speed.
+void stat_command(const StatOptions& o) {
+  const auto start = std::chrono::steady_clock::now();
+  TraceReader reader(o.file);
+  const TraceCounts c = count_traffic(reader);
+  const double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const std::uint64_t size = std::filesystem::file_size(o.file);
+  // The closed form of the parameters in the header (a file from another tool may have none).
+  Traffic closed{c.read_bytes, c.write_bytes, {}};
+  try {
+    closed = closed_form_traffic(params_from_named(reader.workload().params));
+  } catch (const UsageError& e) {
+    std::printf("(no closed form: %s)\n", e.what());
+  }
+  std::fputs(counts_text(reader.workload(), c, closed).c_str(), stdout);
+  std::printf("read %s: %llu bytes, %llu ops in %.2f s (%.1f M ops/s, %.0f MB/s)\n",
+              o.file.c_str(), static_cast<unsigned long long>(size),
+              static_cast<unsigned long long>(c.ops), secs,
+              secs > 0 ? static_cast<double>(c.ops) / secs / 1e6 : 0.0,
+              secs > 0 ? static_cast<double>(size) / secs / 1e6 : 0.0);
+  if (!o.json.empty()) {
+    write_file_atomically(o.json, counts_json(reader.workload(), c, closed));
+  }
+}
+
+void verify_command(const VerifyOptions& o, CliContext& ctx) {
+  WorkloadParams p = resolve(o.params, o.config);
+  p.online_rescale = !o.no_rescale;
+  const auto start = std::chrono::steady_clock::now();
+  const VerifyResult r = verify_workload(p, o.seed);
+  const double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::string shape;
+  for (const auto& [k, v] : p.named()) {
+    if (k != "workload") shape += " " + k + "=" + v;
+  }
+  const bool ok = r.max_abs_error <= o.tolerance;
+  std::printf("verify %s%s%s: %s over %llu elements: max abs error %.3e (tolerance %.1e): %s "
+              "(%.2f s)\n",
+              std::string(to_string(p.workload)).c_str(), shape.c_str(),
+              o.no_rescale ? " (no online rescale)" : "", r.output.c_str(),
+              static_cast<unsigned long long>(r.elements), r.max_abs_error, o.tolerance,
+              ok ? "PASS" : "FAIL", secs);
+  if (!ok) ctx.exit_code = kExitFailure;
+}
+
+}  // namespace
+
+void register_trace_commands(CLI::App& app, CliContext& ctx) {
+  auto topts = std::make_shared<TraceOptions>();
+  CLI::App* trace = app.add_subcommand(
+      "trace", "Write a workload's trace file, or count its global traffic (--counts)");
+  add_workload_options(*trace, topts->params);
+  trace->add_option("--config", topts->config,
+                    "Hardware config (file or preset): its smem_per_block is flash1's M and the "
+                    "per-CTA shared-memory limit (--sram wins for M)")
+      ->type_name("FILE");
+  trace->add_option("-o,--output", topts->output, "Trace file to write")->type_name("FILE");
+  trace->add_flag("--counts", topts->counts,
+                  "Print global bytes read/written per kernel and tensor, from the ops, beside the "
+                  "closed form");
+  trace->add_option("--json", topts->json, "With --counts: also write them as JSON to FILE")
+      ->type_name("FILE");
+  add_examples(*trace,
+               "  memwall trace --workload flash2 --seq 4096 --head-dim 128 --heads 16 -o f2.mwt\n"
+               "  memwall trace --workload naive --seq 1024 --counts --json counts.json\n"
+               "  memwall trace --workload flash1 --seq 2048 --sram 96KiB --counts\n"
+               "  memwall trace --workload gemm --m 4096 --n 4096 --k 4096 --tile-k 64 --counts\n"
+               "  memwall trace dump f2.mwt --limit 50\n"
+               "  memwall trace stat f2.mwt");
+  trace->require_subcommand(0, 1);
+
+  auto dopts = std::make_shared<DumpOptions>();
+  CLI::App* dump = trace->add_subcommand("dump", "Print a trace file's header and ops as text");
+  dump->add_option("file", dopts->file, "Trace file to read")->required()->type_name("FILE");
+  dump->add_option("--limit", dopts->limit, "Print at most K ops (0: all)")
+      ->capture_default_str()
+      ->type_name("K");
+  add_examples(*dump, "  memwall trace dump f2.mwt\n  memwall trace dump f2.mwt --limit 0 > f2.txt");
+  dump->callback([dopts] { dump_command(*dopts); });
+  auto sopts = std::make_shared<StatOptions>();
+  CLI::App* stat = trace->add_subcommand(
+      "stat", "Read a whole trace file, checking every chunk and op, and print its traffic and "
+              "the read speed");
+  stat->add_option("file", sopts->file, "Trace file to read")->required()->type_name("FILE");
+  stat->add_option("--json", sopts->json, "Also write the counts as JSON to FILE")->type_name("FILE");
+  add_examples(*stat, "  memwall trace stat f2.mwt\n  memwall trace stat f2.mwt --json f2-counts.json");
+  stat->callback([sopts] { stat_command(*sopts); });
+  trace->callback([dump, stat, topts] {
+    if (dump->parsed() || stat->parsed()) return;
+    trace_command(*topts);
+  });
+
+  auto vopts = std::make_shared<VerifyOptions>();
+  CLI::App* verify = app.add_subcommand(
+      "verify", "Run a workload's kernels on random data in double and compare with the plain "
+                "reference softmax(QKᵀ/√d)V (or A·B)");
+  add_workload_options(*verify, vopts->params);
+  verify->add_option("--config", vopts->config,
+                     "Hardware config (file or preset): smem_per_block as flash1's M and the "
+                     "per-CTA limit (--sram wins for M)")
+      ->type_name("FILE");
+  verify->add_option("--tolerance", vopts->tolerance, "Largest max abs error that passes")
+      ->capture_default_str()
+      ->type_name("X");
+  verify->add_option("--seed", vopts->seed, "Seed of the random inputs (uniform in [-1, 1])")
+      ->capture_default_str()
+      ->type_name("INT");
+  verify->add_flag("--no-rescale", vopts->no_rescale,
+                   "flash1/flash2: drop the online-softmax rescale (a deliberately wrong variant)");
+  add_examples(*verify,
+               "  memwall verify --workload flash2 --seq 1000 --head-dim 64 --block-kv 48\n"
+               "  memwall verify --workload flash1 --seq 512 --sram 32KiB\n"
+               "  memwall verify --workload gemm --m 300 --n 200 --k 100\n"
+               "Exits 1 when the error is above --tolerance.");
+  verify->callback([vopts, &ctx] { verify_command(*vopts, ctx); });
+}
+
+}  // namespace memwall
