@@ -104,21 +104,29 @@ void Topology::check_and_index() {
   }
 
   // Reachability: `order` lists every node after all its successors, so one pass computes, for each
-  // node, the set of channels reachable from it (a bitset of 64-bit words).
+  // node, the set of channels reachable from it (a bitset of 64-bit words). Nodes nobody points to
+  // (the SMs of a sane graph) are never read back, so their sets live in a scratch buffer only.
   const std::size_t words = (channels.size() + 63) / 64;
-  std::vector<std::uint64_t> reach(num_vertices(g) * words, 0);
+  constexpr std::size_t kNoSlot = static_cast<std::size_t>(-1);
+  std::vector<std::size_t> slot(num_vertices(g), kNoSlot);
+  std::size_t slots = 0;
+  for (auto [v, end] = vertices(g); v != end; ++v) {
+    if (in_degree(*v, g) > 0) slot[*v] = slots++;
+  }
+  std::vector<std::uint64_t> reach(slots * words, 0);
+  std::vector<std::uint64_t> scratch(words);
   for (const Vertex v : order) {
-    std::uint64_t* mine = &reach[v * words];
+    std::uint64_t* mine = slot[v] == kNoSlot ? scratch.data() : &reach[slot[v] * words];
+    std::fill(mine, mine + words, 0);
     if (g[v].kind == NodeKind::kChannel) mine[g[v].index / 64] |= std::uint64_t{1} << (g[v].index % 64);
     for (auto [e, end] = out_edges(v, g); e != end; ++e) {
-      const std::uint64_t* theirs = &reach[target(*e, g) * words];
+      const std::uint64_t* theirs = &reach[slot[target(*e, g)] * words];
       for (std::size_t w = 0; w < words; ++w) mine[w] |= theirs[w];
     }
-  }
-  for (const Vertex s : sms) {
+    if (g[v].kind != NodeKind::kSm) continue;
     for (std::uint32_t ch = 0; ch < channels.size(); ++ch) {
-      if ((reach[s * words + ch / 64] >> (ch % 64) & 1) == 0) {
-        topology_error(node_name(g[s]) + " cannot reach HBM channel " + std::to_string(ch));
+      if ((mine[ch / 64] >> (ch % 64) & 1) == 0) {
+        topology_error(node_name(g[v]) + " cannot reach HBM channel " + std::to_string(ch));
       }
     }
   }
@@ -151,8 +159,21 @@ void Topology::check_and_index() {
   m_channels = static_cast<std::uint32_t>(channels.size());
   m_channel_edges.clear();
   m_channel_edges.reserve(slices.size() * channels.size());
+  // One pass over each slice's out-edges (a per-pair edge lookup would be quadratic in channels).
+  std::vector<char> present;
   for (const Vertex s : slices) {
-    for (const Vertex ch : channels) m_channel_edges.push_back(edge_of(s, ch));
+    const std::size_t row = m_channel_edges.size();
+    m_channel_edges.resize(row + channels.size());
+    present.assign(channels.size(), 0);
+    for (auto [e, end] = out_edges(s, g); e != end; ++e) {
+      const TopologyNode& to = g[target(*e, g)];
+      if (to.kind != NodeKind::kChannel) continue;
+      m_channel_edges[row + to.index] = g[*e];
+      present[to.index] = 1;
+    }
+    for (std::uint32_t ch = 0; ch < channels.size(); ++ch) {
+      if (!present[ch]) topology_error("missing edge " + node_name(g[s]) + " -> " + node_name(g[channels[ch]]));
+    }
   }
 }
 
