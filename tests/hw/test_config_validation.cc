@@ -157,10 +157,12 @@ TEST_CASE("Absurd sizes are rejected before anything is allocated", "[config]") 
 }
 
 TEST_CASE("Malformed YAML gives the parser's position and reason", "[config]") {
-  const std::string text = replaced(kSmallConfig, "  ways: 16", "  ways: [16");
-  const std::string msg = error_of(text);
-  CHECK_THAT(msg, Catch::Contains("malformed YAML"));
-  CHECK_THAT(msg, Catch::StartsWith(":"));  // a line and a column follow the file name
+  const std::string tab = replaced(kSmallConfig, "  ways: 16", "\tways: 16");
+  CHECK(error_of(tab) == ":" + position_of(tab, "\tways") + ": malformed YAML: illegal tab when looking for indentation");
+  // An unclosed list: the parser notices on the next line, and says so.
+  const std::string open_list = replaced(kSmallConfig, "  ways: 16", "  ways: [16");
+  const std::string msg = error_of(open_list);
+  CHECK_THAT(msg, Catch::Matches(":[0-9]+:[0-9]+: malformed YAML: end of sequence flow not found"));
 }
 
 TEST_CASE("A list where a value is expected is rejected", "[config]") {
