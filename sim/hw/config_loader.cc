@@ -48,8 +48,10 @@ bool looks_like_path(const std::string& s) {
 }
 
 /// A scalar's text, or a ConfigError when the node is a map, a sequence or empty.
-std::string scalar_text(const YAML::Node& node, const std::string& file, const std::string& key) {
-  if (node.IsNull()) throw ConfigError(mark_pos(file, node.Mark()), key, "has no value");
+/// `key_pos` is where the key was written: an empty value has no position of its own.
+std::string scalar_text(const YAML::Node& node, const std::string& file, const std::string& key,
+                        const SourcePos& key_pos) {
+  if (node.IsNull()) throw ConfigError(key_pos, key, "has no value");
   if (!node.IsScalar()) {
     throw ConfigError(mark_pos(file, node.Mark()), key,
                       std::string("expected a single value, got a ") +
@@ -104,8 +106,8 @@ void load_file_layer(const std::string& file, RawConfig& raw, std::vector<std::s
 
   // `extends` first: the base's keys are the layer this file overrides.
   if (const YAML::Node base = root["extends"]) {
-    const std::string target = scalar_text(base, file, "extends");
     const SourcePos pos = mark_pos(file, base.Mark());
+    const std::string target = scalar_text(base, file, "extends", pos);
     std::string base_path;
     if (looks_like_path(target)) {
       base_path = (fs::path(file).parent_path() / target).lexically_normal().string();
@@ -130,8 +132,9 @@ void load_file_layer(const std::string& file, RawConfig& raw, std::vector<std::s
 
   std::map<std::string, int> seen;
   for (auto it = root.begin(); it != root.end(); ++it) {
-    const std::string key = it->first.Scalar();
     const SourcePos key_pos = mark_pos(file, it->first.Mark());
+    if (!it->first.IsScalar()) throw ConfigError(key_pos, "", "a key must be a plain name");
+    const std::string key = it->first.Scalar();
     if (seen[key]++ > 0) throw ConfigError(key_pos, key, "duplicate key");
     if (key == "extends") continue;
     const std::vector<std::string> sections = config_sections();
@@ -145,12 +148,13 @@ void load_file_layer(const std::string& file, RawConfig& raw, std::vector<std::s
       raw.sections[key] = key_pos;
       std::map<std::string, int> seen_in_section;
       for (auto jt = section.begin(); jt != section.end(); ++jt) {
+        const SourcePos leaf_pos = mark_pos(file, jt->first.Mark());
+        if (!jt->first.IsScalar()) throw ConfigError(leaf_pos, key, "a key must be a plain name");
         const std::string leaf = jt->first.Scalar();
         const std::string path = key + "." + leaf;
-        const SourcePos leaf_pos = mark_pos(file, jt->first.Mark());
         if (seen_in_section[leaf]++ > 0) throw ConfigError(leaf_pos, path, "duplicate key");
         if (find_key(path) == nullptr) throw ConfigError(leaf_pos, path, unknown_key_reason(path));
-        raw.values[path] = RawEntry{scalar_text(jt->second, file, path),
+        raw.values[path] = RawEntry{scalar_text(jt->second, file, path, leaf_pos),
                                     mark_pos(file, jt->second.Mark())};
       }
       continue;
@@ -163,7 +167,8 @@ void load_file_layer(const std::string& file, RawConfig& raw, std::vector<std::s
     if (key.find('.') != std::string::npos || find_key(key) == nullptr) {
       throw ConfigError(key_pos, key, unknown_key_reason(key));
     }
-    raw.values[key] = RawEntry{scalar_text(it->second, file, key), mark_pos(file, it->second.Mark())};
+    raw.values[key] =
+        RawEntry{scalar_text(it->second, file, key, key_pos), mark_pos(file, it->second.Mark())};
   }
 }
 
@@ -363,7 +368,8 @@ std::string resolve_config_path(const std::string& path_or_preset) {
     throw ConfigError(SourcePos{path_or_preset, 0, 0}, "",
                       "no such file or preset (presets: " + known_presets_text() + ")");
   }
-  throw ConfigError(SourcePos{path_or_preset, 0, 0}, "", "no such file");
+  const bool exists = fs::exists(path_or_preset, ec);
+  throw ConfigError(SourcePos{path_or_preset, 0, 0}, "", exists ? "not a regular file" : "no such file");
 }
 
 HardwareConfig load_config(const std::string& path_or_preset,

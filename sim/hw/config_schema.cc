@@ -262,6 +262,7 @@ std::string format_key_value(const KeyDecl& key, const KeyValue& value, Frequenc
 }
 
 std::string suggest_key(std::string_view unknown) {
+  if (unknown.empty()) return {};
   std::string best;
   std::size_t best_distance = 0;
   for (const KeyDecl& k : kSchema) {

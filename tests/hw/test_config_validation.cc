@@ -219,3 +219,13 @@ TEST_CASE("validate_config checks a config built in code and names its source", 
   c.l2.sector_size = Bytes{48};
   CHECK_THROWS_WITH(validate_config(c), Catch::Contains("l2.sector_size: 48 B does not divide l2.line_size"));
 }
+
+TEST_CASE("A key without a value is reported at the key", "[config]") {
+  const Case c = bad("  ways: 16", "  ways:", "ways:");
+  CHECK(c.message == c.expected_prefix + "l2.ways: has no value");
+}
+
+TEST_CASE("A directory is not a config", "[config]") {
+  TempDir dir;
+  CHECK_THROWS_WITH(load_config(dir.path()), dir.path() + ": not a regular file");
+}
