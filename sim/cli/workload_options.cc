@@ -32,18 +32,18 @@ void add_workload_options(CLI::App& app, WorkloadParams& p) {
          "Workload: naive (qk, softmax, pv launches), flash1 (FlashAttention Alg. 1), flash2 "
          "(FlashAttention-2 forward), gemm (C = A·B) [default: flash2]")
       ->check(CLI::IsMember(names))
-      ->type_name(workload_names());
+      ->type_name("NAME");
   app.add_option_function<std::string>(
          "--dtype", [&p](const std::string& v) { p.dtype = parse_dtype(v); },
          "Element type of Q/K/V/O/S/P (A/B/C): fp16 (2 bytes) or fp32 (4 bytes) [default: fp16]")
       ->check(CLI::IsMember({"fp16", "fp32"}))
-      ->type_name("fp16|fp32");
-  app.add_option("-b,--batch", p.batch, "Batch size B")->capture_default_str()->type_name("INT");
+      ->type_name("NAME");
+  app.add_option("--batch", p.batch, "Batch size B")->capture_default_str()->type_name("INT");
   app.add_option("--heads", p.heads, "Heads H")->capture_default_str()->type_name("INT");
-  app.add_option("-n,--seq", p.seq, "Sequence length N (tokens per head)")
+  app.add_option("--seq", p.seq, "Sequence length N (tokens per head)")
       ->capture_default_str()
       ->type_name("INT");
-  app.add_option("-d,--head-dim", p.head_dim, "Head dimension d")
+  app.add_option("--head-dim", p.head_dim, "Head dimension d")
       ->capture_default_str()
       ->type_name("INT");
   add_tile(app, "--block-q", p.block_q,
