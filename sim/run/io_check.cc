@@ -113,7 +113,8 @@ void add_fits(IoReport& report, const std::string& axis, const std::string& over
       std::vector<double> distinct = x;
       std::sort(distinct.begin(), distinct.end());
       if (!complete || std::unique(distinct.begin(), distinct.end()) - distinct.begin() < 2) continue;
-      report.fits.push_back({over, metric, key, fit_power_law(x, y), expected_exponent(kind, over)});
+      report.fits.push_back(
+          {over, metric, key, fit_power_law(x, y), expected_exponent(kind, over), x, y});
     }
   }
 }
@@ -227,8 +228,16 @@ IoReport run_io(const SweepPlan& plan, const IoOptions& options, const CsvTable*
         overrides.push_back(size_override("sm.smem_per_block", need));
       }
     }
-    const HardwareConfig hw = load_config(options.config, overrides);
-    const WorkloadParams params = io_params(point, hw);
+    HardwareConfig hw;
+    WorkloadParams params;
+    try {
+      hw = load_config(options.config, overrides);
+      params = io_params(point, hw);
+    } catch (const Error& e) {
+      std::string where;
+      for (const auto& [name, value] : point.params) where += (where.empty() ? "" : " ") + name + "=" + value;
+      throw Error("point " + std::to_string(point.index) + " (" + where + "): " + e.what(), e.exit_code());
+    }
     IoPoint& out = report.points[point.index];  // each point writes only its own slot
     out.axes = point;
     out.ideal = options.ideal;
@@ -307,7 +316,13 @@ std::string io_to_json(const IoReport& r) {
            ", \"expected\": " + number_text(f.expected) +
            ", \"coefficient\": " + number_text(f.fit.coefficient) +
            ", \"r_squared\": " + number_text(f.fit.r_squared) +
-           ", \"points\": " + std::to_string(f.fit.points) + ", \"group\": " + json_object(f.group) + "}";
+           ", \"points\": " + std::to_string(f.fit.points) + ", \"group\": " + json_object(f.group);
+    for (const auto& [name, values] : {std::pair{"x", &f.x}, std::pair{"y", &f.y}}) {
+      out += std::string(", \"") + name + "\": [";
+      for (std::size_t k = 0; k < values->size(); ++k) out += (k ? ", " : "") + number_text((*values)[k]);
+      out += "]";
+    }
+    out += "}";
   }
   out += "\n  ]\n}\n";
   return out;

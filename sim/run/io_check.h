@@ -66,6 +66,8 @@ struct IoFit {
   FlatRow group;       ///< the other axes' values, fixed within the fit
   PowerFit fit;
   double expected = 0;  ///< the exponent the theory predicts
+  std::vector<double> x;  ///< the fitted points: N or M (bytes)
+  std::vector<double> y;  ///< the metric at each x, bytes
 };
 
 /// What `memwall io` reports.
