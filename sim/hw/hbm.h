@@ -1,9 +1,16 @@
 #pragma once
 /// High-bandwidth memory: independent channels, address-interleaved every hbm.interleave bytes.
-/// Each channel keeps the tick at which it is next free (bandwidth by reservation, at
-/// hbm.bandwidth / channels × efficiency.hbm) and its open row (hbm.row_size bytes of the
-/// channel's own address space); an access to another row holds the channel row_miss_penalty
-/// longer. hbm.latency is added on top by the caller.
+/// Each channel's data bus keeps the tick at which it is next free (bandwidth by reservation, at
+/// hbm.bandwidth / channels × efficiency.hbm). Row locality: a channel's address space is cut
+/// into rows of hbm.row_size bytes, spread over kBanksPerChannel banks (row mod banks), each
+/// with one open row. An access to a row that is not open first holds its bank for
+/// hbm.row_miss_penalty (precharge + activate) once the bank's previous activation is done;
+/// only then can it take the bus. Activations in different banks overlap with each other and
+/// with transfers, so a row miss mostly adds latency, and costs bandwidth only when one bank
+/// must open rows faster than one per row_miss_penalty. (A real controller also reorders
+/// requests to batch row hits; this model does not, which is why the bank is not held while a
+/// request queues for the bus.)
+/// hbm.latency is added on top by the caller.
 
 #include <cstdint>
 #include <vector>
@@ -15,6 +22,9 @@ namespace memwall {
 
 class Hbm {
  public:
+  /// Banks per channel for the row-buffer model (HBM3: 4 bank groups × 4 banks per pseudo-channel).
+  static constexpr std::uint32_t kBanksPerChannel = 16;
+
   explicit Hbm(const HardwareConfig& config);
 
   /// The channel that holds byte address `addr`.
@@ -25,27 +35,35 @@ class Hbm {
   /// Reserves the channel of `addr` for `sectors` sectors arriving at `t` (read or write alike).
   /// Returns the tick the transfer ends; adds the wait for the channel to `queue_delay`.
   Tick access(std::uint64_t addr, std::uint32_t sectors, Tick t, Tick& queue_delay) {
-    const std::uint64_t block = addr / m_interleave;
-    const std::uint32_t ch = static_cast<std::uint32_t>(block % m_channels);
+    const std::uint64_t block = m_interleave_shift != 0 ? addr >> m_interleave_shift : addr / m_interleave;
+    const std::uint64_t round = block / m_channels;
+    const auto ch = static_cast<std::uint32_t>(block - round * m_channels);
     // Address within the channel: whole interleave blocks of this channel, then the offset.
-    const std::uint64_t local = (block / m_channels) * m_interleave + addr % m_interleave;
-    const std::uint64_t row = local / m_row_size;
-    Tick busy = m_sector_ticks[sectors];
-    if (m_open_row[ch] != row) {
-      m_open_row[ch] = row;
-      busy += m_row_miss_penalty;
+    const std::uint64_t local = round * m_interleave + (addr - block * m_interleave);
+    const std::uint64_t row = m_row_shift != 0 ? local >> m_row_shift : local / m_row_size;
+    const std::size_t bank = std::size_t{ch} * kBanksPerChannel + row % kBanksPerChannel;
+    Tick ready = t;  // when the data could take the bus
+    if (m_open_row[bank] != row) {
+      m_open_row[bank] = row;
       ++m_row_misses;
+      const Tick activate = t > m_row_open_at[bank] ? t : m_row_open_at[bank];
+      queue_delay += activate - t;
+      ready = activate + m_row_miss_penalty;
+      m_row_open_at[bank] = ready;
+    } else if (m_row_open_at[bank] > t) {
+      queue_delay += m_row_open_at[bank] - t;  // the row is still opening for an earlier access
+      ready = m_row_open_at[bank];
     }
     Tick& free = m_next_free[ch];
-    const Tick start = t > free ? t : free;
-    queue_delay += start - t;
-    free = start + busy;
+    const Tick start = ready > free ? ready : free;
+    queue_delay += start - ready;
+    free = start + m_sector_ticks[sectors];
     return free;
   }
 
   /// Added latency of an access that misses L2.
   Tick latency() const { return m_latency; }
-  /// Ticks one channel needs for `sectors` sectors (without a row miss).
+  /// Ticks one channel's bus needs for `sectors` sectors.
   Tick transfer_ticks(std::uint32_t sectors) const { return m_sector_ticks[sectors]; }
   /// Accesses that opened a new row so far.
   std::uint64_t row_misses() const { return m_row_misses; }
@@ -54,11 +72,14 @@ class Hbm {
   std::uint64_t m_interleave;
   std::uint64_t m_channels;
   std::uint64_t m_row_size;
+  std::uint32_t m_interleave_shift = 0;  ///< log2(interleave) when a power of two > 1, else 0
+  std::uint32_t m_row_shift = 0;         ///< log2(row_size) when a power of two > 1, else 0
   Tick m_row_miss_penalty;
   Tick m_latency;
   std::vector<Tick> m_sector_ticks;
-  std::vector<Tick> m_next_free;
-  std::vector<std::uint64_t> m_open_row;
+  std::vector<Tick> m_next_free;          ///< per channel: the data bus
+  std::vector<std::uint64_t> m_open_row;  ///< per bank
+  std::vector<Tick> m_row_open_at;        ///< per bank: when its last activation ends
   std::uint64_t m_row_misses = 0;
 };
 

@@ -1,12 +1,12 @@
 #pragma once
-/// The L2 cache: address-hashed slices, each set-associative with LRU replacement and sectored
-/// lines (a valid and a dirty bit per sector). Write-back, write-allocate; a write that covers a
+/// The L2 cache: address-hashed slices (for bandwidth) over a set-associative array with LRU
+/// replacement and sectored lines (a valid and a dirty bit per sector). Write-back, write-allocate; a write that covers a
 /// whole sector needs no fetch, a partial-sector write to an invalid sector fetches it (the
 /// caller reads it from HBM). Each slice's bandwidth is booked by reservation at
 /// l2.bandwidth / slices × efficiency.l2.
 ///
-/// State lives in flat arrays (tag, LRU stamp, valid mask, dirty mask per way): no allocation
-/// per access. Lines are identified by their line index (byte address / line_size).
+/// State lives in two flat arrays, set by set: the tags (a hit scans only these) and 8 bytes of
+/// LRU stamp and valid/dirty sector masks per way. No allocation per access. Lines are identified by their line index (byte address / line_size).
 
 #include <cstdint>
 #include <vector>
@@ -27,27 +27,40 @@ struct L2Outcome {
 class L2 {
  public:
   /// Throws UsageError if the geometry cannot be simulated (line not a power of two, sector not
-  /// dividing it, more than 32 sectors per line, no whole set per slice).
+  /// dividing it, more than 8 sectors per line, no whole set per slice).
   explicit L2(const HardwareConfig& config);
 
-  /// The slice holding line `line`: a multiplicative hash of the line index picks the partition
-  /// (slices are split evenly among l2.partitions) and the slice inside it.
-  std::uint32_t slice_of(std::uint64_t line) const {
-    const std::uint64_t h = (line * 0x9E3779B97F4A7C15ull) >> 24;
-    const std::uint64_t partition = (h >> 20) % m_partitions;
-    return static_cast<std::uint32_t>(partition * m_slices_per_partition +
-                                      (h & 0xFFFFF) % m_slices_per_partition);
+  /// Where a line lives: its slice and the index of its set's first way.
+  struct Place {
+    std::uint32_t slice = 0;
+    std::size_t set_base = 0;
+  };
+
+  /// Places line `line`. Its slice (whose bandwidth it uses; slices are split evenly among
+  /// l2.partitions, so this also picks the partition) is a 64-bit mix of the line index reduced
+  /// by multiply-shift. Its set is the line index, XOR-folded with higher bits (so that
+  /// power-of-two strides spread over sets), modulo slices × sets_per_slice: capacity and
+  /// associativity are those of the whole L2. Consecutive lines land in consecutive sets, which
+  /// keeps the simulator's own memory accesses local.
+  Place place(std::uint64_t line) const {
+    std::uint64_t h = line + 0x9E3779B97F4A7C15ull;  // splitmix64 finaliser
+    h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
+    h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
+    h ^= h >> 31;
+    const auto slice = static_cast<std::uint32_t>(((h >> 32) * m_slices) >> 32);
+    const std::uint64_t folded = line ^ (line >> 11) ^ (line >> 22);
+    return Place{slice, static_cast<std::size_t>(folded % m_sets) * m_ways};
   }
 
   /// A load of sectors `mask` of `line` in `slice`: hits are the valid ones; the rest are
   /// allocated (evicting the LRU line of the set if the line is absent) and returned in
   /// fetch_mask. Marks the line most recently used.
-  L2Outcome read(std::uint32_t slice, std::uint64_t line, std::uint32_t mask);
+  L2Outcome read(const Place& place, std::uint64_t line, std::uint32_t mask);
 
   /// A store to sectors `mask` of `line`, of which `full_mask` are written completely: the line is
   /// allocated if absent, the sectors become valid and dirty; partially written sectors that were
   /// not valid are returned in fetch_mask.
-  L2Outcome write(std::uint32_t slice, std::uint64_t line, std::uint32_t mask, std::uint32_t full_mask);
+  L2Outcome write(const Place& place, std::uint64_t line, std::uint32_t mask, std::uint32_t full_mask);
 
   /// Reserves `slice` for `sectors` sectors arriving at `t`; returns the end of the transfer and
   /// adds the wait for the slice to `queue_delay`.
@@ -72,10 +85,9 @@ class L2 {
   template <typename F>
   void flush(F&& on_dirty) {
     for (std::size_t i = 0; i < m_tags.size(); ++i) {
-      if (m_tags[i] != kInvalid && m_dirty[i] != 0) on_dirty(m_tags[i], std::uint32_t{m_dirty[i]});
+      if (m_tags[i] != kInvalid && m_meta[i].dirty != 0) on_dirty(m_tags[i], std::uint32_t{m_meta[i].dirty});
       m_tags[i] = kInvalid;
-      m_valid[i] = 0;
-      m_dirty[i] = 0;
+      m_meta[i] = Meta{};
     }
   }
 
@@ -86,22 +98,29 @@ class L2 {
  private:
   static constexpr std::uint64_t kInvalid = ~std::uint64_t{0};
 
-  /// Index of the way holding `line` in its set, allocating (and reporting the victim) if absent.
-  std::size_t find_or_allocate(std::uint32_t slice, std::uint64_t line, L2Outcome& out);
+  /// A way's state besides its tag: 8 bytes.
+  struct Meta {
+    std::uint32_t stamp = 0;  ///< last use (LRU); 0 = never
+    std::uint8_t valid = 0;   ///< valid sector mask
+    std::uint8_t dirty = 0;   ///< dirty sector mask
+  };
+
+  /// The way holding `line` in its set, allocating (and reporting the victim) if absent.
+  Meta& find_or_allocate(std::size_t set_base, std::uint64_t line, L2Outcome& out);
+  /// Compresses every stamp to its rank within its set when the clock is about to wrap.
+  void renumber_stamps();
 
   std::uint64_t m_line_bytes;
   std::uint64_t m_sector_bytes;
   std::uint32_t m_sectors_per_line;
-  std::uint64_t m_partitions;
-  std::uint64_t m_slices_per_partition;
+  std::uint64_t m_slices;
   std::uint64_t m_sets_per_slice;
+  std::uint64_t m_sets;  ///< slices × sets_per_slice
   std::uint32_t m_ways;
   Tick m_hit_latency;
-  std::uint64_t m_clock = 0;             ///< LRU stamp source, incremented per access
-  std::vector<std::uint64_t> m_tags;     ///< [(slice·sets + set)·ways + way] → line or kInvalid
-  std::vector<std::uint64_t> m_stamp;    ///< last use, same index
-  std::vector<std::uint32_t> m_valid;    ///< valid sector mask, same index
-  std::vector<std::uint32_t> m_dirty;    ///< dirty sector mask, same index
+  std::uint32_t m_clock = 0;             ///< LRU stamp source, incremented per access
+  std::vector<std::uint64_t> m_tags;     ///< [set·ways + way] → line index or kInvalid
+  std::vector<Meta> m_meta;              ///< same index
   std::vector<Tick> m_next_free;         ///< per slice
   std::vector<Tick> m_sector_ticks;      ///< [sectors] → slice transfer ticks
 };

@@ -15,7 +15,12 @@ std::uint32_t bit_range(std::uint64_t lo, std::uint64_t hi) {
   return static_cast<std::uint32_t>(width_mask << lo);
 }
 
-std::uint32_t popcount(std::uint32_t m) { return static_cast<std::uint32_t>(std::popcount(m)); }
+/// Set bits of a sector mask (at most 8 bits), without a library call.
+std::uint32_t popcount(std::uint32_t m) {
+  m = m - ((m >> 1) & 0x55u);
+  m = (m & 0x33u) + ((m >> 2) & 0x33u);
+  return (m + (m >> 4)) & 0x0Fu;
+}
 
 }  // namespace
 
@@ -120,11 +125,12 @@ void MemorySystem::access_line(std::uint32_t sm, std::uint64_t line, std::uint32
                                std::uint32_t full, Tick t, Tick box_issue, Arrival& arrival) {
   const std::uint32_t n = popcount(mask);
   Tick queue_delay = 0;
-  const std::uint32_t slice = m_l2.slice_of(line);
+  const L2::Place place = m_l2.place(line);
+  const std::uint32_t slice = place.slice;
   const Tick t1 = m_xbar.transfer(sm, kStore ? PortDirection::from_sm : PortDirection::to_sm, n, t,
                                   queue_delay);
   const Tick t3 = m_l2.transfer(slice, n, t1 + m_xbar_latency, queue_delay);
-  const L2Outcome o = kStore ? m_l2.write(slice, line, mask, full) : m_l2.read(slice, line, mask);
+  const L2Outcome o = kStore ? m_l2.write(place, line, mask, full) : m_l2.read(place, line, mask);
   TrafficCounters& c = *m_counters;
   ++c.l2_line_accesses;
   if constexpr (kStore) {

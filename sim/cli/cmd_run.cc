@@ -1,0 +1,153 @@
+// `memwall run` (simulate a model, streamed, no trace file) and `memwall replay` (simulate a trace
+// file): text summary on stdout, optional JSON report and Perfetto timeline.
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/model_source.h"
+#include "sim/cli/commands.h"
+#include "sim/cli/workload_options.h"
+#include "sim/core/atomic_file.h"
+#include "sim/core/error.h"
+#include "sim/hw/config_loader.h"
+#include "sim/run/report_json.h"
+#include "sim/run/report_text.h"
+#include "sim/run/simulator.h"
+#include "sim/run/timeline.h"
+#include "traces/trace_reader.h"
+
+namespace memwall {
+namespace {
+
+/// What both commands share.
+struct SimulateOptions {
+  std::string config;
+  std::vector<std::string> sets;
+  std::string json;
+  std::string timeline;
+  bool flush_l2 = false;
+};
+
+struct RunOptions {
+  SimulateOptions sim;
+  WorkloadParams params;
+  std::string workloads = "flash2";
+};
+
+struct ReplayOptions {
+  SimulateOptions sim;
+  std::string trace;
+};
+
+void add_simulate_options(CLI::App& cmd, SimulateOptions& o) {
+  cmd.add_option("-c,--config", o.config,
+                 "Hardware config: a YAML file or a preset name (see `memwall config list`)")
+      ->required();
+  cmd.add_option("--set", o.sets,
+                 "Override a config key, e.g. --set l2.size=\"100 MiB\" (repeatable, applied in order)")
+      ->type_name("KEY=VALUE");
+  cmd.add_option("--json", o.json, "Write the JSON report (base units, stable keys) to FILE")
+      ->type_name("FILE");
+  cmd.add_option("--timeline", o.timeline,
+                 "Write a Perfetto/Chrome trace-event timeline (one track per SM slot) to FILE")
+      ->type_name("FILE");
+  cmd.add_flag("--flush-l2-between-kernels", o.flush_l2,
+               "Write back and invalidate L2 before each kernel after the first (as Nsight Compute's "
+               "--cache-control all)");
+}
+
+/// Splits "naive,flash2" into workload kinds (UsageError on an unknown name or an empty list).
+std::vector<WorkloadKind> parse_workload_list(const std::string& text) {
+  std::vector<WorkloadKind> kinds;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string name = text.substr(start, comma - start);
+    if (name.empty()) throw UsageError("--workload: empty name in \"" + text + "\"");
+    kinds.push_back(parse_workload_kind(name));
+    start = comma + 1;
+  }
+  return kinds;
+}
+
+/// Simulates one source with the shared options; writes its timeline if asked.
+RunResult simulate_with(const HardwareConfig& hw, TraceSource& source, const SimulateOptions& o) {
+  SimOptions sim;
+  sim.flush_l2_between_kernels = o.flush_l2;
+  std::optional<Timeline> timeline;
+  if (!o.timeline.empty()) timeline.emplace(o.timeline);
+  RunResult r = simulate(hw, source, sim, timeline ? &*timeline : nullptr);
+  if (timeline) timeline->finish();
+  return r;
+}
+
+void print(const std::string& text) { std::fputs(text.c_str(), stdout); }
+
+void run_command(const RunOptions& o) {
+  const HardwareConfig hw = load_config(o.sim.config, o.sim.sets);
+  const std::vector<WorkloadKind> kinds = parse_workload_list(o.workloads);
+  if (kinds.size() > 1 && !o.sim.timeline.empty()) {
+    throw UsageError("--timeline takes a single workload (got \"" + o.workloads + "\")");
+  }
+  std::vector<RunResult> results;
+  for (const WorkloadKind kind : kinds) {
+    WorkloadParams p = o.params;
+    p.workload = kind;
+    const WorkloadParams resolved = resolve_workload_options(p, &hw);
+    const std::unique_ptr<TraceSource> source = make_model_source(resolved);
+    results.push_back(simulate_with(hw, *source, o.sim));
+  }
+  print(results.size() == 1 ? format_run_report(results[0]) : format_comparison(results));
+  if (!o.sim.json.empty()) {
+    write_file_atomically(o.sim.json,
+                          results.size() == 1 ? run_to_json(results[0]) : runs_to_json(results));
+  }
+}
+
+void replay_command(const ReplayOptions& o) {
+  const HardwareConfig hw = load_config(o.sim.config, o.sim.sets);
+  TraceReader reader(o.trace);
+  const RunResult r = simulate_with(hw, reader, o.sim);
+  print(format_run_report(r));
+  if (!o.sim.json.empty()) write_file_atomically(o.sim.json, run_to_json(r));
+}
+
+}  // namespace
+
+void register_run_commands(CLI::App& app, CliContext& /*ctx*/) {
+  auto run = std::make_shared<RunOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "run", "Simulate a workload generated on the fly (no trace file) and report time and bytes");
+  add_simulate_options(*cmd, run->sim);
+  add_workload_options(*cmd, run->params);
+  // One workload or a comma list simulated in turn and shown side by side.
+  cmd->remove_option(cmd->get_option("--workload"));
+  cmd->add_option("-w,--workload", run->workloads,
+                  "Workload, or a comma list shown side by side with ratios: naive, flash1, "
+                  "flash2, gemm [default: flash2]")
+      ->type_name("NAME[,NAME...]");
+  add_examples(*cmd,
+               "  memwall run --config h200 --workload naive,flash2 --seq 4096 --head-dim 64 --heads 64\n"
+               "  memwall run --config configs/h200.yaml --workload flash2 --seq 16384 --head-dim 128 "
+               "--heads 16 --json f2.json\n"
+               "  memwall run --config h200 --workload naive --seq 2048 --timeline naive.json "
+               "--set l2.size=\"100 MiB\"\n"
+               "  memwall run --config h200 --workload naive --seq 1024 --flush-l2-between-kernels");
+  cmd->callback([run] { run_command(*run); });
+
+  auto replay = std::make_shared<ReplayOptions>();
+  CLI::App* rcmd = app.add_subcommand("replay", "Simulate a trace file and report time and bytes");
+  add_simulate_options(*rcmd, replay->sim);
+  rcmd->add_option("trace", replay->trace, "Trace file written by `memwall trace`")
+      ->required()
+      ->type_name("TRACE");
+  add_examples(*rcmd,
+               "  memwall trace --workload flash2 --seq 4096 -o f2.mwt\n"
+               "  memwall replay --config h200 f2.mwt --json f2.json\n"
+               "  memwall replay --config configs/h200.yaml f2.mwt --timeline f2-timeline.json");
+  rcmd->callback([replay] { replay_command(*replay); });
+}
+
+}  // namespace memwall
