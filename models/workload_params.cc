@@ -251,6 +251,10 @@ WorkloadParams resolve_workload(const WorkloadParams& params) {
       fill(p.block_kv, 128);
       fill(p.block_k, 64);
       fill(p.softmax_rows, 4);
+      if (*p.softmax_rows > 32) {
+        throw UsageError("softmax_rows must be <= 32 (one warp per row, at most 1024 threads per "
+                         "CTA), got " + std::to_string(*p.softmax_rows));
+      }
       p.stages.reset();
       p.sram_bytes.reset();
       const std::uint64_t snn = checked_mul({bh, p.seq, p.seq, s}, "S (batch·heads·seq²)");

@@ -35,6 +35,15 @@ TEST_CASE("A zero shape or tile is rejected naming the parameter", "[params]") {
   REQUIRE_THAT(error_of(p), Catch::Contains("tile_k"));
 }
 
+TEST_CASE("naive softmax takes at most 32 rows per CTA (one warp each)", "[params]") {
+  WorkloadParams p;
+  p.workload = WorkloadKind::naive;
+  p.softmax_rows = 33;
+  REQUIRE_THAT(error_of(p), Catch::Contains("softmax_rows must be <= 32"));
+  p.softmax_rows = 32;
+  REQUIRE(error_of(p).empty());
+}
+
 TEST_CASE("Byte counts that would overflow 64 bits are rejected", "[params]") {
   WorkloadParams p;
   p.workload = WorkloadKind::naive;
