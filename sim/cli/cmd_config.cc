@@ -32,12 +32,15 @@ void emit(const std::string& text, const std::string& out) {
   }
 }
 
+/// printf-style formatting of one number (fixed formats: output is byte-identical across runs).
 std::string fixed(const char* format, double v) {
   char buf[96];
   std::snprintf(buf, sizeof buf, format, v);
   return buf;
 }
 
+/// `config list`: loads every preset (a broken one stops the listing with its error) and prints one
+/// row each, in list_presets() order.
 void run_list() {
   std::printf("%-28s %-28s %7s %9s %9s %11s %14s\n", "CONFIG", "NAME", "SMs", "SMEM/SM", "L2",
               "HBM BW", "TENSOR PEAK");
@@ -51,6 +54,8 @@ void run_list() {
   }
 }
 
+/// `config show`: the resolved config in table order, every value with units (durations also in
+/// cycles of sm.clock), then the derived values and the topology's node counts.
 std::string show_text(const HardwareConfig& c) {
   std::string out = c.name + "\n";
   if (!c.description.empty()) out += c.description + "\n";
@@ -99,6 +104,8 @@ std::string show_text(const HardwareConfig& c) {
   return out;
 }
 
+/// `config validate`: one line per file; a failure sets exit code 2 but the remaining files are
+/// still checked.
 void run_validate(const std::vector<std::string>& files, CliContext& ctx) {
   for (const std::string& f : files) {
     try {

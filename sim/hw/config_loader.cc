@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <string_view>
+#include <utility>
 
 #include <yaml-cpp/yaml.h>
 
@@ -32,17 +33,21 @@ struct RawConfig {
   SourcePos root;                             ///< the top of the outermost file
 };
 
+/// A yaml-cpp mark (0-based line and column) as a 1-based position; 0 when the mark is unknown.
 SourcePos mark_pos(const std::string& file, const YAML::Mark& mark) {
   if (mark.is_null()) return SourcePos{file, 0, 0};
   return SourcePos{file, mark.line + 1, mark.column + 1};
 }
 
+/// "a100-40gb, a100-80gb, ..." for messages about a name that matched nothing.
 std::string known_presets_text() {
   std::string out;
   for (const PresetInfo& p : list_presets()) out += (out.empty() ? "" : ", ") + p.id;
   return out.empty() ? std::string("(none found in ") + presets_dir() + ")" : out;
 }
 
+/// A value of `extends` (or a FILE argument) is a path when it has a slash or a YAML suffix;
+/// otherwise it is a preset name.
 bool looks_like_path(const std::string& s) {
   return s.find('/') != std::string::npos || s.ends_with(".yaml") || s.ends_with(".yml");
 }
@@ -60,6 +65,8 @@ std::string scalar_text(const YAML::Node& node, const std::string& file, const s
   return node.Scalar();
 }
 
+/// The reason for an unknown key: a did-you-mean when a declared key is close, otherwise the keys
+/// valid in that section (or at the top level).
 std::string unknown_key_reason(const std::string& path) {
   std::string reason = "unknown key";
   const std::string suggestion = suggest_key(path);
@@ -80,10 +87,13 @@ std::string unknown_key_reason(const std::string& path) {
   return reason + " (valid here: " + valid + ")";
 }
 
+/// Loads `file` and its bases into `raw`; `chain` holds the canonical paths being loaded, outermost
+/// first, to detect `extends` cycles.
 void load_raw(const std::string& file, RawConfig& raw, std::vector<std::string>& chain);
 
 /// Parses one YAML file into `raw` (after loading its base, when it extends one).
 void load_file_layer(const std::string& file, RawConfig& raw, std::vector<std::string>& chain) {
+  // Checked here so that a missing file is one clear line, not yaml-cpp's BadFile.
   std::error_code ec;
   if (!fs::exists(file, ec)) throw ConfigError(SourcePos{file, 0, 0}, "", "no such file");
   if (!fs::is_regular_file(file, ec)) throw ConfigError(SourcePos{file, 0, 0}, "", "not a regular file");
@@ -105,10 +115,12 @@ void load_file_layer(const std::string& file, RawConfig& raw, std::vector<std::s
   }
 
   // `extends` first: the base's keys are the layer this file overrides.
-  if (const YAML::Node base = root["extends"]) {
+  // (Looked up through a const node: the non-const operator[] of yaml-cpp may create the key.)
+  if (const YAML::Node base = std::as_const(root)["extends"]) {
     const SourcePos pos = mark_pos(file, base.Mark());
     const std::string target = scalar_text(base, file, "extends", pos);
     std::string base_path;
+    // A path is relative to the extending file, not to the working directory.
     if (looks_like_path(target)) {
       base_path = (fs::path(file).parent_path() / target).lexically_normal().string();
       if (!fs::exists(base_path, ec)) {
@@ -130,6 +142,8 @@ void load_file_layer(const std::string& file, RawConfig& raw, std::vector<std::s
     load_raw(base_path, raw, chain);
   }
 
+  // Every other top-level key: a section (a mapping of scalars) or a top-level scalar. Later layers
+  // (this file over its base, --set over files) overwrite earlier ones key by key.
   std::map<std::string, int> seen;
   for (auto it = root.begin(); it != root.end(); ++it) {
     const SourcePos key_pos = mark_pos(file, it->first.Mark());
@@ -179,6 +193,8 @@ void load_raw(const std::string& file, RawConfig& raw, std::vector<std::string>&
   chain.pop_back();
 }
 
+/// Applies one --set "KEY.PATH=VALUE" over the files' keys; the override itself is the position
+/// its errors name.
 void apply_override(const std::string& text, RawConfig& raw) {
   const SourcePos pos{"--set " + text, 0, 0};
   const auto eq = text.find('=');
@@ -199,6 +215,7 @@ void apply_override(const std::string& text, RawConfig& raw) {
   raw.values[key] = RawEntry{value, pos};
 }
 
+/// A whole number without unit or sign. Throws UnitError (the caller adds file and key).
 std::uint64_t parse_integer(const std::string& text) {
   std::uint64_t v = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
@@ -209,6 +226,7 @@ std::uint64_t parse_integer(const std::string& text) {
   return v;
 }
 
+/// A finite real number without unit. Throws UnitError.
 double parse_real(const std::string& text) {
   double v = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
@@ -257,6 +275,8 @@ KeyValue parse_value(const KeyDecl& key, const std::string& text, const Frequenc
   return KeyValue{};
 }
 
+/// Applies the key's declared range and maximum to its value in base units. The maximum is what
+/// rejects absurd sizes before anything (topology, cache arrays) is allocated.
 void check_bounds(const KeyDecl& key, double v, const std::string& text) {
   switch (key.bound) {
     case Bound::kNone: break;
@@ -290,6 +310,8 @@ void check_bounds(const KeyDecl& key, double v, const std::string& text) {
 /// Where a key was set, for cross-field errors; the file itself when unknown.
 using PositionOf = std::function<SourcePos(const std::string&)>;
 
+/// The cross-field invariants of config.h; each failure names the key whose value breaks it, at the
+/// position where that key was set.
 void validate_with_positions(const HardwareConfig& c, const PositionOf& at) {
   auto fail = [&](const std::string& key, const std::string& reason) {
     throw ConfigError(at(key), key, reason);
@@ -374,6 +396,7 @@ std::string resolve_config_path(const std::string& path_or_preset) {
 
 HardwareConfig load_config(const std::string& path_or_preset,
                            const std::vector<std::string>& overrides) {
+  // 1. Text layers: the file over its bases, then the overrides.
   const std::string file = resolve_config_path(path_or_preset);
   RawConfig raw;
   raw.root = SourcePos{file, 1, 1};
@@ -381,6 +404,7 @@ HardwareConfig load_config(const std::string& path_or_preset,
   load_raw(file, raw, chain);
   for (const std::string& o : overrides) apply_override(o, raw);
 
+  // Where a key was set; for a key left at its default, its section or else the file's top.
   auto position_of = [&](const std::string& key) -> SourcePos {
     if (const auto it = raw.values.find(key); it != raw.values.end()) return it->second.pos;
     const auto dot = key.find('.');
@@ -392,6 +416,7 @@ HardwareConfig load_config(const std::string& path_or_preset,
     return raw.root;
   };
 
+  // 2. Typing in table order: sm.clock comes before every value that may be given per cycle.
   HardwareConfig config;
   config.source_file = file;
   Frequency clock;
@@ -419,6 +444,7 @@ HardwareConfig load_config(const std::string& path_or_preset,
       throw ConfigError(position_of(path), path, e.what());
     }
   }
+  // 3. Cross-field checks, then the topology (reachability, no cycles).
   validate_with_positions(config, position_of);
   try {
     const Topology topology(config);

@@ -18,6 +18,7 @@ using Vertex = TopologyGraph::vertex_descriptor;
   throw ConfigError(SourcePos{}, "topology", reason);
 }
 
+/// The DOT identifier of a node, also used in error messages: sm3, xbar, slice7, ch12.
 std::string node_name(const TopologyNode& n) {
   switch (n.kind) {
     case NodeKind::kSm: return "sm" + std::to_string(n.index);
@@ -28,6 +29,7 @@ std::string node_name(const TopologyNode& n) {
   return "?";
 }
 
+/// "64 GB/s, 50 ns": an edge's bandwidth and latency for the DOT label.
 std::string edge_label(const TopologyEdge& e) {
   return format_bandwidth(e.bandwidth) + ", " + (e.latency == 0 ? "0 ns" : format_duration(e.latency));
 }
@@ -43,6 +45,8 @@ TopologyGraph Topology::build_graph(const HardwareConfig& c) {
   std::vector<Vertex> sms, slices, channels;
   for (std::uint32_t i = 0; i < c.sm.count; ++i) sms.push_back(add_vertex({NodeKind::kSm, i, 0}, g));
   const Vertex xbar = add_vertex({NodeKind::kXbar, 0, 0}, g);
+  // Slices are assigned to partitions in contiguous, equal groups (validation made slices a
+  // multiple of partitions).
   const std::uint32_t per_partition = c.l2.partitions == 0 ? c.l2.slices : c.l2.slices / c.l2.partitions;
   for (std::uint32_t i = 0; i < c.l2.slices; ++i) {
     slices.push_back(add_vertex({NodeKind::kSlice, i, per_partition == 0 ? 0 : i / per_partition}, g));
