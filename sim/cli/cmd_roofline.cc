@@ -38,12 +38,17 @@ void register_roofline_command(CLI::App& app, CliContext& /*ctx*/) {
   auto args = std::make_shared<RooflineArgs>();
   CLI::App* cmd = app.add_subcommand(
       "roofline", "Draw a chip's roofline from its config and place a report's kernels under it");
-  cmd->add_option("--config", args->config, "Hardware config (file or preset name)")->required();
+  cmd->add_option("--config", args->config, "Hardware config (file or preset name)")
+      ->type_name("FILE")
+      ->required();
   cmd->add_option("--intensity", args->intensities,
-                  "Arithmetic intensity in FLOP per HBM byte to evaluate (repeatable)");
+                  "Arithmetic intensity in FLOP per HBM byte to evaluate (repeatable)")
+      ->type_name("X");
   cmd->add_option("--from", args->from,
-                  "A simulator JSON report (`memwall run ... --json FILE`) whose kernels to place");
-  cmd->add_option("--json", args->json, "Also write the roofline and the kernels as JSON to FILE");
+                  "A simulator JSON report (`memwall run ... --json FILE`) whose kernels to place")
+      ->type_name("REPORT.json");
+  cmd->add_option("--json", args->json, "Also write the roofline and the kernels as JSON to FILE")
+      ->type_name("FILE");
   add_examples(*cmd,
                "  memwall roofline --config h200 --intensity 1 --intensity 100 --intensity 1000\n"
                "  memwall roofline --config configs/h200.yaml --from report.json --json roof.json\n");

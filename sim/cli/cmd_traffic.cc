@@ -39,15 +39,18 @@ void register_traffic_command(CLI::App& app, CliContext& /*ctx*/) {
   cmd->add_option("--heads", args->heads, "Heads H")->capture_default_str();
   cmd->add_option("--batch", args->batch, "Batch size B")->capture_default_str();
   auto* sram = cmd->add_option("--sram", args->sram,
-                               "On-chip memory M that sizes flash1's blocks, e.g. \"100 KiB\"");
+                               "On-chip memory M that sizes flash1's blocks, e.g. \"100 KiB\"")
+                   ->type_name("SIZE");
   cmd->add_option("--config", args->config,
                   "Hardware config (file or preset): its smem_per_block is M and the per-CTA limit")
+      ->type_name("FILE")
       ->excludes(sram);
   cmd->add_option("--block-q", args->block_q, "Rows of Q per tile (naive bm, flash Br) for all variants");
   cmd->add_option("--block-kv", args->block_kv, "Rows of K/V per tile (naive bn, flash Bc) for all variants");
   cmd->add_option("--dtype", args->dtype, "Element type of Q, K, V, O, S, P: fp16 or fp32")
+      ->type_name("fp16|fp32")
       ->capture_default_str();
-  cmd->add_option("--json", args->json, "Also write the table as JSON to FILE");
+  cmd->add_option("--json", args->json, "Also write the table as JSON to FILE")->type_name("FILE");
   add_examples(*cmd,
                "  memwall traffic --seq 32768 --head-dim 64 --sram \"100 KiB\"\n"
                "  memwall traffic --seq 4096 --head-dim 128 --heads 32 --batch 4 --config h200\n"
