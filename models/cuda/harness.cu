@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -39,6 +40,7 @@ struct Options {
   std::string csv_path;
   bool once = false;
   bool list = false;
+  bool help = false;
   int repeats = 25;
   int warmup = 3;
   std::uint64_t seed = 1;
@@ -94,9 +96,7 @@ Options parse_options(int argc, char** argv) {
       return argv[++i];
     };
     if (arg == "--help" || arg == "-h") {
-      std::cout << kHelp;
-      opt.list = true;
-      opt.sweep.clear();
+      opt.help = true;
       return opt;
     } else if (arg == "--sweep") {
       opt.sweep = value();
@@ -464,8 +464,9 @@ bool run_case(const HarnessCase& c, const Options& opt, std::uint64_t seed, cons
 
 int run(int argc, char** argv) {
   const Options opt = parse_options(argc, argv);
-  if (opt.sweep.empty()) {
-    return kExitOk;  // --help
+  if (opt.help) {
+    std::cout << kHelp;
+    return kExitOk;
   }
   std::vector<HarnessCase> cases;
   if (!opt.case_specs.empty()) {
@@ -493,6 +494,11 @@ int run(int argc, char** argv) {
     return kExitOk;
   }
 
+  // The output file is opened before any GPU work, so a bad path fails at once.
+  std::unique_ptr<AtomicFile> csv_file;
+  if (!opt.csv_path.empty()) {
+    csv_file = std::make_unique<AtomicFile>(opt.csv_path);
+  }
   int device = 0;
   check_cuda(cudaGetDevice(&device), "cudaGetDevice");
   cudaDeviceProp prop{};
@@ -512,10 +518,11 @@ int run(int argc, char** argv) {
   csv << case_csv_header() << ",kernel,time_s,repeats,rel_err,lse_max_abs_err,check,seed\n";
   int failed = 0;
   auto write_csv = [&]() {
-    if (opt.csv_path.empty()) {
+    if (csv_file == nullptr) {
       std::cout << csv.str();
     } else {
-      write_file_atomically(opt.csv_path, csv.str());
+      csv_file->stream() << csv.str();
+      csv_file->commit();
     }
   };
   try {
