@@ -89,22 +89,29 @@ class Naive final : public Workload {
     rec.store(m_p, box(m_p, bh * n + r0, rows, 0, n));
   }
 
-  /// O rows of Q block i: loop over k chunks of P (and the matching V rows), one O store.
+  /// O rows of Q block i: loop over k chunks of P (and the matching V rows), double-buffered
+  /// (chunk c + 1 is issued under the other tag before chunk c is waited for), one O store.
   template <class Backend>
   void pv(std::uint64_t cta, Backend& be, Recorder& rec) const {
     const WorkloadParams& p = params();
     const std::uint64_t n = p.seq, d = p.head_dim, s = p.element_size();
     const std::uint64_t bm = *p.block_q, bk = *p.block_k;
-    const std::uint64_t tm = ceil_div(n, bm);
+    const std::uint64_t tm = ceil_div(n, bm), chunks = ceil_div(n, bk);
     const std::uint64_t bh = cta / tm, r0 = (cta % tm) * bm, rows = std::min(bm, n - r0);
     const auto e = [](std::uint64_t x) { return static_cast<Eigen::Index>(x); };
+    const auto issue = [&](std::uint64_t c) {
+      const std::uint64_t k0 = c * bk, kw = std::min(bk, n - k0);
+      const auto tag = static_cast<std::uint16_t>(c & 1);
+      rec.load(m_p, box(m_p, bh * n + r0, rows, k0, kw), tag);
+      rec.load(m_v, box(m_v, bh * n + k0, kw, 0, d), tag);
+    };
     EigenBackend::Matrix acc;
     if constexpr (Backend::kNumeric) acc = EigenBackend::Matrix::Zero(e(rows), e(d));
-    for (std::uint64_t k0 = 0; k0 < n; k0 += bk) {
-      const std::uint64_t kw = std::min(bk, n - k0);
-      rec.load(m_p, box(m_p, bh * n + r0, rows, k0, kw), 0);
-      rec.load(m_v, box(m_v, bh * n + k0, kw, 0, d), 0);
-      rec.wait(0);
+    issue(0);
+    for (std::uint64_t c = 0; c < chunks; ++c) {
+      const std::uint64_t k0 = c * bk, kw = std::min(bk, n - k0);
+      if (c + 1 < chunks) issue(c + 1);
+      rec.wait(static_cast<std::uint16_t>(c & 1));
       rec.smem((rows * kw + kw * d) * s);
       rec.compute(ComputeUnit::tensor, 2 * rows * kw * d);
       if constexpr (Backend::kNumeric) {

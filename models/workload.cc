@@ -53,8 +53,8 @@ std::vector<KernelInfo> kernel_launches(const WorkloadParams& p) {
                            (br + bc) * d * s, registers_for(br * bc, 256)));
       out.push_back(launch("softmax", bh * ceil_div(n, *p.softmax_rows),
                            static_cast<std::uint32_t>(32 * rows), rows * n * s, 32));
-      out.push_back(launch("pv", bh * ceil_div(n, *p.block_q), 256, (br * bk + bk * d) * s,
-                           registers_for(br * d, 256)));
+      out.push_back(launch("pv", bh * ceil_div(n, *p.block_q), 256, 2 * (br * bk + bk * d) * s,
+                           registers_for(br * d, 256)));  // two P/V stages
       break;
     }
     case WorkloadKind::flash1:
