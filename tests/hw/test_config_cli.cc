@@ -2,6 +2,8 @@
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <sys/wait.h>
 
@@ -22,4 +24,31 @@ TEST_CASE("memwall config validate exits 0 on the presets and 2 when any file fa
   CHECK(run("config validate h200 " + bad) == 2);
   CHECK(run("config show h200 --set l2.size=\"3 parsecs\"") == 2);
   CHECK(run("config show h200") == 0);
+}
+
+namespace {
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+}  // namespace
+
+TEST_CASE("memwall config show is byte-identical across runs and dot/reference write their files",
+          "[cli]") {
+  memwall::test::TempDir dir;
+  const std::string a = dir.path() + "/a.txt", b = dir.path() + "/b.txt";
+  REQUIRE(std::system((std::string(MEMWALL_EXE) + " config show h200 > " + a).c_str()) == 0);
+  REQUIRE(std::system((std::string(MEMWALL_EXE) + " config show h200 > " + b).c_str()) == 0);
+  CHECK(!slurp(a).empty());
+  CHECK(slurp(a) == slurp(b));
+
+  const std::string dot = dir.path() + "/t.dot";
+  CHECK(run("config dot teaching-gpu -o " + dot) == 0);
+  CHECK(slurp(dot).rfind("digraph memwall {", 0) == 0);
+
+  const std::string ref = dir.path() + "/ref.md";
+  CHECK(run("config reference -o " + ref) == 0);
+  CHECK(slurp(ref) == slurp(std::string(MEMWALL_SOURCE_DIR) + "/docs/config-reference.md"));
 }
