@@ -309,3 +309,33 @@ TEST_CASE("varints and zigzag deltas round-trip at the extremes", "[trace_file]"
   REQUIRE(s.size() == 10);
   REQUIRE(crc32("123456789", 9) == 0xCBF43926u);  // the standard CRC-32 check value
 }
+
+TEST_CASE("Random damage under a valid checksum gives a clean read or a TraceError, never a crash",
+          "[trace_file]") {
+  const std::string path = write_fake("fuzz.mwt", 2);
+  const std::string good = read_all(path);
+  REQUIRE(good.size() < kMaxChunkPayload);
+  const std::string payload = good.substr(kTracePrologueBytes + kChunkHeaderBytes);
+  std::uint64_t state = 12345;
+  const auto next = [&state]() {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return state >> 33;
+  };
+  int errors = 0;
+  for (int i = 0; i < 3000; ++i) {
+    std::string p = payload;
+    const int flips = 1 + static_cast<int>(next() % 3);
+    for (int f = 0; f < flips; ++f) {
+      p[next() % p.size()] = static_cast<char>(next() & 0xFF);
+    }
+    if (next() % 4 == 0) p.resize(next() % p.size() + 1);
+    write_all(path, with_payload(good, p));
+    const std::string e = read_error(path);
+    if (!e.empty()) {
+      ++errors;
+      REQUIRE_THAT(e, Catch::Contains(path + ": byte "));
+    }
+  }
+  REQUIRE(errors > 0);
+  std::filesystem::remove(path);
+}
