@@ -12,10 +12,10 @@ namespace {
 constexpr WorkloadAxis kAxes[] = {
     {"--workload", "workload", "Workload: naive, flash1, flash2 or gemm"},
     {"--dtype", "dtype", "Element type list: fp16, fp32"},
-    {"-b,--batch", "batch", "Batch size B (list or range)"},
+    {"--batch", "batch", "Batch size B (list or range)"},
     {"--heads", "heads", "Heads H (list or range)"},
-    {"-n,--seq", "seq", "Sequence length N (list or range, e.g. 512..16384x2)"},
-    {"-d,--head-dim", "head_dim", "Head dimension d (list or range)"},
+    {"--seq", "seq", "Sequence length N (list or range, e.g. 512..16384x2)"},
+    {"--head-dim", "head_dim", "Head dimension d (list or range)"},
     {"--block-q", "block_q", "Rows of Q per tile (naive bm, flash Br) (list or range)"},
     {"--block-kv", "block_kv", "Rows of K/V per tile (naive bn, flash Bc) (list or range)"},
     {"--block-k", "block_k", "naive pv: columns of P per k chunk (list or range)"},

@@ -15,7 +15,7 @@ namespace memwall {
 
 /// A workload parameter a sweep can vary: its command-line flag and its axis (column) name.
 struct WorkloadAxis {
-  const char* flags;  ///< CLI11 flag spec, e.g. "-n,--seq" (the same spelling as `memwall run`)
+  const char* flags;  ///< CLI11 flag spec, e.g. "--seq" (the same spelling as `memwall run`)
   const char* name;   ///< axis and CSV column name, e.g. "seq"
   const char* help;   ///< one line for --help
 };
