@@ -1,9 +1,14 @@
 #include "sim/run/what_if.h"
 
 #include <cstdio>
+#include <memory>
 #include <set>
 
+#include "models/model_source.h"
 #include "sim/core/error.h"
+#include "sim/core/interrupt.h"
+#include "sim/hw/config_loader.h"
+#include "sim/run/simulator.h"
 #include "sim/run/sweep_runner.h"
 
 namespace memwall {
@@ -113,7 +118,14 @@ std::vector<WhatIfRow> run_what_ifs(const std::vector<WhatIf>& what_ifs,
   std::vector<std::uint64_t> indices;
   for (std::uint64_t i = 0; i < rows.size(); ++i) indices.push_back(i);
   const PointRunner run_one = [&](const SweepPoint& p) -> FlatRow {
-    const WhatIfOutcome o = runner(rows[p.index].overrides);
+    WhatIfOutcome o;
+    try {
+      o = runner(rows[p.index].overrides);
+    } catch (const Interrupted&) {
+      throw;
+    } catch (const Error& e) {
+      throw Error("what-if " + rows[p.index].name + ": " + e.what(), e.exit_code());
+    }
     return {{"time", std::to_string(o.time)}, {"dram_bytes", std::to_string(o.dram_bytes.count)}};
   };
   const std::vector<FlatRow> results = run_points(plan, indices, run_one, threads);
@@ -128,6 +140,27 @@ std::vector<WhatIfRow> run_what_ifs(const std::vector<WhatIf>& what_ifs,
         base_time > 0 ? static_cast<double>(row.saved) / static_cast<double>(base_time) : 0.0;
   }
   return rows;
+}
+
+std::vector<WhatIfRow> run_what_if_list(std::string_view list, const std::string& config,
+                                        const std::vector<std::string>& sets,
+                                        const WorkloadParams& resolved, bool flush_l2,
+                                        unsigned threads) {
+  const HardwareConfig base = load_config(config, sets);
+  Bytes footprint;
+  for (const TensorInfo& t : make_model_source(resolved)->workload().tensors) footprint += Bytes{t.bytes};
+  const std::vector<WhatIf> what_ifs = parse_what_ifs(list, base, footprint);
+  const VariantRunner runner = [&](const std::vector<std::string>& overrides) {
+    std::vector<std::string> all = sets;
+    all.insert(all.end(), overrides.begin(), overrides.end());
+    const HardwareConfig hw = load_config(config, all);
+    const std::unique_ptr<TraceSource> source = make_model_source(resolved);
+    SimOptions options;
+    options.flush_l2_between_kernels = flush_l2;
+    const RunResult r = simulate(hw, *source, options);
+    return WhatIfOutcome{r.time, Bytes{r.traffic.dram_read_bytes + r.traffic.dram_write_bytes}};
+  };
+  return run_what_ifs(what_ifs, runner, threads);
 }
 
 std::string format_what_if_text(const std::vector<WhatIfRow>& rows) {

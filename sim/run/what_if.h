@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "models/workload_params.h"
 #include "sim/core/units.h"
 #include "sim/hw/config.h"
 
@@ -60,6 +61,21 @@ struct WhatIfRow {
 /// Runs the base and every variant (on `threads` threads; results in the order given).
 std::vector<WhatIfRow> run_what_ifs(const std::vector<WhatIf>& what_ifs,
                                     const VariantRunner& runner, unsigned threads = 1);
+
+/// The help line of `memwall run --what-if`.
+inline constexpr const char* kWhatIfHelp =
+    "Also simulate variants of the machine and tabulate the time saved: perfect-l2, "
+    "infinite-sram, hbm-x2, l2-x2 (comma list; each is an explicit --set shown in the table)";
+
+/// `memwall run --what-if LIST` for one workload: loads `config` with `sets`, builds the what-ifs
+/// of `list` for it (the footprint is the workload's tensors), and simulates `resolved` (a
+/// resolved workload, the same tiling in every variant) on the base and on each variant, with
+/// the L2 flushed between kernels when `flush_l2`. Throws as load_config and simulate do, with
+/// the variant's name in the message.
+std::vector<WhatIfRow> run_what_if_list(std::string_view list, const std::string& config,
+                                        const std::vector<std::string>& sets,
+                                        const WorkloadParams& resolved, bool flush_l2,
+                                        unsigned threads = 1);
 
 /// A fixed-width text table: name, time, DRAM bytes, time saved, then the override of each line.
 std::string format_what_if_text(const std::vector<WhatIfRow>& rows);

@@ -1,8 +1,11 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "models/model_source.h"
 #include "sim/core/error.h"
 #include "sim/core/units.h"
+#include "sim/hw/config_loader.h"
+#include "sim/run/simulator.h"
 #include "sim/run/sweep_flatten.h"
 #include "sim/run/what_if.h"
 
@@ -78,4 +81,30 @@ TEST_CASE("The what-if table puts the base first and the time saved against it",
     if (key == "what_if.hbm-x2.saved_fraction") found = value == "0.500000";
   }
   CHECK(found);
+}
+
+TEST_CASE("What-ifs on the simulator: the base row is the plain run, each variant its override",
+          "[what-if]") {
+  WorkloadParams p;
+  p.workload = WorkloadKind::naive;
+  p.seq = 1024;
+  p.head_dim = 32;
+  const WorkloadParams resolved = resolve_workload(p);
+  const std::string config = "configs/hypothetical/teaching-gpu.yaml";
+  const std::vector<WhatIfRow> rows =
+      run_what_if_list("hbm-x2,perfect-l2", config, {}, resolved, false, 2);
+  REQUIRE(rows.size() == 3);
+  const HardwareConfig base = load_config(config);
+  const RunResult plain = simulate(base, *make_model_source(resolved));
+  CHECK(rows[0].outcome.time == plain.time);
+  CHECK(rows[0].outcome.dram_bytes.count ==
+        plain.traffic.dram_read_bytes + plain.traffic.dram_write_bytes);
+  // The hbm-x2 row is exactly the run with its override.
+  const HardwareConfig faster = load_config(config, rows[1].overrides);
+  CHECK(faster.hbm.bandwidth.bytes_per_second == Approx(2 * base.hbm.bandwidth.bytes_per_second));
+  CHECK(rows[1].outcome.time == simulate(faster, *make_model_source(resolved)).time);
+  // An L2 twice the footprint leaves only compulsory misses: no more DRAM bytes than the base.
+  CHECK(rows[2].outcome.dram_bytes <= rows[0].outcome.dram_bytes);
+  CHECK_THROWS_WITH(run_what_if_list("hbm-x2", config, {"l2.sise=1 MiB"}, resolved, false),
+                    Catch::Contains("did you mean"));
 }
