@@ -1,8 +1,7 @@
 #include "sim/hw/l2.h"
 
-#include <algorithm>
 #include <bit>
-#include <limits>
+#include <cstring>
 #include <string>
 
 #include "sim/core/error.h"
@@ -37,80 +36,64 @@ L2::L2(const HardwareConfig& c)
   }
   m_sets = c.l2.slices * m_sets_per_slice;
   m_tags.assign(m_sets * m_ways, kInvalid);
-  m_meta.assign(m_sets * m_ways, Meta{});
+  m_masks.assign(m_sets * m_ways, 0);
   m_next_free.assign(c.l2.slices, 0);
   m_sector_ticks = sector_transfer_table(
       Bandwidth{c.l2.bandwidth.bytes_per_second / c.l2.slices * c.efficiency.l2}, c.l2.sector_size,
       m_sectors_per_line);
 }
 
-void L2::renumber_stamps() {
-  std::vector<std::uint32_t> order(m_ways);
-  for (std::size_t base = 0; base < m_meta.size(); base += m_ways) {
-    Meta* set = &m_meta[base];
-    for (std::uint32_t w = 0; w < m_ways; ++w) order[w] = w;
-    std::sort(order.begin(), order.end(),
-              [&](std::uint32_t a, std::uint32_t b) { return set[a].stamp < set[b].stamp; });
-    for (std::uint32_t rank = 0; rank < m_ways; ++rank) {
-      Meta& way = set[order[rank]];
-      if (way.stamp != 0) way.stamp = rank + 1;
+std::uint16_t& L2::find_or_allocate(std::size_t set_base, std::uint64_t line, L2Outcome& out) {
+  const auto tag = static_cast<std::uint32_t>(line);
+  std::uint32_t* tags = &m_tags[set_base];
+  std::uint16_t* masks = &m_masks[set_base];
+  std::uint32_t w = 0;
+  while (w < m_ways && tags[w] != tag) ++w;
+  std::uint16_t mask = 0;
+  if (w == m_ways) {
+    // Miss: the last way is the least recently used (or invalid).
+    w = m_ways - 1;
+    const std::uint32_t dirty = masks[w] >> 8;
+    if (tags[w] != kInvalid && dirty != 0) {
+      out.victim_dirty = dirty;
+      out.victim_line = tags[w];
     }
+  } else {
+    mask = masks[w];
   }
-  m_clock = m_ways + 1;
-}
-
-L2::Meta& L2::find_or_allocate(std::size_t set_base, std::uint64_t line, L2Outcome& out) {
-  if (m_clock == std::numeric_limits<std::uint32_t>::max()) renumber_stamps();
-  const std::uint64_t* tags = &m_tags[set_base];
-  Meta* meta = &m_meta[set_base];
-  for (std::uint32_t w = 0; w < m_ways; ++w) {
-    if (tags[w] == line) {
-      meta[w].stamp = ++m_clock;
-      return meta[w];
-    }
-  }
-  // Miss: the least recently used way (invalid ways have stamp 0, so they go first).
-  std::uint32_t victim = 0;
-  std::uint32_t oldest = meta[0].stamp;
-  for (std::uint32_t w = 1; w < m_ways; ++w) {
-    const std::uint32_t s = meta[w].stamp;
-    victim = s < oldest ? w : victim;
-    oldest = s < oldest ? s : oldest;
-  }
-  Meta& way = meta[victim];
-  if (tags[victim] != kInvalid && way.dirty != 0) {
-    out.victim_dirty = way.dirty;
-    out.victim_line = tags[victim];
-  }
-  m_tags[set_base + victim] = line;
-  way = Meta{++m_clock, 0, 0};
-  return way;
+  // Move to the front.
+  std::memmove(tags + 1, tags, w * sizeof *tags);
+  std::memmove(masks + 1, masks, w * sizeof *masks);
+  tags[0] = tag;
+  masks[0] = mask;
+  return masks[0];
 }
 
 L2Outcome L2::read(const Place& place, std::uint64_t line, std::uint32_t mask) {
   L2Outcome out;
-  Meta& way = find_or_allocate(place.set_base, line, out);
-  out.hit_mask = mask & way.valid;
-  out.fetch_mask = mask & ~std::uint32_t{way.valid};
-  way.valid = static_cast<std::uint8_t>(way.valid | mask);
+  std::uint16_t& m = find_or_allocate(place.set_base, line, out);
+  const std::uint32_t valid = m & 0xFFu;
+  out.hit_mask = mask & valid;
+  out.fetch_mask = mask & ~valid;
+  m = static_cast<std::uint16_t>(m | mask);
   return out;
 }
 
 L2Outcome L2::write(const Place& place, std::uint64_t line, std::uint32_t mask,
                     std::uint32_t full_mask) {
   L2Outcome out;
-  Meta& way = find_or_allocate(place.set_base, line, out);
-  out.hit_mask = mask & way.valid;
-  out.fetch_mask = mask & ~full_mask & ~std::uint32_t{way.valid};
-  way.valid = static_cast<std::uint8_t>(way.valid | mask);
-  way.dirty = static_cast<std::uint8_t>(way.dirty | mask);
+  std::uint16_t& m = find_or_allocate(place.set_base, line, out);
+  const std::uint32_t valid = m & 0xFFu;
+  out.hit_mask = mask & valid;
+  out.fetch_mask = mask & ~full_mask & ~valid;
+  m = static_cast<std::uint16_t>(m | mask | (mask << 8));
   return out;
 }
 
 std::uint64_t L2::dirty_bytes() const {
   std::uint64_t sectors = 0;
   for (std::size_t i = 0; i < m_tags.size(); ++i) {
-    if (m_tags[i] != kInvalid) sectors += static_cast<std::uint64_t>(std::popcount(m_meta[i].dirty));
+    if (m_tags[i] != kInvalid) sectors += static_cast<std::uint64_t>(std::popcount(std::uint32_t{m_masks[i]} >> 8));
   }
   return sectors * m_sector_bytes;
 }

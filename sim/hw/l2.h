@@ -5,8 +5,9 @@
 /// caller reads it from HBM). Each slice's bandwidth is booked by reservation at
 /// l2.bandwidth / slices × efficiency.l2.
 ///
-/// State lives in two flat arrays, set by set: the tags (a hit scans only these) and 8 bytes of
-/// LRU stamp and valid/dirty sector masks per way. No allocation per access. Lines are identified by their line index (byte address / line_size).
+/// State lives in two flat arrays, set by set, each set in LRU order: 32-bit tags (a lookup scans
+/// one host cache line for a 16-way set) and 16-bit valid/dirty sector masks. No allocation per
+/// access. Lines are identified by their line index (byte address / line_size).
 
 #include <cstdint>
 #include <vector>
@@ -85,30 +86,28 @@ class L2 {
   template <typename F>
   void flush(F&& on_dirty) {
     for (std::size_t i = 0; i < m_tags.size(); ++i) {
-      if (m_tags[i] != kInvalid && m_meta[i].dirty != 0) on_dirty(m_tags[i], std::uint32_t{m_meta[i].dirty});
+      const std::uint32_t dirty = m_masks[i] >> 8;
+      if (m_tags[i] != kInvalid && dirty != 0) on_dirty(std::uint64_t{m_tags[i]}, dirty);
       m_tags[i] = kInvalid;
-      m_meta[i] = Meta{};
+      m_masks[i] = 0;
     }
   }
+
+  /// Largest line index the cache can hold (tags are 32-bit): lines below 2^32 - 1, i.e.
+  /// addresses below 512 GiB with 128-byte lines.
+  static constexpr std::uint64_t kMaxLine = 0xFFFFFFFEull;
 
   std::uint32_t sectors_per_line() const { return m_sectors_per_line; }
   std::uint64_t line_bytes() const { return m_line_bytes; }
   std::uint64_t sector_bytes() const { return m_sector_bytes; }
 
  private:
-  static constexpr std::uint64_t kInvalid = ~std::uint64_t{0};
+  static constexpr std::uint32_t kInvalid = 0xFFFFFFFFu;
 
-  /// A way's state besides its tag: 8 bytes.
-  struct Meta {
-    std::uint32_t stamp = 0;  ///< last use (LRU); 0 = never
-    std::uint8_t valid = 0;   ///< valid sector mask
-    std::uint8_t dirty = 0;   ///< dirty sector mask
-  };
-
-  /// The way holding `line` in its set, allocating (and reporting the victim) if absent.
-  Meta& find_or_allocate(std::size_t set_base, std::uint64_t line, L2Outcome& out);
-  /// Compresses every stamp to its rank within its set when the clock is about to wrap.
-  void renumber_stamps();
+  /// Moves `line` to the front (most recently used) of its set, allocating it in place of the
+  /// least recently used way if absent (reporting a dirty victim); returns its sector masks
+  /// (valid in the low byte, dirty in the high byte).
+  std::uint16_t& find_or_allocate(std::size_t set_base, std::uint64_t line, L2Outcome& out);
 
   std::uint64_t m_line_bytes;
   std::uint64_t m_sector_bytes;
@@ -118,9 +117,10 @@ class L2 {
   std::uint64_t m_sets;  ///< slices × sets_per_slice
   std::uint32_t m_ways;
   Tick m_hit_latency;
-  std::uint32_t m_clock = 0;             ///< LRU stamp source, incremented per access
-  std::vector<std::uint64_t> m_tags;     ///< [set·ways + way] → line index or kInvalid
-  std::vector<Meta> m_meta;              ///< same index
+  /// [set·ways + position] → line index or kInvalid; each set is kept in LRU order, most
+  /// recently used first, so no stamps are needed and invalid ways sit at the end.
+  std::vector<std::uint32_t> m_tags;
+  std::vector<std::uint16_t> m_masks;    ///< same index: valid | dirty << 8
   std::vector<Tick> m_next_free;         ///< per slice
   std::vector<Tick> m_sector_ticks;      ///< [sectors] → slice transfer ticks
 };

@@ -4,6 +4,9 @@
 #include <bit>
 #include <limits>
 #include <numeric>
+#include <string>
+
+#include "sim/core/error.h"
 
 namespace memwall {
 namespace {
@@ -152,12 +155,31 @@ void MemorySystem::access_line(std::uint32_t sm, std::uint64_t line, std::uint32
   if (unloaded > arrival.unloaded) arrival.unloaded = unloaded;
 }
 
+void MemorySystem::check_range(const Box& box) const {
+  // The last byte, computed without overflow: base + (rows - 1)·pitch + row_bytes - 1.
+  const std::uint64_t limit = (L2::kMaxLine + 1) << m_line_shift;
+  const std::uint64_t span = box.rows > 1 ? box.pitch : 0;
+  bool ok = box.base < limit && (box.rows <= 1 || span <= (limit - box.base) / (box.rows - 1));
+  if (ok) {
+    const std::uint64_t last_row = box.base + (box.rows - 1) * span;
+    ok = box.row_bytes <= limit - last_row;
+  }
+  if (!ok) {
+    throw UsageError("trace: a box at address " + std::to_string(box.base) + " (" +
+                     std::to_string(box.rows) + " rows of " + std::to_string(box.row_bytes) +
+                     " bytes, pitch " + std::to_string(box.pitch) +
+                     ") reaches beyond the simulated address space of " +
+                     std::to_string(limit) + " bytes");
+  }
+}
+
 template <bool kStore>
 bool MemorySystem::access(std::uint32_t sm, const Box& box, Tick t, Tick box_issue, Tick limit,
                           BoxCursor& cursor, Arrival& arrival) {
   std::uint64_t rows = box.rows;
   std::uint64_t row_bytes = box.row_bytes;
   if (rows == 0 || row_bytes == 0) return true;
+  if (!cursor.started && cursor.row == 0) check_range(box);
   if (rows > 1 && box.pitch == row_bytes) {  // contiguous rows: one span
     row_bytes *= rows;
     rows = 1;

@@ -96,6 +96,8 @@ class MemorySystem {
   template <bool kStore>
   void access_line(std::uint32_t sm, std::uint64_t line, std::uint32_t mask, std::uint32_t full,
                    Tick t, Tick box_issue, Arrival& arrival);
+  /// Throws UsageError if `box` reaches beyond the addresses the L2 can tag.
+  void check_range(const Box& box) const;
   /// Index into m_tensors of the tensor holding `sector`, or m_tensors.size() - 1 (untracked).
   std::size_t tensor_of(std::uint64_t sector);
   void count_dram_read(std::uint64_t line, std::uint32_t mask);
