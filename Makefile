@@ -29,8 +29,10 @@ build: deps
 	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
 	cmake --build $(BUILD) -j $(JOBS)
 
+# The default simulation: naive vs FlashAttention-2 on the H200 preset, side by side.
+DEMO_SHAPE ?= --seq 4096 --head-dim 64 --batch 4 --heads 16
 demo: build
-	$(BUILD)/memwall config show configs/h200.yaml
+	$(BUILD)/memwall run --config configs/h200.yaml --workload naive,flash2 $(DEMO_SHAPE)
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
