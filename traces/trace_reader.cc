@@ -198,8 +198,8 @@ void TraceReader::read_cta(std::vector<Op>& ops) {
                     " precede this record (type " + hex(type) + ")");
   }
   const std::uint64_t count = get_varint("op count");
-  std::vector<std::uint64_t> last_base;
-  last_base.reserve(m_info.tensors.size());
+  std::vector<std::uint64_t>& last_base = m_last_base;
+  last_base.clear();
   for (const TensorInfo& t : m_info.tensors) last_base.push_back(t.base);
   for (std::uint64_t i = 0; i < count; ++i) {
     const std::uint64_t at = offset();

@@ -48,6 +48,7 @@ class TraceReader final : public TraceSource {
   std::uint64_t m_next_offset = 0;  ///< file offset of the next chunk header
   WorkloadInfo m_info;
   std::vector<Op> m_scratch;        ///< CTAs skipped by next_kernel are decoded here
+  std::vector<std::uint64_t> m_last_base;  ///< per tensor: previous box base in the current CTA
   std::string m_kernel_name;
   std::uint64_t m_kernel_ctas = 0;
   std::uint64_t m_ctas_left = 0;
