@@ -84,15 +84,26 @@ std::size_t MemorySystem::tensor_of(std::uint64_t sector) {
   return untracked;
 }
 
+std::size_t MemorySystem::tensor_of_line(std::uint64_t line) {
+  const std::uint64_t first = line * m_sectors_per_line;
+  const std::size_t ti = tensor_of(first);
+  const TensorState& ts = m_tensors[ti];
+  if (ti != m_tensors.size() - 1 && first + m_sectors_per_line <= ts.end_sector) return ti;
+  return kMixedLine;
+}
+
 void MemorySystem::count_dram_read(std::uint64_t line, std::uint32_t mask) {
-  m_counters->dram_read_bytes += popcount(mask) * m_sector_bytes;
+  const std::uint64_t bytes = popcount(mask) * m_sector_bytes;
+  m_counters->dram_read_bytes += bytes;
   const std::size_t untracked = m_tensors.size() - 1;
+  const std::size_t line_tensor = tensor_of_line(line);
+  if (line_tensor != kMixedLine) m_tensors[line_tensor].traffic.read += bytes;
   for (std::uint32_t bits = mask; bits != 0; bits &= bits - 1) {
     const std::uint64_t sector =
         line * m_sectors_per_line + static_cast<std::uint32_t>(std::countr_zero(bits));
-    const std::size_t ti = tensor_of(sector);
+    const std::size_t ti = line_tensor != kMixedLine ? line_tensor : tensor_of(sector);
     TensorState& ts = m_tensors[ti];
-    ts.traffic.read += m_sector_bytes;
+    if (line_tensor == kMixedLine) ts.traffic.read += m_sector_bytes;
     if (ti == untracked) {
       m_reason.compulsory += m_sector_bytes;
       continue;
@@ -116,6 +127,11 @@ void MemorySystem::write_back(std::uint64_t line, std::uint32_t mask, Tick t) {
   const std::uint64_t bytes = n * m_sector_bytes;
   m_counters->dram_write_bytes += bytes;
   m_reason.writeback += bytes;
+  const std::size_t line_tensor = tensor_of_line(line);
+  if (line_tensor != kMixedLine) {
+    m_tensors[line_tensor].traffic.write += bytes;
+    return;
+  }
   for (std::uint32_t bits = mask; bits != 0; bits &= bits - 1) {
     const std::uint64_t sector =
         line * m_sectors_per_line + static_cast<std::uint32_t>(std::countr_zero(bits));

@@ -100,6 +100,9 @@ class MemorySystem {
   void check_range(const Box& box) const;
   /// Index into m_tensors of the tensor holding `sector`, or m_tensors.size() - 1 (untracked).
   std::size_t tensor_of(std::uint64_t sector);
+  /// The tensor holding every sector of `line`, or kMixedLine (straddles a boundary, untracked).
+  std::size_t tensor_of_line(std::uint64_t line);
+  static constexpr std::size_t kMixedLine = ~std::size_t{0};
   void count_dram_read(std::uint64_t line, std::uint32_t mask);
   void write_back(std::uint64_t line, std::uint32_t mask, Tick t);
 
