@@ -1,0 +1,142 @@
+// `memwall calibrate`: the simulator against the kernels measured on a real GPU (load for load,
+// then time, DRAM and SM->L2 bytes), a fit of the config's efficiencies, the calibrated YAML.
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/cli/commands.h"
+#include "sim/core/atomic_file.h"
+#include "sim/core/error.h"
+#include "sim/core/units.h"
+#include "sim/hw/config_loader.h"
+#include "sim/run/calibration.h"
+#include "sim/run/calibration_load.h"
+
+namespace memwall {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CalibrateCliOptions {
+  std::string config;
+  std::string measured;
+  std::string output;
+  std::string json;
+  std::string params = "tensor,fp32,sfu,hbm,launch_overhead";
+  std::string fit_budget = "4 GiB";
+  unsigned max_iterations = 8;
+  unsigned threads = 1;
+  bool load_check = false;
+  bool all_rows = false;
+};
+
+/// What the calibrated file writes after `extends:`: the preset id when the base is a preset,
+/// otherwise the base's path relative to the output's folder.
+std::string extends_value(const std::string& config, const std::string& output) {
+  const fs::path base = fs::absolute(resolve_config_path(config)).lexically_normal();
+  for (const PresetInfo& p : list_presets()) {
+    if (fs::absolute(p.path).lexically_normal() == base) return p.id;
+  }
+  const fs::path dir = fs::absolute(output).lexically_normal().parent_path();
+  return base.lexically_relative(dir).string();
+}
+
+std::string utc_now() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+void progress_line(const std::string& line) { std::fprintf(stderr, "calibrate: %s\n", line.c_str()); }
+
+void run_calibrate_command(const CalibrateCliOptions& o, CliContext& ctx) {
+  if (o.measured.empty()) throw UsageError("calibrate: --measured FILE is required");
+  const std::vector<MeasuredCase> cases = read_measured_cases(o.measured);
+  const LoadCheck load = run_load_check(cases, 0.02, o.threads);
+  std::fputs(load_check_to_text(load, cases, o.all_rows).c_str(), stdout);
+  if (load.failures() > 0) ctx.exit_code = kExitFailure;
+  if (o.load_check) return;
+
+  if (o.config.empty()) throw UsageError("calibrate: --config FILE is required");
+  if (o.output.empty()) throw UsageError("calibrate: -o FILE (the calibrated config) is required");
+  const HardwareConfig base = load_config(o.config);
+  CalibrationOptions options;
+  options.params = parse_fit_params(o.params);
+  try {
+    options.fit_budget_bytes = parse_bytes(o.fit_budget).count;
+  } catch (const UnitError& e) {
+    throw UsageError("--fit-budget: " + std::string(e.what()));
+  }
+  options.max_iterations = o.max_iterations;
+  options.threads = o.threads;
+  options.progress = progress_line;
+  const CalibrationResult result = run_calibration(base, cases, o.measured, options);
+  std::fputs("\n", stdout);
+  std::fputs(calibration_to_text(result, cases).c_str(), stdout);
+
+  // The command as it reproduces the file (the thread count does not change the result).
+  auto quoted = [](const std::string& s) { return s.find(' ') != std::string::npos ? "\"" + s + "\"" : s; };
+  const std::string command = "memwall calibrate --config " + quoted(o.config) + " --measured " +
+                              quoted(o.measured) + " -o " + quoted(o.output) + " --params " + o.params +
+                              " --fit-budget " + quoted(o.fit_budget) + " --max-iterations " +
+                              std::to_string(o.max_iterations);
+  write_file_atomically(o.output, calibrated_yaml(result, extends_value(o.config, o.output), utc_now(), command));
+  std::printf("wrote %s\n", o.output.c_str());
+  if (!o.json.empty()) {
+    write_file_atomically(o.json, calibration_to_json(result, cases));
+    std::printf("wrote %s\n", o.json.c_str());
+  }
+}
+
+}  // namespace
+
+void register_calibrate_command(CLI::App& app, CliContext& ctx) {
+  auto o = std::make_shared<CalibrateCliOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "calibrate", "Fit the config's efficiencies to kernels measured on a real GPU; error table and calibrated YAML");
+  cmd->add_option("-c,--config", o->config, "Base hardware config: a YAML file or a preset name")
+      ->type_name("FILE");
+  cmd->add_option("--measured", o->measured,
+                  "Measured CSV of the real kernels (traces/measured/*-sweep.csv; columns in docs/cuda.md)")
+      ->type_name("FILE");
+  cmd->add_option("-o,--output", o->output, "Write the calibrated config (extends the base) to FILE, atomically")
+      ->type_name("FILE");
+  cmd->add_option("--json", o->json, "Also write the fit, the error metrics and every row as JSON")
+      ->type_name("FILE");
+  cmd->add_option("-j,--threads", o->threads, "Cases simulated in parallel")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1024u));
+  cmd->add_flag("--load-check", o->load_check,
+                "Only the load-for-load check (model vs ncu SM->L2 bytes) and the coalescing table; "
+                "exit 1 on a mismatch");
+  cmd->add_flag("--all-rows", o->all_rows, "List every kernel row of the load check, not only the failures");
+  cmd->add_option("--params", o->params,
+                  "Efficiency keys to fit, comma list of tensor, fp32, sfu, l2, hbm, op_overhead, launch_overhead")
+      ->capture_default_str()
+      ->type_name("LIST");
+  cmd->add_option("--fit-budget", o->fit_budget,
+                  "Fit cases whose model SM->L2 bytes exceed SIZE are left out of the iterations (still reported)")
+      ->capture_default_str()
+      ->type_name("SIZE");
+  cmd->add_option("--max-iterations", o->max_iterations, "Accepted Levenberg-Marquardt steps at most")
+      ->capture_default_str()
+      ->check(CLI::Range(0u, 100u));
+  add_examples(*cmd,
+               "  memwall calibrate --measured traces/measured/h200-sweep.csv --load-check\n"
+               "  memwall calibrate --config configs/h200.yaml --measured traces/measured/h200-sweep.csv \\\n"
+               "      -o configs/calibrated/h200.yaml --json calibration.json -j 2\n"
+               "  memwall calibrate --config h200 --measured traces/measured/h200-sweep.csv -o cal.yaml \\\n"
+               "      --params tensor,hbm --fit-budget \"1 GiB\"\n");
+  cmd->callback([o, &ctx] {
+    run_calibrate_command(*o, ctx);
+  });
+}
+
+}  // namespace memwall

@@ -1,0 +1,520 @@
+#include "sim/run/calibration.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <exception>
+#include <memory>
+#include <thread>
+
+#include <Eigen/Dense>
+
+#include "models/model_source.h"
+#include "sim/core/error.h"
+#include "sim/hw/config_loader.h"
+#include "sim/run/calibration_load.h"
+#include "sim/run/simulator.h"
+
+namespace memwall {
+namespace {
+
+constexpr double kMinFraction = 0.01;
+constexpr double kMinOverhead_s = 1e-12;
+constexpr double kMaxOverhead_s = 100e-6;
+constexpr double kFdStep = 0.05;  ///< forward-difference step in log(parameter)
+
+bool is_fraction(FitParam p) { return p != FitParam::op_overhead && p != FitParam::launch_overhead; }
+
+/// Clamps a parameter to its physical range.
+double clamp_param(FitParam p, double v) {
+  return is_fraction(p) ? std::clamp(v, kMinFraction, 1.0) : std::clamp(v, kMinOverhead_s, kMaxOverhead_s);
+}
+
+/// The value as the calibrated YAML writes it (4 decimals; whole picoseconds).
+double rounded_param(FitParam p, double v) {
+  if (is_fraction(p)) return std::clamp(std::round(v * 1e4) / 1e4, kMinFraction, 1.0);
+  return std::round(v * 1e12) / 1e12;
+}
+
+std::string fmt(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+std::string json_number(double v) { return fmt("%.6g", v); }
+
+/// Runs `fn(i)` for i in [0, n), `threads` at a time; rethrows the first error in index order.
+template <typename Fn>
+void parallel_for(std::size_t n, unsigned threads, Fn fn) {
+  std::vector<std::exception_ptr> errors(n);
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t i = next++; i < n; i = next++) {
+      try {
+        fn(i);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  const unsigned count = static_cast<unsigned>(std::min<std::size_t>(std::max(1u, threads), std::max<std::size_t>(n, 1)));
+  for (unsigned t = 1; t < count; ++t) pool.emplace_back(worker);
+  worker();
+  for (std::thread& t : pool) t.join();
+  for (const std::exception_ptr& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
+}
+
+/// ½Σ log(sim/meas)² over the rows, and the residual vector.
+Eigen::VectorXd log_residuals(const std::vector<KernelComparison>& rows) {
+  Eigen::VectorXd r(static_cast<Eigen::Index>(rows.size()));
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    r(static_cast<Eigen::Index>(i)) = std::log(rows[i].sim_time_s / rows[i].meas_time_s);
+  }
+  return r;
+}
+
+double mean(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x;
+  return v.empty() ? 0.0 : s / static_cast<double>(v.size());
+}
+
+std::string metrics_json(const ErrorMetrics& m) {
+  return "{\"rows\": " + std::to_string(m.rows) + ", \"time_mape\": " + json_number(m.time_mape) +
+         ", \"time_max_error\": " + json_number(m.time_max_error) +
+         ", \"time_correlation\": " + json_number(m.time_correlation) +
+         ", \"dram_mape\": " + json_number(m.dram_mape) +
+         ", \"dram_max_error\": " + json_number(m.dram_max_error) +
+         ", \"l2_mape\": " + json_number(m.l2_mape) + ", \"l2_max_error\": " + json_number(m.l2_max_error) + "}";
+}
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (const char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string param_text(FitParam p, double v) {
+  return is_fraction(p) ? fmt("%.4f", v) : fmt("%.3f ns", v * 1e9);
+}
+
+}  // namespace
+
+std::string fit_param_name(FitParam p) {
+  switch (p) {
+    case FitParam::tensor: return "tensor";
+    case FitParam::fp32: return "fp32";
+    case FitParam::sfu: return "sfu";
+    case FitParam::l2: return "l2";
+    case FitParam::hbm: return "hbm";
+    case FitParam::op_overhead: return "op_overhead";
+    case FitParam::launch_overhead: return "launch_overhead";
+  }
+  return "?";
+}
+
+std::vector<FitParam> parse_fit_params(const std::string& list) {
+  constexpr FitParam kAll[] = {FitParam::tensor, FitParam::fp32,        FitParam::sfu,
+                               FitParam::l2,     FitParam::hbm,         FitParam::op_overhead,
+                               FitParam::launch_overhead};
+  std::vector<FitParam> out;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    const std::size_t comma = std::min(list.find(',', start), list.size());
+    const std::string name = list.substr(start, comma - start);
+    const auto it = std::find_if(std::begin(kAll), std::end(kAll),
+                                 [&](FitParam p) { return fit_param_name(p) == name; });
+    if (it == std::end(kAll)) {
+      throw UsageError("--params: unknown parameter \"" + name +
+                       "\" (known: tensor, fp32, sfu, l2, hbm, op_overhead, launch_overhead)");
+    }
+    if (std::find(out.begin(), out.end(), *it) != out.end()) {
+      throw UsageError("--params: \"" + name + "\" given twice");
+    }
+    out.push_back(*it);
+    start = comma + 1;
+  }
+  return out;
+}
+
+double fit_param_value(const HardwareConfig& c, FitParam p) {
+  switch (p) {
+    case FitParam::tensor: return c.efficiency.tensor;
+    case FitParam::fp32: return c.efficiency.fp32;
+    case FitParam::sfu: return c.efficiency.sfu;
+    case FitParam::l2: return c.efficiency.l2;
+    case FitParam::hbm: return c.efficiency.hbm;
+    case FitParam::op_overhead: return static_cast<double>(c.efficiency.op_overhead) * 1e-12;
+    case FitParam::launch_overhead: return static_cast<double>(c.efficiency.launch_overhead) * 1e-12;
+  }
+  return 0;
+}
+
+void set_fit_param(HardwareConfig& c, FitParam p, double v) {
+  switch (p) {
+    case FitParam::tensor: c.efficiency.tensor = v; break;
+    case FitParam::fp32: c.efficiency.fp32 = v; break;
+    case FitParam::sfu: c.efficiency.sfu = v; break;
+    case FitParam::l2: c.efficiency.l2 = v; break;
+    case FitParam::hbm: c.efficiency.hbm = v; break;
+    case FitParam::op_overhead: c.efficiency.op_overhead = static_cast<Tick>(std::llround(v * 1e12)); break;
+    case FitParam::launch_overhead: c.efficiency.launch_overhead = static_cast<Tick>(std::llround(v * 1e12)); break;
+  }
+}
+
+bool is_held_out(const MeasuredCase& c) { return c.params.seq == 1024 || c.params.seq == 8192; }
+
+std::vector<std::size_t> small_heldout_cases(const std::vector<MeasuredCase>& cases) {
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    if (cases[i].profiled() && is_held_out(cases[i]) && cases[i].params.seq <= 1024) out.push_back(i);
+  }
+  return out;
+}
+
+std::vector<KernelComparison> compare_cases(const HardwareConfig& config,
+                                            const std::vector<MeasuredCase>& cases,
+                                            const std::vector<std::size_t>& which, unsigned threads) {
+  std::vector<std::vector<KernelComparison>> per_case(which.size());
+  parallel_for(which.size(), threads, [&](std::size_t slot) {
+    const std::size_t ci = which.at(slot);
+    const MeasuredCase& mc = cases.at(ci);
+    std::unique_ptr<TraceSource> source = make_model_source(mc.params);
+    SimOptions options;
+    options.flush_l2_between_kernels = true;
+    const RunResult run = simulate(config, *source, options);
+    for (const MeasuredKernel& k : mc.kernels) {
+      if (!k.profiled()) continue;
+      const auto it = std::find_if(run.kernels.begin(), run.kernels.end(),
+                                   [&](const KernelResult& r) { return r.name == k.name; });
+      if (it == run.kernels.end()) {
+        throw UsageError("line " + std::to_string(k.line) + ": the model of " + mc.label +
+                         " has no kernel \"" + k.name + "\"");
+      }
+      KernelComparison c;
+      c.case_index = ci;
+      c.kernel = k.name;
+      c.line = k.line;
+      c.sim_time_s = static_cast<double>(it->duration()) * 1e-12;
+      c.meas_time_s = *k.ncu_time_s;
+      c.sim_dram = static_cast<double>(it->traffic.dram_read_bytes + it->traffic.dram_write_bytes);
+      c.meas_dram = *k.dram_read_bytes + *k.dram_write_bytes;
+      c.sim_l2 = static_cast<double>(it->traffic.l2_read_bytes + it->traffic.l2_write_bytes);
+      c.meas_l2 = *k.xbar_read_bytes + *k.xbar_write_bytes;
+      if (!(c.meas_time_s > 0) || !(c.sim_time_s > 0)) {
+        throw UsageError("line " + std::to_string(k.line) + ": " + mc.label + " " + k.name +
+                         ": a kernel time of zero cannot be compared");
+      }
+      per_case[slot].push_back(std::move(c));
+    }
+  });
+  std::vector<KernelComparison> rows;
+  for (auto& v : per_case) {
+    for (auto& r : v) rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+ErrorMetrics error_metrics(const std::vector<KernelComparison>& rows) {
+  ErrorMetrics m;
+  m.rows = rows.size();
+  if (rows.empty()) return m;
+  std::vector<double> te, de, le, ls, lm;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const KernelComparison& r = rows[i];
+    te.push_back(std::abs(r.time_error()));
+    if (te.back() > m.time_max_error || i == 0) {
+      m.time_max_error = te.back();
+      m.time_worst = i;
+    }
+    if (r.meas_dram > 0) {
+      de.push_back(std::abs(r.dram_error()));
+      if (de.back() > m.dram_max_error || de.size() == 1) {
+        m.dram_max_error = de.back();
+        m.dram_worst = i;
+      }
+    }
+    if (r.meas_l2 > 0) {
+      le.push_back(std::abs(r.l2_error()));
+      m.l2_max_error = std::max(m.l2_max_error, le.back());
+    }
+    ls.push_back(std::log(r.sim_time_s));
+    lm.push_back(std::log(r.meas_time_s));
+  }
+  m.time_mape = mean(te);
+  m.dram_mape = mean(de);
+  m.l2_mape = mean(le);
+  const double ms = mean(ls), mm = mean(lm);
+  double sxy = 0, sxx = 0, syy = 0;
+  for (std::size_t i = 0; i < ls.size(); ++i) {
+    sxy += (ls[i] - ms) * (lm[i] - mm);
+    sxx += (ls[i] - ms) * (ls[i] - ms);
+    syy += (lm[i] - mm) * (lm[i] - mm);
+  }
+  m.time_correlation = (sxx > 0 && syy > 0) ? sxy / std::sqrt(sxx * syy) : 0.0;
+  return m;
+}
+
+CalibrationResult run_calibration(const HardwareConfig& base, const std::vector<MeasuredCase>& cases,
+                                  const std::string& measured_path, const CalibrationOptions& options) {
+  if (options.params.empty()) throw UsageError("calibrate: no parameter to fit");
+  CalibrationResult res;
+  res.measured_path = measured_path;
+  // Split the cases; the iterations use the fit cases within the byte budget.
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    if (!cases[i].profiled()) {
+      ++res.unprofiled_cases;
+      continue;
+    }
+    if (is_held_out(cases[i])) {
+      res.heldout_cases.push_back(i);
+      continue;
+    }
+    res.fit_cases.push_back(i);
+    std::uint64_t bytes = 0;
+    for (const KernelSectorBytes& k : count_sector_bytes(cases[i].params)) bytes += k.read_bytes + k.write_bytes;
+    if (bytes <= options.fit_budget_bytes) res.iter_cases.push_back(i);
+  }
+  res.small_heldout_cases = small_heldout_cases(cases);
+  if (res.iter_cases.empty()) throw UsageError("calibrate: no profiled fit case within the fit budget");
+
+  const std::size_t np = options.params.size();
+  const auto n = static_cast<Eigen::Index>(np);
+  auto config_at = [&](const Eigen::VectorXd& x) {
+    HardwareConfig c = base;
+    for (std::size_t j = 0; j < np; ++j) {
+      set_fit_param(c, options.params[j], clamp_param(options.params[j], std::exp(x(static_cast<Eigen::Index>(j)))));
+    }
+    return c;
+  };
+  auto residuals_at = [&](const Eigen::VectorXd& x) {
+    ++res.evaluations;
+    return log_residuals(compare_cases(config_at(x), cases, res.iter_cases, options.threads));
+  };
+  auto clamp_x = [&](Eigen::VectorXd x) {
+    for (std::size_t j = 0; j < np; ++j) {
+      auto& v = x(static_cast<Eigen::Index>(j));
+      v = std::log(clamp_param(options.params[j], std::exp(v)));
+    }
+    return x;
+  };
+
+  // Start: the base values (a zero overhead starts at 1 ns, where its log is defined).
+  Eigen::VectorXd x(n);
+  for (std::size_t j = 0; j < np; ++j) {
+    const FitParam p = options.params[j];
+    double v = fit_param_value(base, p);
+    res.fitted.push_back({p, v, v});
+    if (!is_fraction(p) && v < 1e-9) v = 1e-9;
+    x(static_cast<Eigen::Index>(j)) = std::log(clamp_param(p, v));
+  }
+  res.before_fit = error_metrics(compare_cases(base, cases, res.iter_cases, options.threads));
+  Eigen::VectorXd r = residuals_at(x);
+  double cost = 0.5 * r.squaredNorm();
+  res.initial_cost = cost;
+  double lambda = 1e-2;
+  for (unsigned iter = 0; iter < options.max_iterations; ++iter) {
+    // Forward-difference Jacobian, stepping away from the bound when at it.
+    Eigen::MatrixXd jac(r.size(), n);
+    for (Eigen::Index j = 0; j < n; ++j) {
+      Eigen::VectorXd xs = x;
+      const bool at_upper = is_fraction(options.params[static_cast<std::size_t>(j)]) && x(j) + kFdStep > 0.0;
+      const double h = at_upper ? -kFdStep : kFdStep;
+      xs(j) += h;
+      jac.col(j) = (residuals_at(xs) - r) / h;
+    }
+    const Eigen::MatrixXd jtj = jac.transpose() * jac;
+    const Eigen::VectorXd grad = jac.transpose() * r;
+    bool accepted = false;
+    for (int attempt = 0; attempt < 4 && !accepted; ++attempt) {
+      Eigen::MatrixXd a = jtj;
+      for (Eigen::Index j = 0; j < n; ++j) a(j, j) += lambda * (jtj(j, j) + 1e-9);
+      const Eigen::VectorXd step = a.ldlt().solve(-grad);
+      const Eigen::VectorXd xn = clamp_x(x + step);
+      if ((xn - x).norm() < 1e-6) break;
+      const Eigen::VectorXd rn = residuals_at(xn);
+      const double cn = 0.5 * rn.squaredNorm();
+      if (cn < cost) {
+        const double gain = (cost - cn) / cost;
+        x = xn;
+        r = rn;
+        cost = cn;
+        lambda = std::max(lambda / 3.0, 1e-6);
+        accepted = true;
+        ++res.iterations;
+        if (options.progress) {
+          std::string line = "iteration " + std::to_string(res.iterations) + ": cost " + fmt("%.6f", cost);
+          for (std::size_t j = 0; j < np; ++j) {
+            line += " " + fit_param_name(options.params[j]) + "=" +
+                    param_text(options.params[j], std::exp(x(static_cast<Eigen::Index>(j))));
+          }
+          options.progress(line);
+        }
+        if (gain < 1e-3) attempt = 4;
+      } else {
+        lambda *= 4.0;
+      }
+    }
+    if (!accepted) break;
+  }
+  res.final_cost = cost;
+
+  // The final values, rounded as the YAML writes them, then every profiled case.
+  res.calibrated = base;
+  for (std::size_t j = 0; j < np; ++j) {
+    const FitParam p = options.params[j];
+    const double v = rounded_param(p, clamp_param(p, std::exp(x(static_cast<Eigen::Index>(j)))));
+    res.fitted[j].value = v;
+    set_fit_param(res.calibrated, p, v);
+  }
+  validate_config(res.calibrated);
+  res.fit_rows = compare_cases(res.calibrated, cases, res.fit_cases, options.threads);
+  res.heldout_rows = compare_cases(res.calibrated, cases, res.heldout_cases, options.threads);
+  res.fit = error_metrics(res.fit_rows);
+  res.heldout = error_metrics(res.heldout_rows);
+  std::vector<KernelComparison> small;
+  for (const KernelComparison& k : res.heldout_rows) {
+    if (std::find(res.small_heldout_cases.begin(), res.small_heldout_cases.end(), k.case_index) !=
+        res.small_heldout_cases.end()) {
+      small.push_back(k);
+    }
+  }
+  res.small_heldout = error_metrics(small);
+  return res;
+}
+
+std::string calibrated_yaml(const CalibrationResult& res, const std::string& base_extends,
+                            const std::string& date, const std::string& command) {
+  std::string y;
+  y += "# " + res.calibrated.name + ", calibrated: the efficiencies below were fitted by `memwall calibrate`\n";
+  y += "# to the real kernels measured on the GPU; every other value comes from the base config.\n";
+  y += "# measured: " + res.measured_path + "\n";
+  y += "# date (UTC): " + date + "\n";
+  y += "# command: " + command + "\n";
+  y += "# fit: Levenberg-Marquardt on log(simulated / ncu kernel time), " + std::to_string(res.iterations) +
+       " steps, " + std::to_string(res.evaluations) + " simulation sweeps over " +
+       std::to_string(res.iter_cases.size()) + " cases\n";
+  y += "#   held out: N in {1024, 8192} (" + std::to_string(res.heldout_cases.size()) + " cases)\n";
+  auto line = [&](const char* set, const ErrorMetrics& m) {
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  "#   %-8s %3zu kernels: time MAPE %.1f%% (worst %.1f%%, r %.3f), DRAM MAPE %.1f%% (worst "
+                  "%.1f%%), SM->L2 MAPE %.2f%%\n",
+                  set, m.rows, m.time_mape * 100, m.time_max_error * 100, m.time_correlation,
+                  m.dram_mape * 100, m.dram_max_error * 100, m.l2_mape * 100);
+    y += buf;
+  };
+  line("fit", res.fit);
+  line("held out", res.heldout);
+  y += "extends: " + base_extends + "\n";
+  y += "name: " + res.calibrated.name + " (calibrated)\n";
+  y += "description: " + res.calibrated.name + " with efficiencies fitted to measured kernels\n";
+  y += "efficiency:\n";
+  for (const FittedParam& f : res.fitted) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "  %-16s %-12s # base %s\n", (fit_param_name(f.param) + ":").c_str(),
+                  param_text(f.param, f.value).c_str(), param_text(f.param, f.initial).c_str());
+    y += buf;
+  }
+  return y;
+}
+
+std::string calibration_to_json(const CalibrationResult& res, const std::vector<MeasuredCase>& cases) {
+  std::string j = "{\n";
+  j += "  \"measured\": " + json_string(res.measured_path) + ",\n";
+  j += "  \"config\": " + json_string(res.calibrated.source_file) + ",\n";
+  j += "  \"heldout_rule\": \"seq in {1024, 8192}\",\n";
+  j += "  \"params\": {";
+  for (std::size_t i = 0; i < res.fitted.size(); ++i) {
+    j += (i ? ", " : "") + json_string(fit_param_name(res.fitted[i].param)) + ": " +
+         json_number(res.fitted[i].value);
+  }
+  j += "},\n";
+  j += "  \"iterations\": " + std::to_string(res.iterations) + ", \"evaluations\": " +
+       std::to_string(res.evaluations) + ", \"iteration_cases\": " + std::to_string(res.iter_cases.size()) +
+       ", \"initial_cost\": " + json_number(res.initial_cost) + ", \"final_cost\": " +
+       json_number(res.final_cost) + ",\n";
+  j += "  \"before_fit\": " + metrics_json(res.before_fit) + ",\n";
+  j += "  \"fit\": " + metrics_json(res.fit) + ",\n";
+  j += "  \"heldout\": " + metrics_json(res.heldout) + ",\n";
+  j += "  \"heldout_small\": " + metrics_json(res.small_heldout) + ",\n";
+  j += "  \"rows\": [";
+  bool first = true;
+  auto rows = [&](const std::vector<KernelComparison>& v, const char* set) {
+    for (const KernelComparison& r : v) {
+      j += first ? "\n" : ",\n";
+      first = false;
+      j += "    {\"set\": \"" + std::string(set) + "\", \"case\": " + json_string(cases[r.case_index].label) +
+           ", \"kernel\": " + json_string(r.kernel) + ", \"line\": " + std::to_string(r.line) +
+           ", \"sim_time_s\": " + json_number(r.sim_time_s) + ", \"meas_time_s\": " + json_number(r.meas_time_s) +
+           ", \"sim_dram_bytes\": " + json_number(r.sim_dram) + ", \"meas_dram_bytes\": " + json_number(r.meas_dram) +
+           ", \"sim_l2_bytes\": " + json_number(r.sim_l2) + ", \"meas_l2_bytes\": " + json_number(r.meas_l2) + "}";
+    }
+  };
+  rows(res.fit_rows, "fit");
+  rows(res.heldout_rows, "heldout");
+  j += "\n  ]\n}\n";
+  return j;
+}
+
+std::string calibration_to_text(const CalibrationResult& res, const std::vector<MeasuredCase>& cases) {
+  std::string t;
+  char buf[512];
+  t += "Fitted (" + std::to_string(res.iterations) + " Levenberg-Marquardt steps, " +
+       std::to_string(res.evaluations) + " sweeps over " + std::to_string(res.iter_cases.size()) +
+       " fit cases; cost " + fmt("%.4f", res.initial_cost) + " -> " + fmt("%.4f", res.final_cost) + "):\n";
+  for (const FittedParam& f : res.fitted) {
+    std::snprintf(buf, sizeof buf, "  efficiency.%-16s %12s   (base %s)\n", fit_param_name(f.param).c_str(),
+                  param_text(f.param, f.value).c_str(), param_text(f.param, f.initial).c_str());
+    t += buf;
+  }
+  t += "\nPer kernel (time: ncu_time_s; DRAM: dram read+write; SM->L2: xbar read+write), errors sim/meas-1:\n";
+  std::snprintf(buf, sizeof buf, "  %-4s %-44s %-10s %11s %11s %8s %12s %12s %8s %8s\n", "set", "case", "kernel",
+                "meas time", "sim time", "error", "meas DRAM", "sim DRAM", "error", "SM->L2");
+  t += buf;
+  auto rows = [&](const std::vector<KernelComparison>& v, const char* set) {
+    for (const KernelComparison& r : v) {
+      std::snprintf(buf, sizeof buf, "  %-4s %-44s %-10s %9.3fus %9.3fus %+7.1f%% %12.0f %12.0f %+7.1f%% %+7.2f%%\n",
+                    set, cases[r.case_index].label.c_str(), r.kernel.c_str(), r.meas_time_s * 1e6,
+                    r.sim_time_s * 1e6, r.time_error() * 100, r.meas_dram, r.sim_dram, r.dram_error() * 100,
+                    r.l2_error() * 100);
+      t += buf;
+    }
+  };
+  rows(res.fit_rows, "fit");
+  rows(res.heldout_rows, "held");
+  t += "\nSummary (MAPE = mean |sim/meas - 1|; r = Pearson correlation of log times):\n";
+  auto summary = [&](const char* name, const ErrorMetrics& m, const std::vector<KernelComparison>* v) {
+    std::snprintf(buf, sizeof buf,
+                  "  %-22s %3zu kernels  time MAPE %6.2f%% worst %6.2f%% r %.4f  DRAM MAPE %6.2f%% worst %6.2f%%  "
+                  "SM->L2 MAPE %5.2f%%\n",
+                  name, m.rows, m.time_mape * 100, m.time_max_error * 100, m.time_correlation, m.dram_mape * 100,
+                  m.dram_max_error * 100, m.l2_mape * 100);
+    t += buf;
+    if (v && !v->empty()) {
+      const KernelComparison& tw = (*v)[m.time_worst];
+      const KernelComparison& dw = (*v)[m.dram_worst];
+      t += "      worst time: " + cases[tw.case_index].label + " " + tw.kernel + " (line " + std::to_string(tw.line) +
+           ")\n      worst DRAM: " + cases[dw.case_index].label + " " + dw.kernel + " (line " +
+           std::to_string(dw.line) + ")\n";
+    }
+  };
+  summary("base config (fit set)", res.before_fit, nullptr);
+  summary("fit", res.fit, &res.fit_rows);
+  summary("held out (N 1024, 8192)", res.heldout, &res.heldout_rows);
+  summary("held out, N <= 1024", res.small_heldout, nullptr);
+  if (res.unprofiled_cases > 0) {
+    t += "  " + std::to_string(res.unprofiled_cases) + " cases without ncu data not compared\n";
+  }
+  return t;
+}
+
+}  // namespace memwall
