@@ -166,6 +166,9 @@ WorkloadParams io_params(const SweepPoint& point, const HardwareConfig& config) 
       const std::uint64_t tk = p.tile_k.value_or(32);
       std::uint64_t t = 1;
       while ((t + 1) * (t + 1) + 2 * (t + 1) * tk <= m_elems) ++t;
+      // Whole 32-byte sectors per tile row, so that sector rounding adds no traffic.
+      const std::uint64_t align = std::max<std::uint64_t>(1, 32 / element_bytes(p.dtype));
+      if (t >= align) t -= t % align;
       if (!p.tile_m) p.tile_m = static_cast<std::uint32_t>(t);
       if (!p.tile_n) p.tile_n = static_cast<std::uint32_t>(t);
     }

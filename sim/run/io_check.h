@@ -7,7 +7,8 @@
 ///
 /// SRAM size M (axis "sram_bytes", elements = bytes / element size) sets the tiling when the
 /// blocks are not given: flash1 Bc = ⌈M/4d⌉, Br = min(⌈M/4d⌉, d) (Algorithm 1); flash2
-/// Br = Bc = ⌈M/4d⌉; gemm square tiles T = the largest with T² + 2·T·tile_k <= M. The config's
+/// Br = Bc = ⌈M/4d⌉; gemm square tiles T = the largest with T² + 2·T·tile_k <= M, rounded down to
+/// whole 32-byte sectors per row (a multiple of 16 fp16 elements) when that leaves one. The config's
 /// shared memory is raised to at least 4·M bytes so that such a tiling fits a CTA.
 /// For gemm the "seq" axis is the size of a square product: m = n = k = seq.
 ///
