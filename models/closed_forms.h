@@ -55,6 +55,17 @@ Traffic flash1_traffic(std::uint64_t batch_heads, std::uint64_t seq, std::uint64
 Traffic flash2_traffic(std::uint64_t batch_heads, std::uint64_t seq, std::uint64_t head_dim,
                        std::uint32_t element_bytes, std::uint64_t block_q);
 
+/// The extra traffic of a spilling flash1/flash2 (models/spill.h) to its scratch tensor "spill",
+/// all heads, in bytes: with SQ, SK, SS the spilled rows of the Q, K (= V) and score tiles summed
+/// over the Br row tiles (SQ, SS) or the Bc column tiles (SK) of one head, Tr = ⌈N/Br⌉ and
+/// Tc = ⌈N/Bc⌉, per head in elements:
+///   flash2 writes d·SQ + 2·Tr·d·SK + 2·N·SS, reads Tc·d·SQ + 2·Tr·d·SK + 2·N·SS;
+///   flash1 writes Tc·d·SQ + 2·d·SK + 2·N·SS, reads Tc·d·SQ + 2·Tr·d·SK + 2·N·SS.
+/// The 2·N·SS terms are the score tile's round trips (S written and read, P written and read):
+/// when no score row fits (SS = N) they are naive attention's 2N² reads and writes of S and P.
+/// Zero when the plan is inactive. `resolved` must come from resolve_workload.
+TensorTraffic spill_traffic(const WorkloadParams& resolved);
+
 /// Tiled GEMM C[m×n] = A[m×k]·B[k×n]: reads s·(mk·⌈n/tile_n⌉ + kn·⌈m/tile_m⌉), writes s·mn.
 /// tile_k does not change it.
 Traffic gemm_traffic(std::uint64_t m, std::uint64_t n, std::uint64_t k, std::uint32_t element_bytes,

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "models/spill.h"
+
 namespace memwall {
 namespace {
 
@@ -20,6 +22,10 @@ class Flash2 final : public Workload {
     m_v = add_tensor("V", rows, p.head_dim, s);
     m_o = add_tensor("O", rows, p.head_dim, s);
     m_l = add_tensor("L", p.batch_heads(), p.seq, 4);
+    m_plan = spill_plan(p);
+    if (m_plan.active) {
+      m_spill = add_tensor("spill", m_plan.scratch_rows, m_plan.scratch_elements, s);
+    }
   }
 
   void emit_cta(std::size_t kernel, std::uint64_t cta, Recorder& rec) const override {
@@ -51,14 +57,29 @@ class Flash2 final : public Workload {
       rec.load(m_v, box(m_v, bh * n + c0, cols, 0, d), tag_of(j));
     };
 
+    // Spilling (m_plan.active): the rows that do not fit live in this CTA's row of "spill".
+    const SpillPlan& sp = m_plan;
+    const std::uint64_t sq = sp.active ? sp.q_spilled(rows) : 0;
+    const std::uint64_t ss = sp.active ? sp.score_spilled(rows) : 0;
+    const auto spill_tag = static_cast<std::uint16_t>(stages + 1);
+    const auto kv_slot = [&](std::uint64_t j, bool v) {
+      return sp.kv_offset + ((j % sp.kv_buffers) * 2 + (v ? 1 : 0)) * sp.kv_spilled(bc) * d;
+    };
+    const auto scratch = [&](auto& data, std::uint64_t offset, std::uint64_t r, std::uint64_t c) {
+      return Eigen::Map<Matrix>(data.t(m_spill).data() + e(cta * sp.scratch_elements + offset), e(r),
+                                e(c));
+    };
+
     rec.load(m_q, box(m_q, bh * n + r0, rows, 0, d), 0);
     for (std::uint64_t j = 0; j < std::min(stages, tc); ++j) issue_kv(j);
     rec.wait(0);
+    if (sq > 0) rec.store(m_spill, box(m_spill, cta, 1, 0, sq * d));  // Q rows with no room
 
     Matrix q, o, sc;
     Eigen::VectorXd m_run, l_run;
     if constexpr (Backend::kNumeric) {
       q = be.t(m_q).block(e(bh * n + r0), 0, e(rows), e(d));
+      if (sq > 0) scratch(be, 0, sq, d) = q.bottomRows(e(sq));
       o = Matrix::Zero(e(rows), e(d));
       m_run = Eigen::VectorXd::Constant(e(rows), -std::numeric_limits<double>::infinity());
       l_run = Eigen::VectorXd::Zero(e(rows));
@@ -67,20 +88,47 @@ class Flash2 final : public Workload {
 
     for (std::uint64_t j = 0; j < tc; ++j) {
       const std::uint64_t c0 = j * bc, cols = std::min(bc, n - c0);
+      const std::uint64_t sk = sp.active ? sp.kv_spilled(cols) : 0;
       rec.wait(tag_of(j));
+      if (sk > 0) {  // K/V rows with no room: written once when loaded
+        rec.store(m_spill, box(m_spill, cta, 1, kv_slot(j, false), sk * d));
+        rec.store(m_spill, box(m_spill, cta, 1, kv_slot(j, true), sk * d));
+      }
+      if (sq > 0) rec.load(m_spill, box(m_spill, cta, 1, 0, sq * d), spill_tag);
+      if (sk > 0) rec.load(m_spill, box(m_spill, cta, 1, kv_slot(j, false), sk * d), spill_tag);
+      if (sq > 0 || sk > 0) rec.wait(spill_tag);
       // S = scale·Q·Kᵀ on tensor cores, reading the Q and K tiles from shared memory.
       rec.smem((rows + cols) * d * s);
       rec.compute(ComputeUnit::tensor, 2 * rows * cols * d);
+      if (ss > 0) {  // score rows with no room: S written, read back by the softmax
+        rec.store(m_spill, box(m_spill, cta, 1, sp.score_offset, ss * cols));
+        rec.load(m_spill, box(m_spill, cta, 1, sp.score_offset, ss * cols), spill_tag);
+        rec.wait(spill_tag);
+      }
       // Online softmax: scale, row max, subtract, row sum, rescale of ℓ and O.
       rec.compute(ComputeUnit::fp32, 4 * rows * cols + rows * d + 2 * rows);
       rec.compute(ComputeUnit::sfu, rows * cols + rows);
+      if (ss > 0) rec.store(m_spill, box(m_spill, cta, 1, sp.score_offset, ss * cols));  // P
+      if (sk > 0) rec.load(m_spill, box(m_spill, cta, 1, kv_slot(j, true), sk * d), spill_tag);
+      if (ss > 0) rec.load(m_spill, box(m_spill, cta, 1, sp.score_offset, ss * cols), spill_tag);
+      if (sk > 0 || ss > 0) rec.wait(spill_tag);
       // O += P·V on tensor cores, reading the V tile.
       rec.smem(cols * d * s);
       rec.compute(ComputeUnit::tensor, 2 * rows * cols * d);
       if constexpr (Backend::kNumeric) {
-        const auto kb = be.t(m_k).block(e(bh * n + c0), 0, e(cols), e(d));
-        const auto vb = be.t(m_v).block(e(bh * n + c0), 0, e(cols), e(d));
+        Matrix kb = be.t(m_k).block(e(bh * n + c0), 0, e(cols), e(d));
+        Matrix vb = be.t(m_v).block(e(bh * n + c0), 0, e(cols), e(d));
+        if (sk > 0) {  // the spilled rows go through the scratch and come back from it
+          scratch(be, kv_slot(j, false), sk, d) = kb.bottomRows(e(sk));
+          scratch(be, kv_slot(j, true), sk, d) = vb.bottomRows(e(sk));
+          kb.bottomRows(e(sk)) = scratch(be, kv_slot(j, false), sk, d);
+        }
+        if (sq > 0) q.bottomRows(e(sq)) = scratch(be, 0, sq, d);
         sc = scale * q * kb.transpose();
+        if (ss > 0) {
+          scratch(be, sp.score_offset, ss, cols) = sc.bottomRows(e(ss));
+          sc.bottomRows(e(ss)) = scratch(be, sp.score_offset, ss, cols);
+        }
         for (Eigen::Index r = 0; r < e(rows); ++r) {
           const double m_new = std::max(m_run(r), sc.row(r).maxCoeff());
           const double alpha = p.online_rescale ? std::exp(m_run(r) - m_new) : 1.0;
@@ -89,6 +137,11 @@ class Flash2 final : public Workload {
           o.row(r) *= alpha;
           m_run(r) = m_new;
         }
+        if (ss > 0) {
+          scratch(be, sp.score_offset, ss, cols) = sc.bottomRows(e(ss));
+          sc.bottomRows(e(ss)) = scratch(be, sp.score_offset, ss, cols);
+        }
+        if (sk > 0) vb.bottomRows(e(sk)) = scratch(be, kv_slot(j, true), sk, d);
         o += sc * vb;
       }
       rec.barrier();  // every warp is done with this stage's buffers
@@ -108,7 +161,8 @@ class Flash2 final : public Workload {
     rec.store(m_l, box(m_l, bh, 1, r0, rows));
   }
 
-  std::uint8_t m_q = 0, m_k = 0, m_v = 0, m_o = 0, m_l = 0;
+  std::uint8_t m_q = 0, m_k = 0, m_v = 0, m_o = 0, m_l = 0, m_spill = 0;
+  SpillPlan m_plan;  ///< inactive unless the tiles exceed the limit and allow_spill is set
 };
 
 }  // namespace

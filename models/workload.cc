@@ -7,6 +7,7 @@
 #include "models/flash2.h"
 #include "models/gemm.h"
 #include "models/naive.h"
+#include "models/spill.h"
 #include "sim/core/error.h"
 
 namespace memwall {
@@ -68,6 +69,10 @@ std::vector<KernelInfo> kernel_launches(const WorkloadParams& p) {
                            registers_for(br * d + br * bc, 128)));
       break;
     case WorkloadKind::gemm: break;
+  }
+  // A spilling forward kernel declares exactly the limit: what fits is all it keeps on chip.
+  if (const SpillPlan plan = spill_plan(p); plan.active) {
+    out.back().smem_bytes_per_cta = plan.limit_bytes;
   }
   return out;
 }

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <limits>
 
+#include "models/spill.h"
 #include "models/workload.h"
 #include "sim/core/error.h"
 #include "sim/core/units.h"
@@ -44,9 +45,50 @@ std::string join_names() {
   return out;
 }
 
+/// How a flash forward kernel's shared memory adds up, e.g. " = (256 + 2·2·256)·128·2".
+std::string smem_formula(const WorkloadParams& p, const KernelInfo& k) {
+  if (p.workload != WorkloadKind::flash1 && p.workload != WorkloadKind::flash2) return "";
+  if (k.smem_bytes_per_cta == 0) return "";
+  const std::uint64_t br = std::min<std::uint64_t>(*p.block_q, p.seq);
+  const std::uint64_t bc = std::min<std::uint64_t>(*p.block_kv, p.seq);
+  const std::string buffers = p.workload == WorkloadKind::flash2
+                                  ? "2·" + std::to_string(*p.stages) + "·"
+                                  : std::string("2·");
+  return " = (block_q " + std::to_string(br) + " + " + buffers + "block_kv " +
+         std::to_string(bc) + ")·head_dim " + std::to_string(p.head_dim) + "·" +
+         std::to_string(p.element_size()) + " B";
+}
+
+/// What fits a flash forward kernel under `limit`: the largest block_kv at this block_q (and
+/// stages), and the largest block_q at this block_kv; then the --allow-spill alternative.
+std::string flash_fit_hint(const WorkloadParams& p, std::uint64_t limit) {
+  const std::uint64_t row = p.head_dim * p.element_size();
+  const std::uint64_t rows = limit / row;  // tile rows of head_dim elements that fit
+  const std::uint64_t br = std::min<std::uint64_t>(*p.block_q, p.seq);
+  const std::uint64_t bc = std::min<std::uint64_t>(*p.block_kv, p.seq);
+  const std::uint64_t per_kv = 2 * (p.workload == WorkloadKind::flash2 ? *p.stages : 1);
+  std::string fits;
+  if (rows > br && (rows - br) / per_kv > 0) {
+    fits += "block_kv <= " + std::to_string((rows - br) / per_kv) + " fits at block_q " +
+            std::to_string(br);
+  }
+  if (rows > per_kv * bc) {
+    fits += (fits.empty() ? "" : ", ") + std::string("block_q <= ") +
+            std::to_string(rows - per_kv * bc) + " fits at block_kv " + std::to_string(bc);
+  }
+  if (fits.empty()) {
+    fits = rows >= 1 + per_kv ? "block_q + " + std::to_string(per_kv) + "·block_kv <= " +
+                                    std::to_string(rows) + " fits"
+                              : "not even one row of each tile fits";
+  }
+  return "; " + fits + " (or pass --allow-spill to spill what does not fit to global memory)";
+}
+
 /// Rejects a launch whose shared memory exceeds the limit, naming the parameters that set it.
+/// A flash workload with allow_spill is not rejected: it spills (models/spill.h).
 void check_smem(const WorkloadParams& p) {
   if (!p.smem_limit_bytes) return;
+  if (spill_plan(p).active) return;
   const std::uint64_t limit = *p.smem_limit_bytes;
   for (const KernelInfo& k : kernel_launches(p)) {
     if (k.smem_bytes_per_cta <= limit) continue;
@@ -62,16 +104,19 @@ void check_smem(const WorkloadParams& p) {
       case WorkloadKind::gemm: knobs = "tile_m/tile_n/tile_k"; break;
     }
     std::string hint;
-    if (p.workload == WorkloadKind::naive && k.name == "softmax") {
+    if (p.workload == WorkloadKind::flash1 || p.workload == WorkloadKind::flash2) {
+      hint = flash_fit_hint(p, limit);
+    } else if (p.workload == WorkloadKind::naive && k.name == "softmax") {
       const std::uint64_t row = p.seq * p.element_size();
       hint = row <= limit ? "; softmax_rows <= " + std::to_string(limit / row) + " fits"
                           : "; not even one row of S fits";
     }
+    const std::string source = p.smem_limit_source.empty() ? "" : ", " + p.smem_limit_source;
     throw UsageError("kernel " + k.name + " needs " + format_bytes(Bytes{k.smem_bytes_per_cta}) +
-                     " (" + std::to_string(k.smem_bytes_per_cta) +
-                     " B) of shared memory per CTA, more than the limit of " +
-                     format_bytes(Bytes{limit}) + " (" + std::to_string(limit) +
-                     " B); reduce " + knobs + hint);
+                     " (" + std::to_string(k.smem_bytes_per_cta) + " B" + smem_formula(p, k) +
+                     ") of shared memory per CTA, more than the limit of " +
+                     format_bytes(Bytes{limit}) + " (" + std::to_string(limit) + " B" + source +
+                     "); reduce " + knobs + hint);
   }
 }
 
@@ -140,6 +185,10 @@ std::vector<std::pair<std::string, std::string>> WorkloadParams::named() const {
   add("stages", stages);
   add("softmax_rows", softmax_rows);
   add("sram_bytes", sram_bytes);
+  if (allow_spill) {
+    out.emplace_back("allow_spill", "1");
+    add("smem_limit_bytes", smem_limit_bytes);
+  }
   return out;
 }
 
@@ -178,6 +227,8 @@ WorkloadParams params_from_named(const std::vector<std::pair<std::string, std::s
     else if (key == "tile_m") p.tile_m = u32();
     else if (key == "tile_n") p.tile_n = u32();
     else if (key == "tile_k") p.tile_k = u32();
+    else if (key == "allow_spill") p.allow_spill = v != 0;
+    else if (key == "smem_limit_bytes") p.smem_limit_bytes = v;
     else throw UsageError("unknown workload parameter \"" + key + "\"");
   }
   return p;
@@ -206,6 +257,7 @@ WorkloadParams resolve_workload(const WorkloadParams& params) {
     p.stages.reset();
     p.softmax_rows.reset();
     p.sram_bytes.reset();
+    p.allow_spill = false;
     // Every tensor and every traffic term must fit in 64 bits (and a row in a 32-bit box field).
     const std::uint64_t a = checked_mul({p.m, p.k, s}, "A (m·k)");
     const std::uint64_t b = checked_mul({p.k, p.n, s}, "B (k·n)");
@@ -257,6 +309,7 @@ WorkloadParams resolve_workload(const WorkloadParams& params) {
       }
       p.stages.reset();
       p.sram_bytes.reset();
+      p.allow_spill = false;
       const std::uint64_t snn = checked_mul({bh, p.seq, p.seq, s}, "S (batch·heads·seq²)");
       checked_mul(qkv, ceil_div(p.seq, *p.block_kv), "the K traffic of qk");
       checked_mul(qkv, ceil_div(p.seq, *p.block_q), "the Q traffic of qk");
@@ -307,6 +360,14 @@ WorkloadParams resolve_workload(const WorkloadParams& params) {
     case WorkloadKind::gemm: break;  // handled above
   }
   check_smem(p);
+  if (const SpillPlan plan = spill_plan(p); plan.active) {
+    const std::uint64_t slice = checked_mul(plan.scratch_elements, s, "the spill scratch per CTA");
+    checked_mul(plan.scratch_rows, slice, "the spill scratch");
+    if (slice > std::numeric_limits<std::uint32_t>::max()) {
+      throw UsageError("the spill scratch per CTA (" + std::to_string(slice) +
+                       " B) must be below 2^32 bytes: reduce block_q/block_kv");
+    }
+  }
   return p;
 }
 

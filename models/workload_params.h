@@ -68,8 +68,17 @@ struct WorkloadParams {
   std::optional<std::uint32_t> tile_k;  ///< k chunk per loop step (default 32)
 
   /// Per-CTA shared-memory limit in bytes (a config's smem_per_block); when set, a tiling whose
-  /// footprint exceeds it is rejected. Not a workload parameter (not written to traces).
+  /// footprint exceeds it is rejected, unless allow_spill. A workload parameter
+  /// ("smem_limit_bytes") only when allow_spill is set.
   std::optional<std::uint64_t> smem_limit_bytes;
+  /// Where smem_limit_bytes comes from, for messages (e.g. "sm.smem_per_block of h200.yaml").
+  /// Not a workload parameter.
+  std::string smem_limit_source;
+
+  /// flash1/flash2: tiles over smem_limit_bytes are not rejected; the CTA keeps in shared memory
+  /// what fits and spills the rest to global memory (models/spill.h). A workload parameter
+  /// ("allow_spill" = 1) only when set, so traces and reports without it are unchanged.
+  bool allow_spill = false;
 
   /// Numerics only: false drops the online-softmax rescale of the running O and ℓ when the row
   /// maximum grows (a deliberately wrong variant, to show that the rescale is needed). Traffic

@@ -72,6 +72,11 @@ void add_workload_options(CLI::App& app, WorkloadParams& p) {
   add_tile(app, "--tile-m", p.tile_m, "gemm: output tile rows [default: 128]");
   add_tile(app, "--tile-n", p.tile_n, "gemm: output tile columns [default: 128]");
   add_tile(app, "--tile-k", p.tile_k, "gemm: k chunk per loop step [default: 32]");
+  app.add_flag(
+      "--allow-spill", p.allow_spill,
+      "flash1/flash2: tiles over the shared memory per block (the config's sm.smem_per_block, or "
+      "--sram) are kept on chip as far as they fit and the rest spilled to global memory, instead "
+      "of rejected (see docs/spill.md)");
 }
 
 WorkloadParams resolve_workload_options(const WorkloadParams& params, const HardwareConfig* config) {
@@ -79,6 +84,13 @@ WorkloadParams resolve_workload_options(const WorkloadParams& params, const Hard
   if (config != nullptr) {
     if (!p.sram_bytes && p.workload == WorkloadKind::flash1) p.sram_bytes = config->sm.smem_per_block.count;
     p.smem_limit_bytes = config->sm.smem_per_block.count;
+    p.smem_limit_source = "sm.smem_per_block of " +
+                          (config->source_file.empty() ? config->name : config->source_file);
+  }
+  // With --allow-spill, --sram (when given) is the shared memory a spilling CTA may keep.
+  if (p.allow_spill && params.sram_bytes) {
+    p.smem_limit_bytes = *params.sram_bytes;
+    p.smem_limit_source = "--sram";
   }
   return resolve_workload(p);
 }

@@ -10,15 +10,16 @@
 namespace memwall {
 
 /// Adds --workload, --dtype, --batch, --heads, --seq, --head-dim, --block-q, --block-kv,
-/// --block-k, --stages, --softmax-rows, --sram and (gemm) --m, --n, --k, --tile-m, --tile-n,
-/// --tile-k to `app`, writing into `params`. Unset tiling flags stay empty (defaults come from
+/// --block-k, --stages, --softmax-rows, --sram, --allow-spill and (gemm) --m, --n, --k, --tile-m,
+/// --tile-n, --tile-k to `app`, writing into `params`. Unset tiling flags stay empty (defaults come from
 /// resolve_workload_options). Bad values (an unknown name, a size without a unit) are rejected
 /// while parsing.
 void add_workload_options(CLI::App& app, WorkloadParams& params);
 
 /// Applies a hardware config when one is given — its sm.smem_per_block is flash1's M when --sram
 /// was not given (--sram wins), and the per-CTA shared-memory limit every tiling must fit — then
-/// resolve_workload (defaults, validation; UsageError on bad parameters).
+/// resolve_workload (defaults, validation; UsageError on bad parameters). With allow_spill,
+/// --sram (when given) is that limit instead of the config's.
 WorkloadParams resolve_workload_options(const WorkloadParams& params,
                                         const HardwareConfig* config = nullptr);
 
