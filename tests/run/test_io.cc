@@ -153,3 +153,29 @@ TEST_CASE("Measured rows join on the resolved parameters and are fitted like the
   CHECK_THROWS_WITH(run_io(plan, options, &dup), Catch::Contains(":4: the same point as line 2"));
   std::remove(path.c_str());
 }
+
+TEST_CASE("Gemm in ideal mode with square tiles from M: HBM bytes equal the closed form", "[io]") {
+  std::vector<SweepAxis> axes{{"workload", {"gemm"}}, {"seq", {"512"}},
+                              {"sram_bytes", expand_values("8192..32768x2", "--sram")}};
+  IoOptions options;
+  options.config = kTeaching;
+  options.ideal = true;
+  const IoReport r = run_io(SweepPlan(axes), options, nullptr);
+  REQUIRE(r.points.size() == 3);
+  for (const IoPoint& p : r.points) {
+    // m = n = k = seq; the tile T is the largest with T² + 2·32·T <= M (elements), in whole sectors.
+    const std::uint64_t m_elems = std::stoull(p.axes.at("sram_bytes")) / 2;
+    std::uint64_t t = 1;
+    while ((t + 1) * (t + 1) + 64 * (t + 1) <= m_elems) ++t;
+    t -= t % 16;
+    WorkloadParams g;
+    g.workload = WorkloadKind::gemm;
+    g.m = g.n = g.k = 512;
+    g.tile_m = g.tile_n = static_cast<std::uint32_t>(t);
+    const Traffic expected = closed_form_traffic(g);
+    CHECK(p.closed_form.total() == expected.read_bytes + expected.write_bytes);
+    CHECK(p.sim_dram_bytes() == p.closed_form.total());
+  }
+  CHECK(fit_of(r, "sram", "sim_dram_bytes").fit.exponent < 0);
+  CHECK(fit_of(r, "sram", "sim_dram_bytes").expected == -0.5);
+}

@@ -12,6 +12,7 @@
 #include "sim/run/sweep_flatten.h"
 #include "sim/run/sweep_plan.h"
 #include "sim/run/sweep_runner.h"
+#include "sim/run/sweep_workload.h"
 
 using namespace memwall;
 
@@ -227,4 +228,20 @@ TEST_CASE("Points with different figure names cannot share a CSV", "[sweep]") {
   CHECK_THROWS_WITH(run_sweep(plan, odd, options),
                     Catch::Contains("point 3 has other figures than point 0"));
   std::remove(partial_path(options.output).c_str());
+}
+
+TEST_CASE("A point splits into workload parameters and config overrides by the dot", "[sweep]") {
+  const SweepPlan plan({{"workload", {"flash2"}},
+                        {"seq", {"2048"}},
+                        {"sram_bytes", {"64 KiB"}},
+                        {"l2.size", {"25 MiB"}}});
+  const SweepPoint p = plan.point(0);
+  const WorkloadParams params = workload_params_of(p);
+  CHECK(params.workload == WorkloadKind::flash2);
+  CHECK(params.seq == 2048);
+  CHECK(params.sram_bytes == 64u * 1024u);
+  CHECK(config_overrides_of(p) == std::vector<std::string>{"l2.size=25 MiB"});
+  WorkloadParams bad;
+  CHECK_THROWS_WITH(set_workload_param(bad, "seq", "12x"), Catch::Contains("seq: expected a whole number"));
+  CHECK_THROWS_WITH(set_workload_param(bad, "sram_bytes", "64 parsecs"), Catch::Contains("sram_bytes"));
 }
