@@ -1,7 +1,11 @@
 # memwall's two entry points for a fresh Debian machine (run as root, or with sudo available):
 #   make demo   installs what is missing, builds, and simulates naive vs tiled attention
-#   make test   installs what is missing, builds, and runs every test
-# Everything builds into build/. `make build` alone builds; `make clean` removes build/.
+#   make test   installs what is missing, builds, and runs every test: the suite in build/, the
+#               suite again under AddressSanitizer + UBSan in build-asan/, then each libFuzzer
+#               harness briefly on its checked-in corpus in build-fuzz/ (when clang is present)
+# `make build` alone builds into build/; `make test-unit`, `make test-asan` and `make test-fuzz`
+# run one step each; `make fuzz-long` runs each harness for 10^6 executions (docs/reliability.md);
+# `make clean` removes the build directories.
 
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
@@ -9,11 +13,16 @@ CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 
 # Debian packages the build needs; only those not yet installed are fetched.
 PACKAGES := cmake make g++ libboost-graph-dev libeigen3-dev libspdlog-dev libyaml-cpp-dev \
-            libcli11-dev catch2
+            libcli11-dev catch2 clang libclang-rt-14-dev
+
+ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+# Seconds each fuzz harness runs in `make test` (on the checked-in corpus, then mutating it).
+FUZZ_SECONDS ?= 20
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps build demo test clean
+.PHONY: deps build demo test test-unit test-asan test-fuzz fuzz-long clean
 
 deps:
 	@missing=""; for p in $(PACKAGES); do \
@@ -34,8 +43,25 @@ DEMO_SHAPE ?= --seq 4096 --head-dim 64 --batch 4 --heads 16
 demo: build
 	$(BUILD)/memwall run --config configs/h200.yaml --workload naive,flash2 $(DEMO_SHAPE)
 
-test: build
+test: test-unit test-asan test-fuzz
+
+test-unit: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
+# The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer (any report fails the test).
+test-asan: deps
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Release -DMEMWALL_SANITIZE=ON -DMEMWALL_CUDA=OFF
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --output-on-failure -j $(JOBS)
+
+# Each libFuzzer harness for FUZZ_SECONDS on its corpus; skipped (with a note) without clang.
+test-fuzz: deps
+	BUILD=$(FUZZ_BUILD) JOBS=$(JOBS) tests/fuzz/run.sh $(FUZZ_SECONDS)
+
+# The long campaign of docs/reliability.md: 10^6 executions per harness, one at a time.
+fuzz-long: deps
+	BUILD=$(FUZZ_BUILD) JOBS=$(JOBS) FUZZ_RUNS=1000000 tests/fuzz/run.sh 3600
+
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
