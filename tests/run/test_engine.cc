@@ -3,11 +3,15 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
 
 #include "sim/core/error.h"
 #include "sim/core/event_queue.h"
 #include "sim/run/report_json.h"
 #include "sim/run/simulator.h"
+#include "sim/run/timeline.h"
 #include "tests/run/support.h"
 
 using namespace memwall;
@@ -252,4 +256,24 @@ TEST_CASE("Two simulations of the same workload give byte-identical JSON", "[run
   const std::string b = run_to_json(run(c, kernels(), bytes));
   CHECK(a == b);
   CHECK(a.find("\"dram_bytes_by_reason\"") != std::string::npos);
+}
+
+TEST_CASE("The timeline keeps every kernel and stops writing CTAs and ops at its budgets, saying so",
+          "[run][timeline]") {
+  const HardwareConfig c = small_config();
+  const std::string path = "build-test-run-timeline.json";
+  std::vector<TestKernel> kernels{streaming_kernel(10, 64 * 1024), streaming_kernel(10, 64 * 1024)};
+  VectorTraceSource source(one_tensor_workload(20 * 64 * 1024), std::move(kernels));
+  {
+    Timeline timeline(path, /*detail_budget=*/5, /*cta_budget=*/3);
+    simulate(c, source, {}, &timeline);
+    timeline.finish();
+  }
+  std::ifstream in(path);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::remove(path.c_str());
+  CHECK(text.find("\"kernels\":2") != std::string::npos);
+  CHECK(text.find("\"cta_slices_written\":3,\"cta_slices_dropped\":17") != std::string::npos);
+  CHECK(text.find("\"op_events_written\":5,") != std::string::npos);
+  CHECK(text.find("\"op_events_dropped\":0") == std::string::npos);
 }
