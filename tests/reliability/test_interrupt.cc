@@ -77,6 +77,31 @@ TEST_CASE("SIGINT stops a long trace write and leaves no trace file or temporary
   CHECK(out.entries().empty());
 }
 
+// Known bug, same cause: `memwall trace --counts` (TrafficCounter fed by the model) finished and
+// exited 0 five seconds after SIGINT, and `memwall verify` kept computing until killed 8 s after
+// it (the Eigen backend's loops do not poll either). [!shouldfail] until they poll.
+TEST_CASE("SIGINT stops trace --counts of a long workload within a second",
+          "[interrupt][!shouldfail]") {
+  const TempDir out("int-counts"), logs("int-counts-logs");
+  Child child({"trace", "--counts", "--workload", "naive", "--seq", "65536", "--head-dim", "128",
+               "--heads", "32", "--json", out / "counts.json"},
+              logs.path());
+  const auto [code, seconds] = interrupt_after(child, 700ms, SIGINT, 2s);
+  CHECK(code == kExitInterrupted);
+  CHECK(seconds < 1.0);
+  CHECK(out.entries().empty());
+}
+
+TEST_CASE("SIGINT stops verify of a large workload within a second", "[interrupt][!shouldfail]") {
+  const TempDir logs("int-verify-logs");
+  Child child({"verify", "--workload", "flash2", "--seq", "8192", "--head-dim", "128", "--heads",
+               "8"},
+              logs.path());
+  const auto [code, seconds] = interrupt_after(child, 700ms, SIGINT, 2s);
+  CHECK(code == kExitInterrupted);
+  CHECK(seconds < 1.0);
+}
+
 TEST_CASE("An interrupted sweep stops within a second and --resume then writes the same CSV "
           "bytes as an uninterrupted run",
           "[interrupt][sweep]") {
