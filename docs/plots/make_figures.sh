@@ -25,6 +25,11 @@ teach=configs/hypothetical/teaching-gpu.yaml
 # The same on an H200 with its L2: SM→L2 bytes follow N², HBM bytes stay near compulsory.
 "$memwall" io --config h200 --workload flash2 --heads 16 --head-dim 64 --seq 1024..16384x2 \
   -j "$jobs" --json $data/io_flash2_h200_seq.json > $data/io_flash2_h200_seq.txt
+# Simulated against measured (traces/measured/h200-sweep.csv: Nsight Compute flushes the L2
+# between kernels, so the simulation does too).
+"$memwall" io --config h200 --workload flash2 --heads 8 --head-dim 64 --seq 512..16384x2 \
+  --block-q 128 --block-kv 128 --flush-l2 --measured traces/measured/h200-sweep.csv \
+  -j "$jobs" --json $data/io_flash2_h200_measured.json > $data/io_flash2_h200_measured.txt
 
 # Naive vs flash2 on the H200: time and stall breakdown vs N.
 for w in naive flash2; do
@@ -40,6 +45,7 @@ done
 
 $plot io-seq $out/traffic_vs_n_ideal $data/io_flash1_seq.json $data/io_naive_seq.json
 $plot io-seq $out/traffic_vs_n_h200 $data/io_flash2_h200_seq.json
+$plot io-seq $out/traffic_vs_n_h200_measured $data/io_flash2_h200_measured.json
 $plot io-sram $out/traffic_vs_sram_ideal $data/io_flash1_sram.json
 $plot time $out/time_naive_vs_flash2_h200 $data/sweep_naive_h200.csv $data/sweep_flash2_h200.csv
 $plot stalls $out/stalls_h200 $data/sweep_naive_h200.csv $data/sweep_flash2_h200.csv

@@ -31,10 +31,11 @@ METRIC_LABELS = {
     "closed_form_bytes": "closed form",
     "sim_l2_bytes": "simulated SM→L2",
     "sim_dram_bytes": "simulated HBM",
+    "measured_l2_bytes": "measured SM→L2",
     "measured_dram_bytes": "measured HBM",
 }
 METRIC_MARKERS = {"closed_form_bytes": "o", "sim_l2_bytes": "s", "sim_dram_bytes": "^",
-                  "measured_dram_bytes": "D"}
+                  "measured_l2_bytes": "x", "measured_dram_bytes": "D"}
 
 
 def fail(message):

@@ -22,6 +22,7 @@ struct IoCliOptions {
   std::string measured;
   std::string json;
   unsigned threads = 1;
+  bool flush_l2 = false;
 };
 
 void run_io_command(const IoCliOptions& o) {
@@ -41,6 +42,7 @@ void run_io_command(const IoCliOptions& o) {
   options.sets = o.sets;
   options.ideal = o.ideal;
   options.threads = o.threads;
+  options.flush_l2 = o.flush_l2;
   std::unique_ptr<CsvTable> measured;
   if (!o.measured.empty()) measured = std::make_unique<CsvTable>(read_csv(o.measured));
   const IoReport report = run_io(plan, options, measured.get());
@@ -71,7 +73,10 @@ void register_io_command(CLI::App& app, CliContext& /*ctx*/) {
                 "Two-level model: one SM and an L2 of one line, so every global access reaches HBM");
   cmd->add_option("--measured", o->measured,
                   "Measured CSV (columns as the simulator's JSON, e.g. dram_read_bytes), joined on "
-                  "workload,batch,heads,seq,head_dim,dtype,block_q,block_kv,stages");
+                  "workload,batch,heads,seq,head_dim,dtype,block_q,block_kv,block_k,stages,"
+                  "softmax_rows; only kernel=total rows when it has a kernel column");
+  cmd->add_flag("--flush-l2", o->flush_l2,
+                "Write back and invalidate the L2 between kernels (as Nsight Compute measures)");
   cmd->add_option("--json", o->json, "Also write the points and fits as JSON (atomically)");
   cmd->add_option("-j,--threads", o->threads, "Points simulated in parallel")
       ->capture_default_str()
@@ -81,7 +86,8 @@ void register_io_command(CLI::App& app, CliContext& /*ctx*/) {
                "      --seq 4096..32768x2 --sram \"8 KiB\" --ideal\n"
                "  memwall io --config hypothetical/teaching-gpu --workload flash1 --head-dim 16 \\\n"
                "      --seq 16384 --sram 8192..65536x2 --ideal --json io.json\n"
-               "  memwall io --config h200 --workload flash2 --seq 1024..8192x2 --measured traces/measured/h200.csv\n");
+               "  memwall io --config h200 --workload flash2 --heads 8 --head-dim 64 --seq 512..16384x2 \\\n"
+               "      --block-q 128 --block-kv 128 --flush-l2 --measured traces/measured/h200-sweep.csv\n");
   cmd->callback([o] { run_io_command(*o); });
 }
 

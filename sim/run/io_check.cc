@@ -13,14 +13,25 @@
 namespace memwall {
 namespace {
 
-constexpr const char* kJoinColumns[] = {"workload", "batch",    "heads",    "seq",   "head_dim",
-                                        "dtype",    "block_q",  "block_kv", "stages"};
+constexpr const char* kJoinColumns[] = {"workload", "batch",    "heads",   "seq",
+                                        "head_dim", "dtype",    "block_q", "block_kv",
+                                        "block_k",  "stages",   "softmax_rows"};
 constexpr std::uint64_t kMaxSmem = 1ull << 30;  // the config's ceiling for shared memory
 
 std::string number_text(double v) {
   char buf[40];
   std::snprintf(buf, sizeof buf, "%.9g", v);
   return buf;
+}
+
+/// A byte count read as a double: whole numbers in full, anything else as number_text.
+std::string bytes_text(double v) {
+  if (v >= 0 && v < 9007199254740992.0 && v == std::floor(v)) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+    return buf;
+  }
+  return number_text(v);
 }
 
 std::string json_quote(std::string_view s) {
@@ -77,6 +88,7 @@ double metric_value(const IoPoint& p, const std::string& metric) {
   if (metric == "closed_form_bytes") return static_cast<double>(p.closed_form.total());
   if (metric == "sim_l2_bytes") return static_cast<double>(p.sim.l2.total());
   if (metric == "sim_dram_bytes") return static_cast<double>(p.sim_dram_bytes());
+  if (metric == "measured_l2_bytes") return p.measured_l2_bytes().value_or(0.0);
   return p.measured_dram_bytes().value_or(0.0);
 }
 
@@ -99,7 +111,8 @@ void add_fits(IoReport& report, const std::string& axis, const std::string& over
   for (const auto& [key, members] : groups) {
     if (members.size() < 2) continue;
     for (const std::string metric :
-         {"closed_form_bytes", "sim_l2_bytes", "sim_dram_bytes", "measured_dram_bytes"}) {
+         {"closed_form_bytes", "sim_l2_bytes", "sim_dram_bytes", "measured_l2_bytes",
+          "measured_dram_bytes"}) {
       std::vector<double> x, y;
       bool complete = true;
       for (const std::size_t i : members) {
@@ -125,12 +138,31 @@ std::uint64_t IoPoint::sim_dram_bytes() const {
   return sim.dram.total() + (ideal ? sim.dram_dirty_at_end : 0);
 }
 
-std::optional<double> IoPoint::measured_dram_bytes() const {
+namespace {
+
+/// The sum of two measured cells, when both are present and numbers.
+std::optional<double> measured_sum(const std::optional<FlatRow>& measured, const char* a,
+                                   const char* b) {
   if (!measured) return std::nullopt;
-  const std::string* r = find_field(*measured, "dram_read_bytes");
-  const std::string* w = find_field(*measured, "dram_write_bytes");
-  if (!r || !w || r->empty() || w->empty()) return std::nullopt;
-  return std::stod(*r) + std::stod(*w);
+  const std::string* x = find_field(*measured, a);
+  const std::string* y = find_field(*measured, b);
+  if (!x || !y || x->empty() || y->empty()) return std::nullopt;
+  char* end_x = nullptr;
+  char* end_y = nullptr;
+  const double vx = std::strtod(x->c_str(), &end_x);
+  const double vy = std::strtod(y->c_str(), &end_y);
+  if (*end_x != '\0' || *end_y != '\0') return std::nullopt;
+  return vx + vy;
+}
+
+}  // namespace
+
+std::optional<double> IoPoint::measured_dram_bytes() const {
+  return measured_sum(measured, "dram_read_bytes", "dram_write_bytes");
+}
+
+std::optional<double> IoPoint::measured_l2_bytes() const {
+  return measured_sum(measured, "l2_read_bytes", "l2_write_bytes");
 }
 
 std::vector<std::string> ideal_overrides(const HardwareConfig& base) {
@@ -204,7 +236,9 @@ IoReport run_io(const SweepPlan& plan, const IoOptions& options, const CsvTable*
         figure_cols.push_back(static_cast<int>(c));
       }
     }
+    const int kernel_col = measured->column("kernel");
     for (std::size_t r = 0; r < measured->rows.size(); ++r) {
+      if (kernel_col >= 0 && measured->rows[r][static_cast<std::size_t>(kernel_col)] != "total") continue;
       std::vector<std::string> key;
       for (const int c : join_cols) key.push_back(c < 0 ? "" : measured->rows[r][static_cast<std::size_t>(c)]);
       const auto [it, fresh] = measured_rows.emplace(key, r);
@@ -213,7 +247,7 @@ IoReport run_io(const SweepPlan& plan, const IoOptions& options, const CsvTable*
                          ": the same point as line " +
                          std::to_string(measured->row_lines[it->second]) +
                          " (rows are joined on workload, batch, heads, seq, head_dim, dtype, "
-                         "block_q, block_kv, stages)");
+                         "block_q, block_kv, block_k, stages, softmax_rows)");
       }
     }
   }
@@ -249,7 +283,7 @@ IoReport run_io(const SweepPlan& plan, const IoOptions& options, const CsvTable*
       out.params.emplace_back("sram_bytes", std::to_string(*sram));
     }
     out.closed_form = closed_form_bytes(params);
-    out.sim = simulate_io(hw, params);
+    out.sim = simulate_io(hw, params, options.flush_l2);
     return {};
   };
   run_points(plan, indices, run_one, options.threads);
@@ -307,8 +341,10 @@ std::string io_to_json(const IoReport& r) {
              (p.sim_dram_bytes() == p.closed_form.total() ? "true" : "false");
     }
     out += ",\n     \"measured\": " + (p.measured ? json_object(*p.measured) : std::string("null"));
+    const auto ml = p.measured_l2_bytes();
     const auto md = p.measured_dram_bytes();
-    out += ", \"measured_dram_bytes\": " + (md ? number_text(*md) : std::string("null")) + "}";
+    out += ", \"measured_l2_bytes\": " + (ml ? bytes_text(*ml) : std::string("null"));
+    out += ", \"measured_dram_bytes\": " + (md ? bytes_text(*md) : std::string("null")) + "}";
   }
   out += "\n  ],\n  \"fits\": [";
   for (std::size_t i = 0; i < r.fits.size(); ++i) {
@@ -354,17 +390,19 @@ std::string io_to_text(const IoReport& r) {
     width = std::max(width, static_cast<int>(label.size()));
     labels.push_back(std::move(label));
   }
-  std::snprintf(buf, sizeof buf, "%-*s %16s %16s %16s %16s%s\n", width, "point", "closed form B",
-                "SM->L2 B", "HBM B", "measured HBM B", r.ideal ? "  HBM = closed form" : "");
+  std::snprintf(buf, sizeof buf, "%-*s %14s %14s %14s %14s %14s%s\n", width, "point", "closed form B",
+                "SM->L2 B", "HBM B", "meas. SM->L2 B", "meas. HBM B",
+                r.ideal ? "  HBM = closed form" : "");
   out += buf;
   for (std::size_t i = 0; i < r.points.size(); ++i) {
     const IoPoint& p = r.points[i];
+    const auto ml = p.measured_l2_bytes();
     const auto md = p.measured_dram_bytes();
-    std::snprintf(buf, sizeof buf, "%-*s %16llu %16llu %16llu %16s%s\n", width, labels[i].c_str(),
+    std::snprintf(buf, sizeof buf, "%-*s %14llu %14llu %14llu %14s %14s%s\n", width, labels[i].c_str(),
                   static_cast<unsigned long long>(p.closed_form.total()),
                   static_cast<unsigned long long>(p.sim.l2.total()),
                   static_cast<unsigned long long>(p.sim_dram_bytes()),
-                  md ? number_text(*md).c_str() : "-",
+                  ml ? bytes_text(*ml).c_str() : "-", md ? bytes_text(*md).c_str() : "-",
                   r.ideal ? (p.sim_dram_bytes() == p.closed_form.total() ? "  yes" : "  NO") : "");
     out += buf;
   }

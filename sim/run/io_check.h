@@ -40,6 +40,7 @@ struct IoOptions {
   std::string config;              ///< config path or preset name
   std::vector<std::string> sets;   ///< fixed --set overrides, applied first
   bool ideal = false;              ///< the two-level model (one SM, single-line L2)
+  bool flush_l2 = false;           ///< flush the L2 between kernels (as Nsight Compute measures)
   unsigned threads = 1;            ///< points simulated in parallel
 };
 
@@ -58,12 +59,15 @@ struct IoPoint {
   std::uint64_t sim_dram_bytes() const;
   /// dram_read_bytes + dram_write_bytes of the measured row, when it has both.
   std::optional<double> measured_dram_bytes() const;
+  /// l2_read_bytes + l2_write_bytes (SM → L2) of the measured row, when it has both.
+  std::optional<double> measured_l2_bytes() const;
 };
 
 /// One fitted exponent.
 struct IoFit {
   std::string over;    ///< "seq" or "sram"
-  std::string metric;  ///< closed_form_bytes, sim_l2_bytes, sim_dram_bytes, measured_dram_bytes
+  std::string metric;  ///< closed_form_bytes, sim_l2_bytes, sim_dram_bytes, measured_l2_bytes,
+                       ///< measured_dram_bytes
   FlatRow group;       ///< the other axes' values, fixed within the fit
   PowerFit fit;
   double expected = 0;  ///< the exponent the theory predicts
@@ -92,8 +96,9 @@ double expected_exponent(WorkloadKind workload, std::string_view over);
 WorkloadParams io_params(const SweepPoint& point, const HardwareConfig& config);
 
 /// Runs every point of `plan` (axis "workload" first) and fits. `measured`, when given, is joined
-/// on the columns workload, batch, heads, seq, head_dim, dtype, block_q, block_kv, stages that it
-/// has. Throws UsageError when two measured rows match one point.
+/// on the columns workload, batch, heads, seq, head_dim, dtype, block_q, block_kv, block_k, stages,
+/// softmax_rows that it has; when it has a "kernel" column only its "total" rows (the whole
+/// workload) are used. Throws UsageError when two measured rows match one point.
 IoReport run_io(const SweepPlan& plan, const IoOptions& options, const CsvTable* measured);
 
 /// The JSON document: workload, config, ideal, ideal_overrides, points, fits (ends in "\n").

@@ -8,9 +8,11 @@
 
 namespace memwall {
 
-IoSimulated simulate_io(const HardwareConfig& config, const WorkloadParams& params) {
+IoSimulated simulate_io(const HardwareConfig& config, const WorkloadParams& params, bool flush_l2) {
   const std::unique_ptr<TraceSource> source = make_model_source(params);
-  const RunResult r = simulate(config, *source);
+  SimOptions options;
+  options.flush_l2_between_kernels = flush_l2;
+  const RunResult r = simulate(config, *source, options);
   IoSimulated out;
   out.l2 = {r.traffic.l2_read_bytes, r.traffic.l2_write_bytes};
   out.dram = {r.traffic.dram_read_bytes, r.traffic.dram_write_bytes};

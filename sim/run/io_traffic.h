@@ -29,7 +29,8 @@ struct IoSimulated {
   double time_s = 0;               ///< simulated time
 };
 
-/// Simulates resolved `params` on `config`.
-IoSimulated simulate_io(const HardwareConfig& config, const WorkloadParams& params);
+/// Simulates resolved `params` on `config`, flushing the L2 between kernels when `flush_l2`.
+IoSimulated simulate_io(const HardwareConfig& config, const WorkloadParams& params,
+                        bool flush_l2 = false);
 
 }  // namespace memwall

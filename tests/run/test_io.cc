@@ -106,8 +106,8 @@ TEST_CASE("Measured rows join on the resolved parameters and are fitted like the
   const std::string path = "/tmp/memwall_test_io_" + std::to_string(::getpid()) + ".csv";
   {
     std::ofstream out(path);
-    out << "workload,batch,heads,seq,head_dim,dtype,block_q,block_kv,stages,dram_read_bytes,"
-           "dram_write_bytes,gpu\n";
+    out << "workload,batch,heads,seq,head_dim,dtype,block_q,block_kv,stages,kernel,dram_read_bytes,"
+           "dram_write_bytes,l2_read_bytes,l2_write_bytes,gpu\n";
     // Twice and thrice the closed form of two points (N = 1024, 2048), none for N = 4096.
     for (const std::uint64_t n : {1024u, 2048u}) {
       WorkloadParams p;
@@ -117,8 +117,11 @@ TEST_CASE("Measured rows join on the resolved parameters and are fitted like the
       p.block_q = 64;
       p.block_kv = 64;
       const Traffic t = closed_form_traffic(p);
-      out << "flash2,1,1," << n << ",32,fp16,64,64,2," << 2 * t.read_bytes << ","
-          << 3 * t.write_bytes << ",test\n";
+      // One row per kernel and a "total" row: only the total is joined.
+      for (const char* kernel : {"flash2_fwd", "total"}) {
+        out << "flash2,1,1," << n << ",32,fp16,64,64,2," << kernel << "," << 2 * t.read_bytes << ","
+            << 3 * t.write_bytes << "," << t.read_bytes << "," << t.write_bytes << ",test\n";
+      }
     }
   }
   const CsvTable measured = read_csv(path);
@@ -135,10 +138,11 @@ TEST_CASE("Measured rows join on the resolved parameters and are fitted like the
   CHECK(*r.points[0].measured_dram_bytes() ==
         Approx(2.0 * static_cast<double>(r.points[0].closed_form.read) +
                3.0 * static_cast<double>(r.points[0].closed_form.write)));
-  CHECK(r.points[1].measured_where == path + ":3");
+  CHECK(*r.points[0].measured_l2_bytes() == Approx(static_cast<double>(r.points[0].closed_form.total())));
+  CHECK(r.points[1].measured_where == path + ":5");
   CHECK_FALSE(r.points[2].measured.has_value());
   // A metric missing at some point of a group is not fitted there.
-  for (const IoFit& f : r.fits) CHECK(f.metric != "measured_dram_bytes");
+  for (const IoFit& f : r.fits) CHECK(!f.metric.starts_with("measured"));
 
   // The JSON carries points and fits with over, metric, exponent and expected.
   const FlatRow json = flatten_json(io_to_json(r), "io json");
@@ -148,9 +152,9 @@ TEST_CASE("Measured rows join on the resolved parameters and are fitted like the
   }
   CHECK(has_fit);
 
-  std::ofstream(path, std::ios::app) << "flash2,1,1,1024,32,fp16,64,64,2,1,1,dup\n";
+  std::ofstream(path, std::ios::app) << "flash2,1,1,1024,32,fp16,64,64,2,total,1,1,1,1,dup\n";
   const CsvTable dup = read_csv(path);
-  CHECK_THROWS_WITH(run_io(plan, options, &dup), Catch::Contains(":4: the same point as line 2"));
+  CHECK_THROWS_WITH(run_io(plan, options, &dup), Catch::Contains(":6: the same point as line 3"));
   std::remove(path.c_str());
 }
 
