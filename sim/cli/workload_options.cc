@@ -1,6 +1,8 @@
 #include "sim/cli/workload_options.h"
 
+#include <filesystem>
 #include <string>
+#include <system_error>
 
 #include "sim/core/error.h"
 #include "sim/core/units.h"
@@ -14,6 +16,17 @@ void add_tile(CLI::App& app, const char* name, std::optional<std::uint32_t>& fie
   app.add_option_function<std::uint32_t>(
          name, [&field](const std::uint32_t& v) { field = v; }, description)
       ->type_name("INT");
+}
+
+/// `path` relative to the working directory when it lies below it; `fallback` when empty.
+std::string display_path(const std::string& path, const std::string& fallback) {
+  if (path.empty()) return fallback;
+  std::error_code ec;
+  const std::string cwd = std::filesystem::current_path(ec).string() + "/";
+  if (!ec && path.size() > cwd.size() && path.compare(0, cwd.size(), cwd) == 0) {
+    return path.substr(cwd.size());
+  }
+  return path;
 }
 
 }  // namespace
@@ -84,8 +97,7 @@ WorkloadParams resolve_workload_options(const WorkloadParams& params, const Hard
   if (config != nullptr) {
     if (!p.sram_bytes && p.workload == WorkloadKind::flash1) p.sram_bytes = config->sm.smem_per_block.count;
     p.smem_limit_bytes = config->sm.smem_per_block.count;
-    p.smem_limit_source = "sm.smem_per_block of " +
-                          (config->source_file.empty() ? config->name : config->source_file);
+    p.smem_limit_source = "sm.smem_per_block of " + display_path(config->source_file, config->name);
   }
   // With --allow-spill, --sram (when given) is the shared memory a spilling CTA may keep.
   if (p.allow_spill && params.sram_bytes) {
