@@ -1,6 +1,7 @@
 #include "sim/run/io_check.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -240,6 +241,18 @@ IoReport run_io(const SweepPlan& plan, const IoOptions& options, const CsvTable*
     const int kernel_col = measured->column("kernel");
     for (std::size_t r = 0; r < measured->rows.size(); ++r) {
       if (kernel_col >= 0 && measured->rows[r][static_cast<std::size_t>(kernel_col)] != "total") continue;
+      for (const int c : figure_cols) {
+        const std::string& cell = measured->rows[r][static_cast<std::size_t>(c)];
+        if (cell.empty()) continue;  // not measured
+        char* end = nullptr;
+        errno = 0;
+        const double v = std::strtod(cell.c_str(), &end);
+        if (*end != '\0' || errno == ERANGE || !std::isfinite(v) || v < 0) {
+          throw UsageError(measured->path + ":" + std::to_string(measured->row_lines[r]) +
+                           ": column " + measured->header[static_cast<std::size_t>(c)] +
+                           ": expected a byte count, got \"" + cell + "\"");
+        }
+      }
       std::vector<std::string> key;
       for (const int c : join_cols) key.push_back(c < 0 ? "" : measured->rows[r][static_cast<std::size_t>(c)]);
       const auto [it, fresh] = measured_rows.emplace(key, r);

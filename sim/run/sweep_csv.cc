@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "sim/core/error.h"
@@ -105,8 +106,9 @@ std::string merge_shards(const std::vector<std::string>& paths) {
   if (paths.empty()) throw UsageError("sweep merge: no shard files given");
   std::vector<std::string> header;
   std::uint64_t total = 0;
-  std::vector<std::vector<std::string>> rows;
-  std::vector<std::string> row_origin;
+  std::string total_where;
+  // Rows by point index; nothing is allocated per *claimed* point, only per row read.
+  std::map<std::uint64_t, std::pair<std::vector<std::string>, std::string>> rows;
   for (const std::string& path : paths) {
     const CsvTable table = read_csv(path);
     if (table.header.size() < 2 || table.header[0] != "point" || table.header[1] != "points") {
@@ -126,35 +128,41 @@ std::string merge_shards(const std::vector<std::string>& paths) {
       const std::uint64_t index = parse_index(cells[0], where + ": point");
       const std::uint64_t count = parse_index(cells[1], where + ": points");
       if (total == 0) {
+        if (count == 0) throw UsageError(where + ": a sweep of 0 points has no rows");
         total = count;
-        rows.assign(total, {});
-        row_origin.assign(total, {});
+        total_where = where;
       }
       if (count != total) {
         throw UsageError(where + ": sweep of " + std::to_string(count) + " points, but " +
-                         std::to_string(total) + " in the other rows (shards of different sweeps?)");
+                         std::to_string(total) + " at " + total_where +
+                         " (shards of different sweeps?)");
       }
       if (index >= total) {
         throw UsageError(where + ": point " + std::to_string(index) + " is out of range (0.." +
                          std::to_string(total - 1) + ")");
       }
-      if (!row_origin[index].empty()) {
+      const auto [it, fresh] = rows.try_emplace(
+          index, std::vector<std::string>(cells.begin() + 2, cells.end()), where);
+      if (!fresh) {
         throw UsageError(where + ": point " + std::to_string(index) + " also appears at " +
-                         row_origin[index]);
+                         it->second.second);
       }
-      row_origin[index] = where;
-      rows[index].assign(cells.begin() + 2, cells.end());
     }
   }
   if (total == 0) throw UsageError("sweep merge: the shard files hold no rows");
-  for (std::uint64_t i = 0; i < total; ++i) {
-    if (row_origin[i].empty()) {
-      throw UsageError("sweep merge: point " + std::to_string(i) + " of " + std::to_string(total) +
-                       " is in none of the shard files (a shard is missing or unfinished)");
+  if (rows.size() != total) {
+    // The first index not read: at most rows.size() steps, whatever `total` claims.
+    std::uint64_t missing = 0;
+    for (const auto& entry : rows) {
+      if (entry.first != missing) break;
+      ++missing;
     }
+    throw UsageError("sweep merge: point " + std::to_string(missing) + " of " +
+                     std::to_string(total) + " is in none of the shard files (a shard is missing "
+                     "or unfinished; the sweep size comes from " + total_where + ")");
   }
   std::string out = csv_line(std::vector<std::string>(header.begin() + 2, header.end()));
-  for (const auto& row : rows) out += csv_line(row);
+  for (const auto& entry : rows) out += csv_line(entry.second.first);
   return out;
 }
 

@@ -183,3 +183,18 @@ TEST_CASE("Gemm in ideal mode with square tiles from M: HBM bytes equal the clos
   CHECK(fit_of(r, "sram", "sim_dram_bytes").fit.exponent < 0);
   CHECK(fit_of(r, "sram", "sim_dram_bytes").expected == -0.5);
 }
+
+TEST_CASE("Regression: a non-numeric measured byte count names the file, line and column", "[io]") {
+  const std::string path = "/tmp/memwall_test_io_bad_" + std::to_string(::getpid()) + ".csv";
+  const SweepPlan plan({{"workload", {"flash2"}}, {"seq", {"256"}}, {"head_dim", {"32"}}});
+  IoOptions options;
+  options.config = kTeaching;
+  for (const char* bad : {"abc", "1e999", "-5"}) {
+    std::ofstream(path) << "workload,seq,head_dim,dram_read_bytes,dram_write_bytes\n"
+                        << "flash2,256,32," << bad << ",12\n";
+    const CsvTable measured = read_csv(path);
+    CHECK_THROWS_WITH(run_io(plan, options, &measured),
+                      Catch::Contains(":2: column dram_read_bytes: expected a byte count"));
+  }
+  std::remove(path.c_str());
+}
