@@ -10,6 +10,7 @@
 #include "sim/hw/config_loader.h"
 #include "sim/run/simulator.h"
 #include "sim/run/sweep_runner.h"
+#include "sim/run/sweep_workload.h"
 
 namespace memwall {
 namespace {
@@ -161,6 +162,41 @@ std::vector<WhatIfRow> run_what_if_list(std::string_view list, const std::string
     return WhatIfOutcome{r.time, Bytes{r.traffic.dram_read_bytes + r.traffic.dram_write_bytes}};
   };
   return run_what_ifs(what_ifs, runner, threads);
+}
+
+namespace {
+
+/// The resolved workload parameters of a run, read back from its WorkloadInfo::params.
+WorkloadParams params_of_run(const RunResult& run) {
+  WorkloadParams p;
+  for (const auto& [name, value] : run.workload.params) set_workload_param(p, name, value);
+  return resolve_workload(p);
+}
+
+}  // namespace
+
+std::string what_if_report(std::string_view list, const std::string& config,
+                           const std::vector<std::string>& sets, const std::vector<RunResult>& runs,
+                           bool flush_l2) {
+  std::string out;
+  for (const RunResult& run : runs) {
+    const auto rows = run_what_if_list(list, config, sets, params_of_run(run), flush_l2, 2);
+    out += "\nwhat-if: " + run.workload.name + " on " + run.config_name + "\n" +
+           format_what_if_text(rows);
+  }
+  return out;
+}
+
+std::string what_if_report_json(std::string_view list, const std::string& config,
+                                const std::vector<std::string>& sets,
+                                const std::vector<RunResult>& runs, bool flush_l2) {
+  std::string out = "{";
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const auto rows = run_what_if_list(list, config, sets, params_of_run(runs[i]), flush_l2, 2);
+    out += std::string(i ? "," : "") + "\n  " + json_string(runs[i].workload.name) + ": " +
+           format_what_if_json(rows, 2);
+  }
+  return out + "\n}\n";
 }
 
 std::string format_what_if_text(const std::vector<WhatIfRow>& rows) {

@@ -18,6 +18,7 @@
 #include "models/workload_params.h"
 #include "sim/core/units.h"
 #include "sim/hw/config.h"
+#include "sim/run/run_result.h"
 
 namespace memwall {
 
@@ -76,6 +77,18 @@ std::vector<WhatIfRow> run_what_if_list(std::string_view list, const std::string
                                         const std::vector<std::string>& sets,
                                         const WorkloadParams& resolved, bool flush_l2,
                                         unsigned threads = 1);
+
+/// The what-if tables of `memwall run --what-if LIST`, one per run of `runs` (the runs the command
+/// just made; each one's workload parameters are read back from RunResult::workload.params), each
+/// under a heading naming the workload. Variants run on 2 threads.
+std::string what_if_report(std::string_view list, const std::string& config,
+                           const std::vector<std::string>& sets, const std::vector<RunResult>& runs,
+                           bool flush_l2);
+
+/// The same tables as a JSON object {"<workload>": [rows...], ...} (ends with a newline).
+std::string what_if_report_json(std::string_view list, const std::string& config,
+                                const std::vector<std::string>& sets,
+                                const std::vector<RunResult>& runs, bool flush_l2);
 
 /// A fixed-width text table: name, time, DRAM bytes, time saved, then the override of each line.
 std::string format_what_if_text(const std::vector<WhatIfRow>& rows);

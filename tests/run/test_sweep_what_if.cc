@@ -108,3 +108,21 @@ TEST_CASE("What-ifs on the simulator: the base row is the plain run, each varian
   CHECK_THROWS_WITH(run_what_if_list("hbm-x2", config, {"l2.sise=1 MiB"}, resolved, false),
                     Catch::Contains("did you mean"));
 }
+
+TEST_CASE("The what-if report of a run reads the workload back from the run's parameters",
+          "[what-if]") {
+  WorkloadParams p;
+  p.workload = WorkloadKind::flash2;
+  p.seq = 512;
+  p.head_dim = 32;
+  const WorkloadParams resolved = resolve_workload(p);
+  const std::string config = "configs/hypothetical/teaching-gpu.yaml";
+  const RunResult run = simulate(load_config(config), *make_model_source(resolved));
+  const std::string text = what_if_report("l2-x2", config, {}, {run}, false);
+  const std::vector<WhatIfRow> rows = run_what_if_list("l2-x2", config, {}, resolved, false);
+  CHECK_THAT(text, Catch::StartsWith("\nwhat-if: flash2 on Teaching GPU\n"));
+  CHECK_THAT(text, Catch::EndsWith(format_what_if_text(rows)));
+  CHECK(rows[0].outcome.time == run.time);
+  const FlatRow json = flatten_json(what_if_report_json("l2-x2", config, {}, {run}, false), "json");
+  CHECK(json[0].first == "flash2.base.description");
+}
