@@ -359,6 +359,7 @@ WorkloadParams resolve_workload(const WorkloadParams& params) {
     }
     case WorkloadKind::gemm: break;  // handled above
   }
+  if (!p.smem_limit_bytes) p.allow_spill = false;  // no limit: nothing to spill against
   check_smem(p);
   if (const SpillPlan plan = spill_plan(p); plan.active) {
     const std::uint64_t slice = checked_mul(plan.scratch_elements, s, "the spill scratch per CTA");

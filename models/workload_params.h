@@ -78,6 +78,7 @@ struct WorkloadParams {
   /// flash1/flash2: tiles over smem_limit_bytes are not rejected; the CTA keeps in shared memory
   /// what fits and spills the rest to global memory (models/spill.h). A workload parameter
   /// ("allow_spill" = 1) only when set, so traces and reports without it are unchanged.
+  /// resolve_workload clears it for naive and gemm and when there is no smem_limit_bytes.
   bool allow_spill = false;
 
   /// Numerics only: false drops the online-softmax rescale of the running O and ℓ when the row

@@ -113,6 +113,15 @@ TEST_CASE("With tiles that fit, allow_spill changes no op and no launch", "[spil
   }
 }
 
+TEST_CASE("allow_spill is dropped where there is nothing to spill against", "[spill]") {
+  WorkloadParams no_limit = flash(WorkloadKind::flash2, 256, 64, 256, 256, 0, true);
+  no_limit.smem_limit_bytes.reset();
+  CHECK_FALSE(resolve_workload(no_limit).allow_spill);
+  WorkloadParams naive = flash(WorkloadKind::naive, 256, 64, 64, 64, 1 << 20, true);
+  CHECK_FALSE(resolve_workload(naive).allow_spill);
+  for (const auto& [key, value] : resolve_workload(no_limit).named()) CHECK(key != "allow_spill");
+}
+
 TEST_CASE("A spilling kernel's ops move exactly the closed-form bytes, spill included",
           "[spill]") {
   struct Case { std::uint64_t n, d; std::uint32_t bq, bkv; std::uint64_t limit; };
