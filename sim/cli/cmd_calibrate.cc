@@ -27,7 +27,8 @@ struct CalibrateCliOptions {
   std::string output;
   std::string json;
   std::string params = "tensor,fp32,sfu,hbm,launch_overhead";
-  std::string fit_budget = "4 GiB";
+  std::string fit_budget = "1 GiB";
+  std::string eval_budget;
   unsigned max_iterations = 8;
   unsigned threads = 1;
   bool load_check = false;
@@ -74,6 +75,13 @@ void run_calibrate_command(const CalibrateCliOptions& o, CliContext& ctx) {
   } catch (const UnitError& e) {
     throw UsageError("--fit-budget: " + std::string(e.what()));
   }
+  if (!o.eval_budget.empty()) {
+    try {
+      options.eval_budget_bytes = parse_bytes(o.eval_budget).count;
+    } catch (const UnitError& e) {
+      throw UsageError("--eval-budget: " + std::string(e.what()));
+    }
+  }
   options.max_iterations = o.max_iterations;
   options.threads = o.threads;
   options.progress = progress_line;
@@ -85,7 +93,9 @@ void run_calibrate_command(const CalibrateCliOptions& o, CliContext& ctx) {
   auto quoted = [](const std::string& s) { return s.find(' ') != std::string::npos ? "\"" + s + "\"" : s; };
   const std::string command = "memwall calibrate --config " + quoted(o.config) + " --measured " +
                               quoted(o.measured) + " -o " + quoted(o.output) + " --params " + o.params +
-                              " --fit-budget " + quoted(o.fit_budget) + " --max-iterations " +
+                              " --fit-budget " + quoted(o.fit_budget) +
+                              (o.eval_budget.empty() ? "" : " --eval-budget " + quoted(o.eval_budget)) +
+                              " --max-iterations " +
                               std::to_string(o.max_iterations);
   write_file_atomically(o.output, calibrated_yaml(result, extends_value(o.config, o.output), utc_now(), command));
   std::printf("wrote %s\n", o.output.c_str());
@@ -124,6 +134,9 @@ void register_calibrate_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--fit-budget", o->fit_budget,
                   "Fit cases whose model SM->L2 bytes exceed SIZE are left out of the iterations (still reported)")
       ->capture_default_str()
+      ->type_name("SIZE");
+  cmd->add_option("--eval-budget", o->eval_budget,
+                  "Cases whose model SM->L2 bytes exceed SIZE are not simulated at all [default: every case]")
       ->type_name("SIZE");
   cmd->add_option("--max-iterations", o->max_iterations, "Accepted Levenberg-Marquardt steps at most")
       ->capture_default_str()

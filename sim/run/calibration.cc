@@ -268,10 +268,17 @@ CalibrationResult run_calibration(const HardwareConfig& base, const std::vector<
   if (options.params.empty()) throw UsageError("calibrate: no parameter to fit");
   CalibrationResult res;
   res.measured_path = measured_path;
+  res.eval_budget_bytes = options.eval_budget_bytes;
   // Split the cases; the iterations use the fit cases within the byte budget.
   for (std::size_t i = 0; i < cases.size(); ++i) {
     if (!cases[i].profiled()) {
       ++res.unprofiled_cases;
+      continue;
+    }
+    std::uint64_t bytes = 0;
+    for (const KernelSectorBytes& k : count_sector_bytes(cases[i].params)) bytes += k.read_bytes + k.write_bytes;
+    if (bytes > options.eval_budget_bytes) {
+      ++res.skipped_cases;
       continue;
     }
     if (is_held_out(cases[i])) {
@@ -279,8 +286,6 @@ CalibrationResult run_calibration(const HardwareConfig& base, const std::vector<
       continue;
     }
     res.fit_cases.push_back(i);
-    std::uint64_t bytes = 0;
-    for (const KernelSectorBytes& k : count_sector_bytes(cases[i].params)) bytes += k.read_bytes + k.write_bytes;
     if (bytes <= options.fit_budget_bytes) res.iter_cases.push_back(i);
   }
   res.small_heldout_cases = small_heldout_cases(cases);
@@ -440,7 +445,7 @@ std::string calibration_to_json(const CalibrationResult& res, const std::vector<
   j += "},\n";
   j += "  \"iterations\": " + std::to_string(res.iterations) + ", \"evaluations\": " +
        std::to_string(res.evaluations) + ", \"iteration_cases\": " + std::to_string(res.iter_cases.size()) +
-       ", \"initial_cost\": " + json_number(res.initial_cost) + ", \"final_cost\": " +
+       ", \"skipped_cases\": " + std::to_string(res.skipped_cases) + ", \"initial_cost\": " + json_number(res.initial_cost) + ", \"final_cost\": " +
        json_number(res.final_cost) + ",\n";
   j += "  \"before_fit\": " + metrics_json(res.before_fit) + ",\n";
   j += "  \"fit\": " + metrics_json(res.fit) + ",\n";
@@ -511,6 +516,10 @@ std::string calibration_to_text(const CalibrationResult& res, const std::vector<
   summary("fit", res.fit, &res.fit_rows);
   summary("held out (N 1024, 8192)", res.heldout, &res.heldout_rows);
   summary("held out, N <= 1024", res.small_heldout, nullptr);
+  if (res.skipped_cases > 0) {
+    t += "  " + std::to_string(res.skipped_cases) + " profiled cases above the evaluation budget (" +
+         format_bytes(Bytes{res.eval_budget_bytes}) + " SM->L2) not simulated\n";
+  }
   if (res.unprofiled_cases > 0) {
     t += "  " + std::to_string(res.unprofiled_cases) + " cases without ncu data not compared\n";
   }

@@ -17,7 +17,8 @@
 /// Cases are split by a fixed rule: held out when N (seq) is 1024 or 8192 (2 of the 6 sequence
 /// lengths of the sweep: a third), fitted otherwise. Only fit cases whose model SM → L2 bytes are
 /// within CalibrationOptions::fit_budget_bytes enter the fit's iterations (to keep it fast); every
-/// case is simulated with the final values for the reported errors.
+/// case within eval_budget_bytes (default: all) is simulated with the final values for the
+/// reported errors.
 
 #include <cstdint>
 #include <string>
@@ -89,7 +90,9 @@ ErrorMetrics error_metrics(const std::vector<KernelComparison>& rows);
 struct CalibrationOptions {
   std::vector<FitParam> params = {FitParam::tensor, FitParam::fp32, FitParam::sfu, FitParam::hbm,
                                   FitParam::launch_overhead};
-  std::uint64_t fit_budget_bytes = 4ull << 30;  ///< fit cases above this (model SM→L2) skip the iterations
+  std::uint64_t fit_budget_bytes = 1ull << 30;  ///< fit cases above this (model SM→L2) skip the iterations
+  /// Cases above this (model SM→L2 bytes) are not simulated at all (counted in skipped_cases).
+  std::uint64_t eval_budget_bytes = ~0ull;
   unsigned max_iterations = 8;                  ///< Levenberg–Marquardt steps accepted at most
   unsigned threads = 1;                         ///< cases simulated in parallel
   /// Progress lines (one per iteration) go here when set.
@@ -113,6 +116,8 @@ struct CalibrationResult {
   std::vector<std::size_t> heldout_cases; ///< profiled cases held out
   std::vector<std::size_t> small_heldout_cases;  ///< held out with N ≤ 1024: the CI subset
   std::size_t unprofiled_cases = 0;       ///< cases without ncu data (not compared)
+  std::size_t skipped_cases = 0;          ///< profiled cases above the evaluation budget
+  std::uint64_t eval_budget_bytes = ~0ull;
   std::vector<KernelComparison> fit_rows;      ///< final values, every fit case
   std::vector<KernelComparison> heldout_rows;  ///< final values, every held-out case
   ErrorMetrics before_fit;                ///< the base config on the iterations' set
