@@ -53,6 +53,13 @@ class L2 {
     return Place{slice, static_cast<std::size_t>(folded % m_sets) * m_ways};
   }
 
+  /// Hints the host CPU to fetch `line`'s set into its cache (no effect on the simulation).
+  void prefetch(std::uint64_t line) const {
+    const Place p = place(line);
+    __builtin_prefetch(&m_tags[p.set_base]);
+    __builtin_prefetch(&m_masks[p.set_base]);
+  }
+
   /// A load of sectors `mask` of `line` in `slice`: hits are the valid ones; the rest are
   /// allocated (evicting the LRU line of the set if the line is absent) and returned in
   /// fetch_mask. Marks the line most recently used.

@@ -19,6 +19,9 @@ std::uint32_t bit_range(std::uint64_t lo, std::uint64_t hi) {
 }
 
 /// Set bits of a sector mask (at most 8 bits), without a library call.
+/// How many rows ahead of the current one a box prefetches its L2 sets into the host cache.
+constexpr std::uint64_t kPrefetchRows = 4;
+
 std::uint32_t popcount(std::uint32_t m) {
   m = m - ((m >> 1) & 0x55u);
   m = (m & 0x33u) + ((m >> 2) & 0x33u);
@@ -212,6 +215,8 @@ bool MemorySystem::access(std::uint32_t sm, const Box& box, Tick t, Tick box_iss
       cursor.line = first;
       cursor.started = true;
     }
+    // Later rows' sets are usually far away: ask the host to fetch them while this row runs.
+    if (cursor.row + kPrefetchRows < rows) m_l2.prefetch((start + kPrefetchRows * box.pitch) >> m_line_shift);
     for (; cursor.line <= last; ++cursor.line) {
       if (issued_any && m_xbar.next_free(sm, dir) > limit) return false;
       issued_any = true;
