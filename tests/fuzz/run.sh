@@ -20,7 +20,8 @@ if ! command -v clang++ >/dev/null; then
   echo "fuzz: clang++ not found; skipping the fuzz harnesses" >&2
   exit 0
 fi
-cmake -S . -B "$BUILD" -DMEMWALL_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+cmake -S . -B "$BUILD" -DMEMWALL_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_CXX_FLAGS_RELEASE="-O1 -gline-tables-only" \
   -DMEMWALL_WERROR=OFF -DMEMWALL_CUDA=OFF -DMEMWALL_SANITIZE=ON \
   -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link" >/dev/null
 targets=()
