@@ -23,6 +23,9 @@ constexpr double kMinFraction = 0.01;
 constexpr double kMinOverhead_s = 1e-12;
 constexpr double kMaxOverhead_s = 100e-6;
 constexpr double kFdStep = 0.05;  ///< forward-difference step in log(parameter)
+constexpr double kMaxStep = 1.0;  ///< largest change of one log(parameter) in a step (a factor e)
+constexpr double kLaunchStart_s = 1e-6;  ///< where a launch overhead below it starts
+constexpr double kOpStart_s = 10e-9;     ///< where a per-op overhead below it starts
 
 bool is_fraction(FitParam p) { return p != FitParam::op_overhead && p != FitParam::launch_overhead; }
 
@@ -318,7 +321,8 @@ CalibrationResult run_calibration(const HardwareConfig& base, const std::vector<
     const FitParam p = options.params[j];
     double v = fit_param_value(base, p);
     res.fitted.push_back({p, v, v});
-    if (!is_fraction(p) && v < 1e-9) v = 1e-9;
+    if (p == FitParam::launch_overhead) v = std::max(v, kLaunchStart_s);
+    if (p == FitParam::op_overhead) v = std::max(v, kOpStart_s);
     x(static_cast<Eigen::Index>(j)) = std::log(clamp_param(p, v));
   }
   res.before_fit = error_metrics(compare_cases(base, cases, res.iter_cases, options.threads));
@@ -339,10 +343,13 @@ CalibrationResult run_calibration(const HardwareConfig& base, const std::vector<
     const Eigen::MatrixXd jtj = jac.transpose() * jac;
     const Eigen::VectorXd grad = jac.transpose() * r;
     bool accepted = false;
-    for (int attempt = 0; attempt < 4 && !accepted; ++attempt) {
+    bool converged = false;
+    for (int attempt = 0; attempt < 6 && !accepted; ++attempt) {
       Eigen::MatrixXd a = jtj;
       for (Eigen::Index j = 0; j < n; ++j) a(j, j) += lambda * (jtj(j, j) + 1e-9);
-      const Eigen::VectorXd step = a.ldlt().solve(-grad);
+      Eigen::VectorXd step = a.ldlt().solve(-grad);
+      const double largest = step.cwiseAbs().maxCoeff();
+      if (largest > kMaxStep) step *= kMaxStep / largest;
       const Eigen::VectorXd xn = clamp_x(x + step);
       if ((xn - x).norm() < 1e-6) break;
       const Eigen::VectorXd rn = residuals_at(xn);
@@ -363,12 +370,12 @@ CalibrationResult run_calibration(const HardwareConfig& base, const std::vector<
           }
           options.progress(line);
         }
-        if (gain < 1e-3) attempt = 4;
+        converged = gain < 1e-3;
       } else {
         lambda *= 4.0;
       }
     }
-    if (!accepted) break;
+    if (!accepted || converged) break;
   }
   res.final_cost = cost;
 

@@ -11,8 +11,9 @@
 /// The fit: Levenberg–Marquardt on the residuals log(simulated / measured time) of every kernel of
 /// the fit cases, over the logarithms of the chosen parameters (so efficiencies stay positive and
 /// overheads non-negative), with forward-difference Jacobians (one simulation sweep per parameter)
-/// and each step solved by Eigen (LDLT of JᵀJ + λ·diag(JᵀJ)). Efficiencies are clamped to
-/// [0.01, 1], overheads to [1 ps, 100 us].
+/// and each step solved by Eigen (LDLT of JᵀJ + λ·diag(JᵀJ)), shortened so that no parameter
+/// changes by more than a factor e in one step. Efficiencies are clamped to [0.01, 1], overheads
+/// to [1 ps, 100 us]; a launch overhead below 1 us starts at 1 us, a per-op one below 10 ns at 10 ns.
 ///
 /// Cases are split by a fixed rule: held out when N (seq) is 1024 or 8192 (2 of the 6 sequence
 /// lengths of the sweep: a third), fitted otherwise. Only fit cases whose model SM → L2 bytes are
