@@ -2,7 +2,12 @@
 // calibrated H200 config against the figures recorded when it was fitted.
 #include <catch2/catch.hpp>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -11,6 +16,7 @@
 #include "sim/core/error.h"
 #include "sim/hw/config_loader.h"
 #include "sim/run/calibration.h"
+#include "sim/run/calibration_load.h"
 #include "sim/run/simulator.h"
 #include "support.h"
 
@@ -53,7 +59,85 @@ MeasuredCase simulated_case(const HardwareConfig& config, const WorkloadParams& 
   return mc;
 }
 
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+/// Runs memwall with `args`; returns the exit code, stdout and stderr into `out`.
+int run_memwall(const std::string& args, const std::string& log, std::string& out) {
+  const int status = std::system((std::string(MEMWALL_EXE) + " " + args + " > " + log + " 2>&1").c_str());
+  out = slurp(log);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 }  // namespace
+
+TEST_CASE("memwall calibrate writes a config that extends the base and sets the fitted keys; bad "
+          "input exits 2, a load mismatch exits 1") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("memwall-test-calibrate-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string log = (dir / "log.txt").string();
+  // Two small flash2 cases (N = 256 fitted, N = 1024 held out) whose bytes match the model;
+  // `extra_write` bytes more in the held-out case's lts writes.
+  auto make_csv = [](std::uint64_t extra_write) {
+    std::string csv =
+        "workload,batch,heads,seq,head_dim,dtype,block_q,block_kv,block_k,stages,softmax_rows,kernel,time_s,"
+        "ncu_time_s,dram_read_bytes,dram_write_bytes,l2_read_bytes,l2_write_bytes,xbar_read_bytes,"
+        "xbar_write_bytes\n";
+    for (const std::uint64_t seq : {256u, 1024u}) {
+      WorkloadParams p;
+      p.workload = WorkloadKind::flash2;
+      p.heads = 2;
+      p.seq = seq;
+      p.head_dim = 64;
+      p.block_q = 64;
+      p.block_kv = 64;
+      p.stages = 2;
+      const KernelSectorBytes k = count_sector_bytes(resolve_workload(p)).at(0);
+      const std::string r = std::to_string(k.read_bytes), w = std::to_string(k.write_bytes);
+      const std::string lts_w = std::to_string(k.write_bytes + (seq == 1024 ? extra_write : 0));
+      csv += "flash2,1,2," + std::to_string(seq) + ",64,fp16,64,64,,2,,flash2_fwd,2e-5,2e-5," +
+             std::to_string(4 * seq * 64 * 2) + ",0," + r + "," + lts_w + "," + r + "," + w + "\n";
+    }
+    return csv;
+  };
+  const std::string csv = make_csv(0);
+  const std::string measured = (dir / "m.csv").string();
+  std::ofstream(measured) << csv;
+  const std::string yaml = (dir / "cal.yaml").string();
+  const std::string json = (dir / "cal.json").string();
+  std::string out;
+  REQUIRE(run_memwall("calibrate --config h200 --measured " + measured + " -o " + yaml + " --json " + json +
+                          " --params tensor,launch_overhead --max-iterations 2",
+                      log, out) == 0);
+  CHECK(out.find("0 outside 2.0%") != std::string::npos);
+  const std::string text = slurp(yaml);
+  CHECK(text.find("extends: h200\n") != std::string::npos);
+  CHECK(text.find("# command: memwall calibrate --config h200") != std::string::npos);
+  const HardwareConfig base = load_config("h200");
+  const HardwareConfig calibrated = load_config(yaml);
+  CHECK(calibrated.l2.size == base.l2.size);
+  CHECK(calibrated.efficiency.tensor == Approx(recorded(slurp(json), "params", "tensor")));
+  CHECK(calibrated.efficiency.sfu == base.efficiency.sfu);
+  CHECK(recorded(slurp(json), "heldout", "rows") == 1);
+  CHECK(recorded(slurp(json), "fit", "rows") == 1);
+
+  CHECK(run_memwall("calibrate --config h200 --measured " + (dir / "none.csv").string() + " -o " + yaml, log,
+                    out) == 2);
+  CHECK(out.find("none.csv") != std::string::npos);
+  CHECK(run_memwall("calibrate --config h200 --measured " + measured + " -o " + yaml + " --params tensr", log,
+                    out) == 2);
+  std::ofstream(measured) << make_csv(1 << 20);  // the held-out case writes 1 MiB more than the model
+  CHECK(run_memwall("calibrate --measured " + measured + " --load-check", log, out) == 1);
+  CHECK(out.find("FAIL") != std::string::npos);
+  CHECK(run_memwall("calibrate --help", log, out) == 0);
+  CHECK(out.find("Examples:") != std::string::npos);
+  fs::remove_all(dir);
+}
 
 TEST_CASE("Error metrics are mean and worst |sim/meas - 1| and the correlation of log times") {
   std::vector<KernelComparison> rows(3);
