@@ -117,13 +117,13 @@ TEST_CASE("A damaged trace file is rejected with its byte offset", "[bad-input]"
   check_rejected({"replay", "-c", "h200", dir / "bad.mwt"}, "bad.mwt");
 }
 
-// Bug: a shard file whose `points` cell is huge makes `memwall sweep merge` allocate a row for
-// every claimed point before checking anything: points = 2^64 - 1 ends in "internal error: cannot
-// create std::vector larger than max_size()" (exit 1) and points = 10^12 in "internal error:
-// std::bad_alloc"; a value like 10^9 would try to allocate tens of GB (sim/run/sweep_csv.cc,
-// merge_shards, rows.assign(total, {})). Found by fuzz_csv. [!shouldfail] until fixed.
+// Regression (fixed in b8c6a13): a shard file whose `points` cell is huge made `memwall sweep
+// merge` allocate a row for every claimed point before checking anything: points = 2^64 - 1 ended
+// in "internal error: cannot create std::vector larger than max_size()" (exit 1), points = 10^12
+// in "internal error: std::bad_alloc", and 10^9 would have tried to allocate tens of GB. Found by
+// fuzz_csv on its first run.
 TEST_CASE("sweep merge refuses a shard claiming more points than it could hold",
-          "[bad-input][csv][!shouldfail]") {
+          "[bad-input][csv]") {
   const TempDir dir("merge");
   std::ofstream(dir / "s.csv") << "point,points,seq\n0,18446744073709551615,128\n";
   check_rejected({"sweep", "merge", dir / "s.csv", "-o", dir / "merged.csv"}, "s.csv");
@@ -139,12 +139,11 @@ TEST_CASE("sweep merge names a shard file with a bad point index", "[bad-input][
   check_rejected({"sweep", "merge", dir / "u.csv", "-o", dir / "merged.csv"}, "unterminated");
 }
 
-// Bug: `memwall io --measured FILE` reads the dram_read_bytes / dram_write_bytes cells of a
-// joined row with std::stod (sim/run/io_check.cc, IoPoint::measured_dram_bytes), so a
-// non-numeric cell ("abc") or one out of double range ("1e999") ends in "memwall: internal
-// error: stod" with exit 1 instead of an error naming FILE:LINE and the column, exit 2.
-// [!shouldfail] until fixed.
-TEST_CASE("io --measured names a non-numeric measured byte count", "[bad-input][csv][!shouldfail]") {
+// Regression (fixed in b8c6a13): `memwall io --measured FILE` read the dram_read_bytes /
+// dram_write_bytes cells of a joined row with std::stod, so a non-numeric cell ("abc") or one out
+// of double range ("1e999") ended in "memwall: internal error: stod" with exit 1 instead of an
+// error naming FILE:LINE and the column, exit 2.
+TEST_CASE("io --measured names a non-numeric measured byte count", "[bad-input][csv]") {
   const TempDir dir("measured");
   const std::string header = "workload,batch,heads,seq,head_dim,dtype,dram_read_bytes,dram_write_bytes\n";
   std::ofstream(dir / "m.csv") << header << "flash2,1,1,128,64,fp16,abc,12\n";

@@ -128,15 +128,7 @@ TEST_CASE("Damaged sweep shards are merged or rejected with a clear error", "[mu
   std::ofstream(dir / "other.csv") << other;
   const std::string other_path = dir / "other.csv";
   mutate_and_read(shard, dir / "s.csv", 2000, 2, [&](const std::string& p) {
-    // Known bug (test_bad_input.cc): a huge `points` cell makes merge_shards allocate without
-    // bound; such mutations are read but not merged here.
-    const CsvTable table = read_csv(p);
-    for (const auto& row : table.rows) {
-      if (row.size() > 1 && row[1].size() > 6 &&
-          row[1].find_first_not_of("0123456789") == std::string::npos) {
-        return;
-      }
-    }
+    (void)read_csv(p);
     (void)merge_shards({p, other_path});
   });
 }
