@@ -49,10 +49,12 @@ test-unit: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer (any report fails the test).
-# -O1 (with assertions): under ASan it compiles about 2.4 times faster than -O3.
+# -O1 (with assertions): under ASan it compiles about 2.4 times faster than -O3. Warnings are not
+# errors here (build/ enforces them): GCC 12 at -O1 with ASan reports a false -Wuninitialized
+# inside Boost.Graph's named_graph.hpp.
 test-asan: deps
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE=-O1 \
-	  -DMEMWALL_SANITIZE=ON -DMEMWALL_CUDA=OFF
+	  -DMEMWALL_SANITIZE=ON -DMEMWALL_CUDA=OFF -DMEMWALL_WERROR=OFF
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --output-on-failure -j $(JOBS)
