@@ -125,6 +125,12 @@ TEST_CASE("memwall calibrate writes a config that extends the base and sets the 
   CHECK(calibrated.efficiency.sfu == base.efficiency.sfu);
   CHECK(recorded(slurp(json), "heldout", "rows") == 1);
   CHECK(recorded(slurp(json), "fit", "rows") == 1);
+  // The same inputs on two threads give the same JSON, byte for byte.
+  const std::string json2 = (dir / "cal2.json").string();
+  REQUIRE(run_memwall("calibrate --config h200 --measured " + measured + " -o " + (dir / "cal2.yaml").string() +
+                          " --json " + json2 + " --params tensor,launch_overhead --max-iterations 2 -j 2",
+                      log, out) == 0);
+  CHECK(slurp(json2) == slurp(json));
 
   CHECK(run_memwall("calibrate --config h200 --measured " + (dir / "none.csv").string() + " -o " + yaml, log,
                     out) == 2);
