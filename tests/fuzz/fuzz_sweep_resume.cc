@@ -24,7 +24,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto lines = fuzz::split_at(input, "\n");
   try {
     const std::vector<std::string> values = expand_values(lines[0], "--seq");
-    if (values.empty() || values.size() > 100000) __builtin_trap();
+    // Each range holds at most 100000 values, but a list of several ranges may hold more.
+    if (values.empty()) __builtin_trap();
   } catch (const Error&) {
   }
   if (lines.size() > 1) {

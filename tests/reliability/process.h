@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -11,6 +12,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -20,6 +22,20 @@
 #include <vector>
 
 namespace memwall::reliability {
+
+/// True when this test binary (and so the memwall it runs) is built with AddressSanitizer, which
+/// reserves terabytes of address space and cannot run under RLIMIT_AS.
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kAddressSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool kAddressSanitizer = true;
+#else
+inline constexpr bool kAddressSanitizer = false;
+#endif
+#else
+inline constexpr bool kAddressSanitizer = false;
+#endif
 
 using Clock = std::chrono::steady_clock;
 
@@ -65,13 +81,20 @@ class TempDir {
 /// A running `memwall` process. Its stdout and stderr go to files in `dir`.
 class Child {
  public:
-  Child(const std::vector<std::string>& args, const std::filesystem::path& dir) {
+  /// `address_space_bytes`, when not 0, caps the child's virtual memory (RLIMIT_AS), so a run
+  /// that would allocate without bound fails instead of exhausting the machine.
+  Child(const std::vector<std::string>& args, const std::filesystem::path& dir,
+        std::uint64_t address_space_bytes = 0) {
     m_out = (dir / "stdout.txt").string();
     m_err = (dir / "stderr.txt").string();
     m_pid = ::fork();
     if (m_pid == 0) {
       const int out = ::open(m_out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       const int err = ::open(m_err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (address_space_bytes) {
+        const rlimit limit{address_space_bytes, address_space_bytes};
+        ::setrlimit(RLIMIT_AS, &limit);
+      }
       ::dup2(out, 1);
       ::dup2(err, 2);
       std::vector<char*> argv;
@@ -137,9 +160,10 @@ struct Result {
 
 /// Runs `memwall ARGS` to completion (at most `limit`), with stdout/stderr captured in `dir`.
 inline Result run_memwall(const std::vector<std::string>& args, const std::filesystem::path& dir,
-                          std::chrono::milliseconds limit = std::chrono::seconds(60)) {
+                          std::chrono::milliseconds limit = std::chrono::seconds(60),
+                          std::uint64_t address_space_bytes = 0) {
   const auto start = Clock::now();
-  Child child(args, dir);
+  Child child(args, dir, address_space_bytes);
   Result r;
   r.code = child.wait(limit);
   r.seconds = std::chrono::duration<double>(Clock::now() - start).count();

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/core/error.h"
+#include "sim/run/sweep_plan.h"
 #include "tests/reliability/process.h"
 
 using namespace memwall;
@@ -154,4 +155,41 @@ TEST_CASE("io --measured names a non-numeric measured byte count", "[bad-input][
   check_rejected({"io", "-c", "h200", "--workload", "flash2", "--seq", "128", "--head-dim", "64",
                   "--measured", dir / "n.csv"},
                  "n.csv:2");
+}
+
+// Regression of fuzz_sweep_resume's only failing input (tests/fuzz/corpus/sweep_resume/
+// many-ranges-over-100000-values): the harness assumed a value list holds at most 100000 values,
+// but that bound is per range; a list of several ranges may hold more. The reader was right.
+TEST_CASE("A value list of several ranges may hold more than 100000 values in all",
+          "[bad-input][sweep]") {
+  const std::vector<std::string> values = expand_values("1..100000+1,1..100000+1", "--seq");
+  CHECK(values.size() == 200000);
+  CHECK_THROWS_AS(expand_values("1..100001+1", "--seq"), UsageError);
+  const std::string input = slurp("tests/fuzz/corpus/sweep_resume/many-ranges-over-100000-values");
+  const std::string first_line = input.substr(0, input.find('\n'));
+  try {
+    CHECK(!expand_values(first_line, "--seq").empty());
+  } catch (const Error&) {
+  }
+}
+
+// Bug: a sweep whose axes multiply to a huge but 64-bit point count is not rejected up front:
+// `memwall sweep --seq 1..100000+1 --head-dim 1..100000+1` (10^10 points) lists every index of
+// the shard in memory (SweepPlan::shard_indices, sim/run/sweep_plan.cc) and ends in "memwall:
+// internal error: std::bad_alloc" (exit 1) under a 4 GB address-space limit; without a limit it
+// tries to take 80 GB. [!shouldfail] until such sweeps are refused with a clear error; when the tag
+// goes, make the AddressSanitizer case a WARN and return instead of a FAIL.
+TEST_CASE("A sweep of 10^10 points is refused with a clear error before allocating",
+          "[bad-input][sweep][!shouldfail]") {
+  if (kAddressSanitizer) {
+    FAIL("skipped under AddressSanitizer (it cannot run with an address-space limit)");
+  }
+  const TempDir out("huge-sweep"), logs("huge-sweep-logs");
+  const Result r = run_memwall({"sweep", "-c", "h200", "--workload", "flash2", "--seq",
+                                "1..100000+1", "--head-dim", "1..100000+1", "-o", out / "s.csv"},
+                               logs.path(), std::chrono::seconds(30), std::uint64_t{4} << 30);
+  INFO(r.err);
+  CHECK(r.code == kExitBadInput);
+  CHECK(r.err.find("internal error") == std::string::npos);
+  CHECK(out.entries().empty());
 }
