@@ -16,6 +16,7 @@
 #include "sim/run/report_text.h"
 #include "sim/run/simulator.h"
 #include "sim/run/timeline.h"
+#include "sim/run/what_if.h"
 #include "traces/trace_reader.h"
 
 namespace memwall {
@@ -34,6 +35,8 @@ struct RunOptions {
   SimulateOptions sim;
   WorkloadParams params;
   std::string workloads = "flash2";
+  std::string what_if;       ///< --what-if LIST: machine variants simulated beside the base
+  std::string what_if_json;  ///< --what-if-json FILE: their table as JSON
 };
 
 struct ReplayOptions {
@@ -104,6 +107,15 @@ void run_command(const RunOptions& o) {
     write_file_atomically(o.sim.json,
                           results.size() == 1 ? run_to_json(results[0]) : runs_to_json(results));
   }
+  if (!o.what_if.empty()) {
+    print(what_if_report(o.what_if, o.sim.config, o.sim.sets, results, o.sim.flush_l2));
+    if (!o.what_if_json.empty()) {
+      write_file_atomically(o.what_if_json, what_if_report_json(o.what_if, o.sim.config, o.sim.sets,
+                                                                results, o.sim.flush_l2));
+    }
+  } else if (!o.what_if_json.empty()) {
+    throw UsageError("--what-if-json needs --what-if LIST");
+  }
 }
 
 void replay_command(const ReplayOptions& o) {
@@ -128,13 +140,19 @@ void register_run_commands(CLI::App& app, CliContext& /*ctx*/) {
                   "Workload, or a comma list shown side by side with ratios: naive, flash1, "
                   "flash2, gemm [default: flash2]")
       ->type_name("NAME[,NAME...]");
+  cmd->add_option("--what-if", run->what_if, kWhatIfHelp)->type_name("LIST");
+  cmd->add_option("--what-if-json", run->what_if_json,
+                  "Write the what-if tables as JSON (base units) to FILE")
+      ->type_name("FILE");
   add_examples(*cmd,
                "  memwall run --config h200 --workload naive,flash2 --seq 4096 --head-dim 64 --heads 64\n"
                "  memwall run --config configs/h200.yaml --workload flash2 --seq 16384 --head-dim 128 "
                "--heads 16 --json f2.json\n"
                "  memwall run --config h200 --workload naive --seq 2048 --timeline naive.json "
                "--set l2.size=\"100 MiB\"\n"
-               "  memwall run --config h200 --workload naive --seq 1024 --flush-l2-between-kernels");
+               "  memwall run --config h200 --workload naive --seq 1024 --flush-l2-between-kernels\n"
+               "  memwall run --config h100-sxm --workload naive,flash2 --seq 4096 --heads 16 "
+               "--what-if perfect-l2,infinite-sram,hbm-x2,l2-x2");
   cmd->callback([run] { run_command(*run); });
 
   auto replay = std::make_shared<ReplayOptions>();

@@ -148,8 +148,10 @@ std::vector<WhatIfRow> run_what_if_list(std::string_view list, const std::string
                                         const WorkloadParams& resolved, bool flush_l2,
                                         unsigned threads) {
   const HardwareConfig base = load_config(config, sets);
+  // Keep the source alive while its tensors are read (a temporary in the range-for would not be).
+  const std::unique_ptr<TraceSource> probe = make_model_source(resolved);
   Bytes footprint;
-  for (const TensorInfo& t : make_model_source(resolved)->workload().tensors) footprint += Bytes{t.bytes};
+  for (const TensorInfo& t : probe->workload().tensors) footprint += Bytes{t.bytes};
   const std::vector<WhatIf> what_ifs = parse_what_ifs(list, base, footprint);
   const VariantRunner runner = [&](const std::vector<std::string>& overrides) {
     std::vector<std::string> all = sets;
