@@ -61,6 +61,13 @@ class Hbm {
     return free;
   }
 
+  /// The tick every channel's bus is free again: the end of the last transfer booked so far.
+  Tick busy_until() const {
+    Tick t = 0;
+    for (const Tick free : m_next_free) t = free > t ? free : t;
+    return t;
+  }
+
   /// Added latency of an access that misses L2.
   Tick latency() const { return m_latency; }
   /// Ticks one channel's bus needs for `sectors` sectors.

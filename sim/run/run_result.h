@@ -67,7 +67,7 @@ struct KernelResult {
   std::uint32_t ctas_per_sm = 0;  ///< occupancy
   std::string occupancy_limit;    ///< which resource set ctas_per_sm
   Tick start = 0;                 ///< when the launch began (before launch overhead)
-  Tick end = 0;                   ///< when its last CTA finished (stores accepted)
+  Tick end = 0;  ///< when its last CTA finished (stores accepted) and its DRAM traffic crossed the channels
   TrafficCounters traffic;
   StallTime stall;
 

@@ -169,7 +169,9 @@ class Engine {
       }
       if ((++handled & 0xFFF) == 0) throw_if_interrupted();
     }
-    k.end = m_kernel_end;
+    // The kernel lasts until the DRAM traffic counted in it (write-backs of the lines its accesses
+    // evicted included) has crossed the channels, so that its DRAM bandwidth never exceeds the peak.
+    k.end = std::max(m_kernel_end, m_memory.hbm().busy_until());
 
     // Stall breakdown: each SM's busy time split in proportion to its CTAs' time split.
     const Tick span = k.end - k.start;
