@@ -1,45 +1,18 @@
 // `--allow-spill` and the too-large-tiles error from the command line: exit codes, the message,
 // the spill tensor in the reports, and `memwall verify` with spilling.
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <string>
+
+#include "tests/support/cli.h"
 
 namespace {
 
-struct Result {
-  int code = -1;
-  std::string out;  ///< stdout and stderr together
-};
+using memwall::test::run_memwall;
+using memwall::test::slurp;
+using Result = memwall::test::CliResult;
 
-/// Runs memwall with `args` (shell words), capturing both streams.
-Result memwall(const std::string& args) {
-  Result r;
-  const std::string cmd = std::string(MEMWALL_EXE) + " " + args + " 2>&1";
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  char buf[4096];
-  std::size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) r.out.append(buf, n);
-  const int status = ::pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string tmp(const std::string& name) {
-  return "/tmp/memwall_test_spill_cli_" + std::to_string(::getpid()) + "_" + name;
-}
+std::string tmp(const std::string& name) { return memwall::test::temp_path("spill_cli", name); }
 
 /// The report without its first line (the title, which lists the parameters).
 std::string body(const std::string& report) { return report.substr(report.find('\n') + 1); }
@@ -55,7 +28,7 @@ std::size_t lines(const std::string& text) {
 TEST_CASE("memwall run rejects flash tiles over smem_per_block in one line saying what fits",
           "[cli][spill]") {
   // H200: smem_per_block 227 KiB = 232448 B. d = 128, fp16: 256 B per row, 908 rows fit.
-  const Result f2 = memwall(
+  const Result f2 = run_memwall(
       "run --config h200 --workload flash2 --head-dim 128 --block-q 256 --block-kv 256");
   CHECK(f2.code == 2);
   CHECK(lines(f2.out) == 1);
@@ -65,7 +38,7 @@ TEST_CASE("memwall run rejects flash tiles over smem_per_block in one line sayin
                                      " fits at block_q 256"));
   CHECK_THAT(f2.out, Catch::Contains("--allow-spill"));
 
-  const Result f1 = memwall(
+  const Result f1 = run_memwall(
       "run --config h200 --workload flash1 --seq 2048 --head-dim 128 --block-q 512 --block-kv 512");
   CHECK(f1.code == 2);
   CHECK(lines(f1.out) == 1);
@@ -78,17 +51,17 @@ TEST_CASE("memwall run --allow-spill shows the spill traffic and a longer time",
       "run --config teaching-gpu --workload flash2 --seq 1024 --heads 4 --head-dim 64 ";
   const std::string fit_json = tmp("fit.json"), spill_json = tmp("spill.json");
   // 64 KiB per block: (128 + 2·2·32)·128 B = 32 KiB fits; (128 + 2·2·128)·128 B = 80 KiB does not.
-  const Result fit = memwall(shape + "--block-q 128 --block-kv 32 --json " + fit_json);
+  const Result fit = run_memwall(shape + "--block-q 128 --block-kv 32 --json " + fit_json);
   const Result fit_flag =
-      memwall(shape + "--block-q 128 --block-kv 32 --allow-spill --json " + tmp("fit2.json"));
+      run_memwall(shape + "--block-q 128 --block-kv 32 --allow-spill --json " + tmp("fit2.json"));
   REQUIRE(fit.code == 0);
   REQUIRE(fit_flag.code == 0);
   CHECK(body(fit.out) == body(fit_flag.out));  // fitting tiles: nothing changes but the title
   CHECK_THAT(fit.out, !Catch::Contains("spill"));
 
-  const Result rejected = memwall(shape + "--block-q 128 --block-kv 128");
+  const Result rejected = run_memwall(shape + "--block-q 128 --block-kv 128");
   CHECK(rejected.code == 2);
-  const Result spill = memwall(shape + "--block-q 128 --block-kv 128 --allow-spill --json " +
+  const Result spill = run_memwall(shape + "--block-q 128 --block-kv 128 --allow-spill --json " +
                                spill_json);
   REQUIRE(spill.code == 0);
   CHECK_THAT(spill.out, Catch::Contains("allow_spill=1 smem_limit_bytes=65536"));
@@ -107,7 +80,7 @@ TEST_CASE("memwall run --allow-spill shows the spill traffic and a longer time",
 
 TEST_CASE("memwall trace --counts with --allow-spill matches the closed form", "[cli][spill]") {
   const std::string json = tmp("counts.json");
-  const Result r = memwall(
+  const Result r = run_memwall(
       "trace --config teaching-gpu --workload flash1 --seq 300 --head-dim 64 --block-q 128 "
       "--block-kv 256 --allow-spill --counts --json " + json);
   REQUIRE(r.code == 0);
@@ -126,7 +99,7 @@ TEST_CASE("memwall verify --allow-spill passes: spilled values are the same valu
         "--allow-spill --config teaching-gpu --sram 20KiB",
         "verify --workload flash2 --seq 200 --head-dim 32 --block-q 64 --block-kv 64 "
         "--allow-spill --sram 100B"}) {
-    const Result r = memwall(args);
+    const Result r = run_memwall(args);
     INFO(args << "\n" << r.out);
     CHECK(r.code == 0);
     CHECK_THAT(r.out, Catch::Contains("allow_spill=1"));
@@ -136,7 +109,7 @@ TEST_CASE("memwall verify --allow-spill passes: spilled values are the same valu
 
 TEST_CASE("--allow-spill is documented in --help", "[cli][spill]") {
   for (const char* command : {"run --help", "trace --help", "verify --help"}) {
-    const Result r = memwall(command);
+    const Result r = run_memwall(command);
     CHECK(r.code == 0);
     CHECK_THAT(r.out, Catch::Contains("--allow-spill"));
   }

@@ -1,44 +1,18 @@
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
 #include <string>
+
+#include "tests/support/cli.h"
 
 namespace {
 
-struct Result {
-  int code = -1;
-  std::string out;  ///< stdout and stderr together
-};
+using memwall::test::run_memwall;
+using memwall::test::slurp;
+using Result = memwall::test::CliResult;
 
-/// Runs memwall with `args` (shell words), capturing both streams.
-Result memwall(const std::string& args) {
-  Result r;
-  const std::string cmd = std::string(MEMWALL_EXE) + " " + args + " 2>&1";
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  char buf[4096];
-  std::size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) r.out.append(buf, n);
-  const int status = ::pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string tmp(const std::string& name) {
-  return "/tmp/memwall_test_sweep_cli_" + std::to_string(::getpid()) + "_" + name;
-}
+std::string tmp(const std::string& name) { return memwall::test::temp_path("sweep_cli", name); }
 
 const std::string kSweep =
     "sweep --config configs/hypothetical/teaching-gpu.yaml --workload flash2 --seq 256..1024x2 "
@@ -48,15 +22,15 @@ const std::string kSweep =
 
 TEST_CASE("memwall sweep and io document every option with examples", "[cli][sweep]") {
   for (const char* command : {"sweep --help", "sweep merge --help", "io --help"}) {
-    const Result r = memwall(command);
+    const Result r = run_memwall(command);
     CHECK(r.code == 0);
     CHECK_THAT(r.out, Catch::Contains("Examples:"));
   }
-  const Result sweep = memwall("sweep --help");
+  const Result sweep = run_memwall("sweep --help");
   for (const char* flag : {"--seq", "--head-dim", "--set", "--shard", "--resume", "-j,--threads"}) {
     CHECK_THAT(sweep.out, Catch::Contains(flag));
   }
-  const Result io = memwall("io --help");
+  const Result io = run_memwall("io --help");
   for (const char* flag : {"--sram", "--ideal", "--measured", "--json"}) {
     CHECK_THAT(io.out, Catch::Contains(flag));
   }
@@ -65,8 +39,8 @@ TEST_CASE("memwall sweep and io document every option with examples", "[cli][swe
 TEST_CASE("A sweep's CSV does not depend on the thread count, and shards merge into it",
           "[cli][sweep]") {
   const std::string one = tmp("j1.csv"), two = tmp("j2.csv"), merged = tmp("merged.csv");
-  REQUIRE(memwall(kSweep + " -j 1 -o " + one).code == 0);
-  REQUIRE(memwall(kSweep + " -j 2 -o " + two).code == 0);
+  REQUIRE(run_memwall(kSweep + " -j 1 -o " + one).code == 0);
+  REQUIRE(run_memwall(kSweep + " -j 2 -o " + two).code == 0);
   const std::string text = slurp(one);
   CHECK(text == slurp(two));
   // 3 seq × 2 head_dim × 2 l2.size points, plus the header.
@@ -77,13 +51,13 @@ TEST_CASE("A sweep's CSV does not depend on the thread count, and shards merge i
   std::string shards;
   for (int i = 0; i < 2; ++i) {
     const std::string shard = tmp("shard" + std::to_string(i) + ".csv");
-    REQUIRE(memwall(kSweep + " --shard " + std::to_string(i) + "/2 -o " + shard).code == 0);
+    REQUIRE(run_memwall(kSweep + " --shard " + std::to_string(i) + "/2 -o " + shard).code == 0);
     shards += " " + shard;
   }
-  REQUIRE(memwall("sweep merge" + shards + " -o " + merged).code == 0);
+  REQUIRE(run_memwall("sweep merge" + shards + " -o " + merged).code == 0);
   CHECK(slurp(merged) == text);
 
-  const Result missing = memwall("sweep merge " + tmp("shard0.csv") + " -o " + merged);
+  const Result missing = run_memwall("sweep merge " + tmp("shard0.csv") + " -o " + merged);
   CHECK(missing.code == 2);
   CHECK_THAT(missing.out, Catch::Contains("point 1 of 12 is in none of the shard files"));
   for (const auto& f : {one, two, merged, tmp("shard0.csv"), tmp("shard1.csv")}) std::remove(f.c_str());
@@ -91,16 +65,16 @@ TEST_CASE("A sweep's CSV does not depend on the thread count, and shards merge i
 
 TEST_CASE("Bad sweep input is one clear error with exit code 2 and no output file", "[cli][sweep]") {
   const std::string out = tmp("bad.csv");
-  const Result range = memwall(
+  const Result range = run_memwall(
       "sweep --config configs/hypothetical/teaching-gpu.yaml --workload flash2 --seq 1024..512x2 -o " + out);
   CHECK(range.code == 2);
   CHECK_THAT(range.out, Catch::Contains("--seq: bad range \"1024..512x2\": the end is below the start"));
-  const Result key = memwall(
+  const Result key = run_memwall(
       "sweep --config configs/hypothetical/teaching-gpu.yaml --workload flash2 --seq 256 "
       "--set l2.sise=1MiB -o " + out);
   CHECK(key.code == 2);
   CHECK_THAT(key.out, Catch::Contains("did you mean \"l2.size\""));
-  const Result shard = memwall(kSweep + " --shard 2/2 -o " + out);
+  const Result shard = run_memwall(kSweep + " --shard 2/2 -o " + out);
   CHECK(shard.code == 2);
   CHECK_THAT(shard.out, Catch::Contains("--shard"));
   CHECK_FALSE(std::ifstream(out).good());
@@ -109,7 +83,7 @@ TEST_CASE("Bad sweep input is one clear error with exit code 2 and no output fil
 
 TEST_CASE("memwall io prints the fits and writes points and fits as JSON", "[cli][io]") {
   const std::string json = tmp("io.json");
-  const Result r = memwall(
+  const Result r = run_memwall(
       "io --config configs/hypothetical/teaching-gpu.yaml --workload flash1 --head-dim 16 "
       "--seq 1024,2048 --sram \"2 KiB\" --ideal --json " + json);
   CHECK(r.code == 0);
@@ -119,7 +93,7 @@ TEST_CASE("memwall io prints the fits and writes points and fits as JSON", "[cli
   CHECK_THAT(text, Catch::Contains("\"over\": \"seq\", \"metric\": \"sim_dram_bytes\""));
   CHECK_THAT(text, Catch::Contains("\"sim_equals_closed_form\": true"));
   std::remove(json.c_str());
-  const Result bad = memwall("io --config configs/hypothetical/teaching-gpu.yaml --workload flash9");
+  const Result bad = run_memwall("io --config configs/hypothetical/teaching-gpu.yaml --workload flash9");
   CHECK(bad.code == 2);
   CHECK_THAT(bad.out, Catch::Contains("unknown workload"));
 }

@@ -7,55 +7,31 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "models/explain/json_reader.h"
 #include "sim/hw/config.h"
 #include "sim/hw/config_loader.h"
+#include "tests/support/cli.h"
 
 using namespace memwall;
 
 namespace {
 
-struct Result {
-  int exit_code = -1;
-  std::string out;  ///< stdout and stderr together
-};
+using memwall::test::run_memwall;
+using memwall::test::slurp;
+using Result = memwall::test::CliResult;
 
 const std::string kTeaching = "configs/hypothetical/teaching-gpu.yaml";
 
-std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() /
-          ("memwall_tutorial_" + std::to_string(::getpid()) + "_" + name)).string();
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-Result run(const std::string& args) {
-  const std::string out_file = temp_path("out.txt");
-  const std::string command = std::string(MEMWALL_EXE) + " " + args + " > " + out_file + " 2>&1";
-  const int status = std::system(command.c_str());
-  Result r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = slurp(out_file);
-  std::filesystem::remove(out_file);
-  return r;
-}
+std::string temp_path(const std::string& name) { return memwall::test::temp_path("tutorial", name); }
 
 /// Runs `args --json FILE` and returns the parsed JSON (the command must succeed).
 explain::JsonValue run_json(const std::string& args) {
   const std::string json = temp_path("out.json");
-  const Result r = run(args + " --json " + json);
+  const Result r = run_memwall(args + " --json " + json);
   INFO(r.out);
-  REQUIRE(r.exit_code == 0);
+  REQUIRE(r.code == 0);
   explain::JsonValue doc = explain::parse_json(slurp(json), json);
   std::filesystem::remove(json);
   return doc;
@@ -131,7 +107,7 @@ TEST_CASE("Exercise: naive at N = 512 moves the closed form's bytes", "[cli][tut
   const explain::JsonValue doc = run_json("trace --workload naive --seq 512 --head-dim 64 --counts");
   CHECK(integer(doc.get("global_read_bytes")) == expected.read);
   CHECK(integer(doc.get("global_write_bytes")) == expected.write);
-  const Result r = run("trace --workload naive --seq 512 --head-dim 64 --counts");
+  const Result r = run_memwall("trace --workload naive --seq 512 --head-dim 64 --counts");
   CHECK(r.out.find("total                            " + std::to_string(expected.read)) !=
         std::string::npos);
 }
@@ -142,14 +118,14 @@ TEST_CASE("Exercise: the largest flash2 block_kv that fits the teaching GPU at b
   // (Br + 2·stages·Bc)·d·s <= smem_per_block, with Br = 128, stages = 2, d = 64, s = 2.
   const std::uint64_t limit = config.sm.smem_per_block.count;
   const std::uint64_t bc = (limit / (64 * 2) - 128) / (2 * 2);
-  const Result r = run("run --config " + kTeaching + " --workload flash2 --seq 1024");
-  CHECK(r.exit_code == 2);
+  const Result r = run_memwall("run --config " + kTeaching + " --workload flash2 --seq 1024");
+  CHECK(r.code == 2);
   CHECK(r.out.find("block_kv <= " + std::to_string(bc) + " fits at block_q 128") !=
         std::string::npos);
-  CHECK(run("run --config " + kTeaching + " --workload flash2 --seq 256 --block-kv " +
-            std::to_string(bc)).exit_code == 0);
-  CHECK(run("run --config " + kTeaching + " --workload flash2 --seq 256 --block-kv " +
-            std::to_string(bc + 1)).exit_code == 2);
+  CHECK(run_memwall("run --config " + kTeaching + " --workload flash2 --seq 256 --block-kv " +
+            std::to_string(bc)).code == 0);
+  CHECK(run_memwall("run --config " + kTeaching + " --workload flash2 --seq 256 --block-kv " +
+            std::to_string(bc + 1)).code == 2);
 }
 
 TEST_CASE("Exercise: flash2's ideal HBM bytes with Br = 64 are Nd + 2Nd·N/Br elements plus O and L",

@@ -2,18 +2,14 @@
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <string>
-#include <sys/wait.h>
 
 #include "tests/hw/config_test_util.h"
+#include "tests/support/cli.h"
 
 namespace {
-int run(const std::string& args) {
-  const int status = std::system((std::string(MEMWALL_EXE) + " " + args + " >/dev/null 2>&1").c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+/// The exit code of `memwall ARGS`.
+int run(const std::string& args) { return memwall::test::run_memwall(args).code; }
 }  // namespace
 
 TEST_CASE("memwall config validate exits 0 on the presets and 2 when any file fails", "[cli]") {
@@ -26,29 +22,20 @@ TEST_CASE("memwall config validate exits 0 on the presets and 2 when any file fa
   CHECK(run("config show h200") == 0);
 }
 
-namespace {
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-}  // namespace
-
 TEST_CASE("memwall config show is byte-identical across runs and dot/reference write their files",
           "[cli]") {
   memwall::test::TempDir dir;
   const std::string a = dir.path() + "/a.txt", b = dir.path() + "/b.txt";
   REQUIRE(std::system((std::string(MEMWALL_EXE) + " config show h200 > " + a).c_str()) == 0);
   REQUIRE(std::system((std::string(MEMWALL_EXE) + " config show h200 > " + b).c_str()) == 0);
-  CHECK(!slurp(a).empty());
-  CHECK(slurp(a) == slurp(b));
+  CHECK(!memwall::test::slurp(a).empty());
+  CHECK(memwall::test::slurp(a) == memwall::test::slurp(b));
 
   const std::string dot = dir.path() + "/t.dot";
   CHECK(run("config dot teaching-gpu -o " + dot) == 0);
-  CHECK(slurp(dot).rfind("digraph memwall {", 0) == 0);
+  CHECK(memwall::test::slurp(dot).rfind("digraph memwall {", 0) == 0);
 
   const std::string ref = dir.path() + "/ref.md";
   CHECK(run("config reference -o " + ref) == 0);
-  CHECK(slurp(ref) == slurp(std::string(MEMWALL_SOURCE_DIR) + "/docs/config-reference.md"));
+  CHECK(memwall::test::slurp(ref) == memwall::test::slurp(std::string(MEMWALL_SOURCE_DIR) + "/docs/config-reference.md"));
 }

@@ -1,12 +1,8 @@
 // A model generates its ops CTA by CTA; its trace file replays the same ops; pipelining shows.
 #include <catch2/catch.hpp>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
-
-#include <unistd.h>
 
 #include "models/closed_forms.h"
 #include "models/model_source.h"
@@ -14,16 +10,13 @@
 #include "traces/copy_trace.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_writer.h"
+#include "tests/support/cli.h"
 
 using namespace memwall;
 
 namespace {
 
-std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() /
-          ("memwall_models_" + std::to_string(::getpid()) + "_" + name))
-      .string();
-}
+std::string temp_path(const std::string& name) { return memwall::test::temp_path("models", name); }
 
 WorkloadParams small(WorkloadKind kind) {
   WorkloadParams p;
@@ -135,17 +128,8 @@ TEST_CASE("The source resumes nothing after its last kernel and skips unpulled C
 
 namespace {
 
-int run(const std::string& args) {
-  const int status = std::system((std::string(MEMWALL_EXE) + " " + args + " > /dev/null 2>&1").c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-std::string read_all(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+/// The exit code of `memwall ARGS`.
+int run(const std::string& args) { return memwall::test::run_memwall(args).code; }
 
 }  // namespace
 
@@ -159,7 +143,7 @@ TEST_CASE("memwall trace --counts writes the counted bytes and the closed form a
   p.head_dim = 32;
   p.heads = 2;
   const Traffic t = closed_form_traffic(p);
-  const std::string text = read_all(json);
+  const std::string text = memwall::test::slurp(json);
   REQUIRE_THAT(text, Catch::Contains("\"global_read_bytes\": " + std::to_string(t.read_bytes)));
   REQUIRE_THAT(text, Catch::Contains("\"global_write_bytes\": " + std::to_string(t.write_bytes)));
   const TensorTraffic* s = t.find("S");

@@ -2,7 +2,6 @@
 // calibrated H200 config against the figures recorded when it was fitted.
 #include <catch2/catch.hpp>
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -19,6 +18,7 @@
 #include "sim/run/calibration_load.h"
 #include "sim/run/simulator.h"
 #include "support.h"
+#include "tests/support/cli.h"
 
 using namespace memwall;
 
@@ -59,18 +59,13 @@ MeasuredCase simulated_case(const HardwareConfig& config, const WorkloadParams& 
   return mc;
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using test::slurp;
 
 /// Runs memwall with `args`; returns the exit code, stdout and stderr into `out`.
-int run_memwall(const std::string& args, const std::string& log, std::string& out) {
-  const int status = std::system((std::string(MEMWALL_EXE) + " " + args + " > " + log + " 2>&1").c_str());
-  out = slurp(log);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+int run_memwall(const std::string& args, std::string& out) {
+  const test::CliResult r = test::run_memwall(args);
+  out = r.out;
+  return r.code;
 }
 
 }  // namespace
@@ -80,7 +75,6 @@ TEST_CASE("memwall calibrate writes a config that extends the base and sets the 
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / ("memwall-test-calibrate-" + std::to_string(::getpid()));
   fs::create_directories(dir);
-  const std::string log = (dir / "log.txt").string();
   // Two small flash2 cases (N = 256 fitted, N = 1024 held out) whose bytes match the model;
   // `extra_write` bytes more in the held-out case's lts writes.
   auto make_csv = [](std::uint64_t extra_write) {
@@ -112,8 +106,7 @@ TEST_CASE("memwall calibrate writes a config that extends the base and sets the 
   const std::string json = (dir / "cal.json").string();
   std::string out;
   REQUIRE(run_memwall("calibrate --config h200 --measured " + measured + " -o " + yaml + " --json " + json +
-                          " --params tensor,launch_overhead --max-iterations 2",
-                      log, out) == 0);
+                          " --params tensor,launch_overhead --max-iterations 2", out) == 0);
   CHECK(out.find("0 outside 2.0%") != std::string::npos);
   const std::string text = slurp(yaml);
   CHECK(text.find("extends: h200\n") != std::string::npos);
@@ -128,19 +121,16 @@ TEST_CASE("memwall calibrate writes a config that extends the base and sets the 
   // The same inputs on two threads give the same JSON, byte for byte.
   const std::string json2 = (dir / "cal2.json").string();
   REQUIRE(run_memwall("calibrate --config h200 --measured " + measured + " -o " + (dir / "cal2.yaml").string() +
-                          " --json " + json2 + " --params tensor,launch_overhead --max-iterations 2 -j 2",
-                      log, out) == 0);
+                          " --json " + json2 + " --params tensor,launch_overhead --max-iterations 2 -j 2", out) == 0);
   CHECK(slurp(json2) == slurp(json));
 
-  CHECK(run_memwall("calibrate --config h200 --measured " + (dir / "none.csv").string() + " -o " + yaml, log,
-                    out) == 2);
+  CHECK(run_memwall("calibrate --config h200 --measured " + (dir / "none.csv").string() + " -o " + yaml, out) == 2);
   CHECK(out.find("none.csv") != std::string::npos);
-  CHECK(run_memwall("calibrate --config h200 --measured " + measured + " -o " + yaml + " --params tensr", log,
-                    out) == 2);
+  CHECK(run_memwall("calibrate --config h200 --measured " + measured + " -o " + yaml + " --params tensr", out) == 2);
   std::ofstream(measured) << make_csv(1 << 20);  // the held-out case writes 1 MiB more than the model
-  CHECK(run_memwall("calibrate --measured " + measured + " --load-check", log, out) == 1);
+  CHECK(run_memwall("calibrate --measured " + measured + " --load-check", out) == 1);
   CHECK(out.find("FAIL") != std::string::npos);
-  CHECK(run_memwall("calibrate --help", log, out) == 0);
+  CHECK(run_memwall("calibrate --help", out) == 0);
   CHECK(out.find("Examples:") != std::string::npos);
   fs::remove_all(dir);
 }

@@ -2,15 +2,13 @@
 // file, side-by-side workloads, and bad input giving one clear error and exit code 2.
 #include <catch2/catch.hpp>
 
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 
+#include "tests/support/cli.h"
 
 namespace {
 
@@ -24,30 +22,8 @@ struct Scratch {
   std::string operator/(const std::string& name) const { return (dir / name).string(); }
 };
 
-struct Result {
-  int code = -1;
-  std::string out;  ///< stdout and stderr
-};
-
-Result run_memwall(const std::string& args, const Scratch& scratch) {
-  const std::string log = scratch / "cmd.log";
-  const std::string cmd = std::string(MEMWALL_EXE) + " " + args + " > " + log + " 2>&1";
-  const int status = std::system(cmd.c_str());
-  Result r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream in(log);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  r.out = ss.str();
-  return r;
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using memwall::test::run_memwall;
+using Result = memwall::test::CliResult;
 
 /// A strict JSON syntax check (RFC 8259 grammar, without number-range checks).
 class JsonChecker {
@@ -129,17 +105,15 @@ TEST_CASE("memwall replay of a trace written by memwall trace gives the same JSO
   Scratch s;
   for (const std::string workload : {"flash2", "naive"}) {
     const Result run = run_memwall("run --config h200 --workload " + workload + " " + kShape +
-                                   " --json " + (s / "run.json"),
-                               s);
+                                   " --json " + (s / "run.json"));
     REQUIRE(run.code == 0);
     const Result trace = run_memwall("trace --config h200 --workload " + workload + " " + kShape +
-                                     " -o " + (s / "w.mwt"),
-                                 s);
+                                     " -o " + (s / "w.mwt"));
     REQUIRE(trace.code == 0);
     const Result replay =
-        run_memwall("replay --config h200 " + (s / "w.mwt") + " --json " + (s / "replay.json"), s);
+        run_memwall("replay --config h200 " + (s / "w.mwt") + " --json " + (s / "replay.json"));
     REQUIRE(replay.code == 0);
-    CHECK(read_file(s / "run.json") == read_file(s / "replay.json"));
+    CHECK(memwall::test::slurp(s / "run.json") == memwall::test::slurp(s / "replay.json"));
     CHECK(run.out == replay.out);
   }
 }
@@ -147,10 +121,9 @@ TEST_CASE("memwall replay of a trace written by memwall trace gives the same JSO
 TEST_CASE("memwall run writes a well-formed timeline that records how it was bounded", "[run][cli]") {
   Scratch s;
   const Result r = run_memwall(std::string("run --config h200 --workload naive ") + kShape +
-                               " --timeline " + (s / "t.json"),
-                           s);
+                               " --timeline " + (s / "t.json"));
   REQUIRE(r.code == 0);
-  const std::string text = read_file(s / "t.json");
+  const std::string text = memwall::test::slurp(s / "t.json");
   CHECK(JsonChecker(text).valid());
   CHECK_FALSE(JsonChecker(text.substr(0, text.size() / 2)).valid());  // the checker does check
   CHECK(text.find("\"traceEvents\"") != std::string::npos);
@@ -163,11 +136,10 @@ TEST_CASE("memwall run with a comma list shows the workloads side by side with t
           "[run][cli]") {
   Scratch s;
   const Result r = run_memwall(std::string("run --config h200 --workload naive,flash2 ") + kShape +
-                               " --json " + (s / "both.json"),
-                           s);
+                               " --json " + (s / "both.json"));
   REQUIRE(r.code == 0);
   CHECK(r.out.find("naive/flash2") != std::string::npos);
-  const std::string json = read_file(s / "both.json");
+  const std::string json = memwall::test::slurp(s / "both.json");
   CHECK(json.front() == '[');
   CHECK(JsonChecker(json).valid());
   CHECK(json.find("\"flash2\"") != std::string::npos);
@@ -177,38 +149,37 @@ TEST_CASE("Bad input to run and replay is one clear error with exit code 2", "[r
   Scratch s;
   {
     std::ofstream(s / "bad.yaml") << "name: x\nsm:\n  count: [\n";
-    const Result r = run_memwall("run --config " + (s / "bad.yaml") + " --workload flash2", s);
+    const Result r = run_memwall("run --config " + (s / "bad.yaml") + " --workload flash2");
     CHECK(r.code == 2);
     CHECK(r.out.find("bad.yaml") != std::string::npos);
   }
   {
     std::ofstream(s / "junk.mwt") << "this is not a trace";
-    const Result r = run_memwall("replay --config h200 " + (s / "junk.mwt"), s);
+    const Result r = run_memwall("replay --config h200 " + (s / "junk.mwt"));
     CHECK(r.code == 2);
     CHECK(r.out.find("junk.mwt") != std::string::npos);
     CHECK(r.out.find("byte") != std::string::npos);
   }
   {
-    const Result r = run_memwall("replay --config h200 " + (s / "missing.mwt"), s);
+    const Result r = run_memwall("replay --config h200 " + (s / "missing.mwt"));
     CHECK(r.code == 2);
     CHECK(r.out.find("missing.mwt") != std::string::npos);
   }
   {
-    const Result r = run_memwall("run --config h200 --workload flash3", s);
+    const Result r = run_memwall("run --config h200 --workload flash3");
     CHECK(r.code == 2);
     CHECK(r.out.find("flash3") != std::string::npos);
   }
   {
-    const Result r = run_memwall("run --config h200 --workload naive,flash2 --timeline " + (s / "t.json"), s);
+    const Result r = run_memwall("run --config h200 --workload naive,flash2 --timeline " + (s / "t.json"));
     CHECK(r.code == 2);
     CHECK_FALSE(fs::exists(s / "t.json"));
   }
 }
 
 TEST_CASE("memwall run and replay --help list every option and end with examples", "[run][cli]") {
-  Scratch s;
   for (const std::string cmd : {"run", "replay"}) {
-    const Result r = run_memwall(cmd + " --help", s);
+    const Result r = run_memwall(cmd + " --help");
     CHECK(r.code == 0);
     CHECK(r.out.find("Examples:") != std::string::npos);
     CHECK(r.out.find("--flush-l2-between-kernels") != std::string::npos);

@@ -1,10 +1,7 @@
-#include <unistd.h>
-
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <fstream>
-#include <sstream>
 #include <string>
 
 #include "sim/core/error.h"
@@ -13,23 +10,17 @@
 #include "sim/run/sweep_plan.h"
 #include "sim/run/sweep_runner.h"
 #include "sim/run/sweep_workload.h"
+#include "tests/support/cli.h"
 
 using namespace memwall;
 
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using test::slurp;
 
 bool exists(const std::string& path) { return std::ifstream(path).good(); }
 
-std::string temp_path(const std::string& name) {
-  return "/tmp/memwall_test_sweep_" + std::to_string(::getpid()) + "_" + name;
-}
+std::string temp_path(const std::string& name) { return test::temp_path("sweep", name); }
 
 /// A fake simulator: its figures are closed forms of the point's parameters.
 FlatRow fake_runner(const SweepPoint& p) {

@@ -7,13 +7,12 @@
 #include <string>
 #include <vector>
 
-#include <unistd.h>
-
 #include "sim/core/error.h"
 #include "traces/copy_trace.h"
 #include "traces/trace_format.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_writer.h"
+#include "tests/support/cli.h"
 
 using namespace memwall;
 
@@ -81,11 +80,7 @@ class FakeSource final : public TraceSource {
   std::uint64_t m_kernel = 0, m_cta = 0;
 };
 
-std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() /
-          ("memwall_test_" + std::to_string(::getpid()) + "_" + name))
-      .string();
-}
+std::string temp_path(const std::string& name) { return memwall::test::temp_path("test", name); }
 
 std::string write_fake(const std::string& name, std::uint64_t ctas) {
   const std::string path = temp_path(name);
