@@ -7,8 +7,8 @@
 #include <limits>
 #include <string>
 
-#include "models/explain/json_reader.h"
 #include "sim/core/error.h"
+#include "sim/core/json.h"
 #include "sim/core/units.h"
 
 namespace memwall::explain {

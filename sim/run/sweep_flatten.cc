@@ -3,205 +3,78 @@
 #include <set>
 
 #include "sim/core/error.h"
+#include "sim/core/json.h"
 
 namespace memwall {
 namespace {
 
-/// A recursive-descent reader of one JSON document that emits its leaves as flat cells.
+/// Walks one parsed JSON document and emits its leaves as flat cells.
 class Flattener {
  public:
-  Flattener(std::string_view text, const std::string& what) : m_text(text), m_what(what) {}
+  explicit Flattener(const std::string& what) : m_what(what) {}
 
-  FlatRow run() {
-    skip_blanks();
-    if (peek() != '{') fail("expected a JSON object");
-    value("");
-    skip_blanks();
-    if (m_pos != m_text.size()) fail("trailing characters after the JSON document");
+  FlatRow run(const JsonValue& document) {
+    if (document.type != JsonValue::Type::object) fail(document.offset, "expected a JSON object");
+    value(document, "");
     return std::move(m_row);
   }
 
  private:
-  [[noreturn]] void fail(const std::string& why) const {
-    throw UsageError(m_what + ": byte " + std::to_string(m_pos) + ": " + why);
-  }
-  char peek() const { return m_pos < m_text.size() ? m_text[m_pos] : '\0'; }
-  void skip_blanks() {
-    while (m_pos < m_text.size() &&
-           (m_text[m_pos] == ' ' || m_text[m_pos] == '\n' || m_text[m_pos] == '\r' ||
-            m_text[m_pos] == '\t')) {
-      ++m_pos;
-    }
-  }
-  void expect(char c) {
-    skip_blanks();
-    if (peek() != c) fail(std::string("expected '") + c + "'");
-    ++m_pos;
+  [[noreturn]] void fail(std::uint64_t offset, const std::string& why) const {
+    throw UsageError(m_what + ": byte " + std::to_string(offset) + ": " + why);
   }
   static std::string join(const std::string& prefix, const std::string& key) {
     return prefix.empty() ? key : prefix + "." + key;
   }
-  void emit(const std::string& key, std::string value) {
-    if (!m_keys.insert(key).second) fail("the key \"" + key + "\" occurs twice");
-    m_row.emplace_back(key, std::move(value));
+  void emit(const std::string& key, const JsonValue& v, std::string text) {
+    if (!m_keys.insert(key).second) fail(v.offset, "the key \"" + key + "\" occurs twice");
+    m_row.emplace_back(key, std::move(text));
   }
 
-  std::string string_literal() {
-    expect('"');
-    std::string out;
-    while (true) {
-      if (m_pos >= m_text.size()) fail("unterminated string");
-      const char c = m_text[m_pos++];
-      if (c == '"') return out;
-      if (c != '\\') {
-        out += c;
-        continue;
-      }
-      if (m_pos >= m_text.size()) fail("unterminated escape");
-      const char e = m_text[m_pos++];
-      switch (e) {
-        case 'n': out += '\n'; break;
-        case 't': out += '\t'; break;
-        case 'r': out += '\r'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'u': {
-          if (m_pos + 4 > m_text.size()) fail("short \\u escape");
-          unsigned code = 0;
-          for (int i = 0; i < 4; ++i) {
-            const char h = m_text[m_pos++];
-            const int digit = (h >= '0' && h <= '9')   ? h - '0'
-                              : (h >= 'a' && h <= 'f') ? h - 'a' + 10
-                              : (h >= 'A' && h <= 'F') ? h - 'A' + 10
-                                                       : -1;
-            if (digit < 0) fail("bad \\u escape");
-            code = code * 16 + static_cast<unsigned>(digit);
-          }
-          if (code < 0x80) {
-            out += static_cast<char>(code);
-          } else if (code < 0x800) {
-            out += static_cast<char>(0xC0 | (code >> 6));
-            out += static_cast<char>(0x80 | (code & 0x3F));
-          } else {
-            out += static_cast<char>(0xE0 | (code >> 12));
-            out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
-            out += static_cast<char>(0x80 | (code & 0x3F));
-          }
-          break;
-        }
-        default: out += e; break;
-      }
+  /// Emits `v` at `prefix`; objects and arrays recurse. Numbers keep their text as written.
+  void value(const JsonValue& v, const std::string& prefix) {
+    switch (v.type) {
+      case JsonValue::Type::object: object(v, prefix, /*skip_name=*/false); break;
+      case JsonValue::Type::array: array(v, prefix); break;
+      case JsonValue::Type::string:
+      case JsonValue::Type::number: emit(prefix, v, v.text); break;
+      case JsonValue::Type::boolean: emit(prefix, v, v.boolean ? "true" : "false"); break;
+      case JsonValue::Type::null: emit(prefix, v, "null"); break;
     }
   }
 
-  /// Reads one value at `prefix`; objects and arrays recurse.
-  void value(const std::string& prefix) {
-    skip_blanks();
-    const char c = peek();
-    if (c == '{') {
-      object(prefix, /*skip_name=*/false);
-    } else if (c == '[') {
-      array(prefix);
-    } else if (c == '"') {
-      emit(prefix, string_literal());
-    } else {
-      const std::size_t start = m_pos;
-      while (m_pos < m_text.size() && m_text[m_pos] != ',' && m_text[m_pos] != '}' &&
-             m_text[m_pos] != ']' && m_text[m_pos] != ' ' && m_text[m_pos] != '\n' &&
-             m_text[m_pos] != '\r' && m_text[m_pos] != '\t') {
-        ++m_pos;
-      }
-      if (start == m_pos) fail("expected a value");
-      emit(prefix, std::string(m_text.substr(start, m_pos - start)));
-    }
-  }
-
-  void object(const std::string& prefix, bool skip_name) {
-    expect('{');
-    skip_blanks();
-    if (peek() == '}') {
-      ++m_pos;
-      return;
-    }
-    while (true) {
-      skip_blanks();
-      const std::string key = string_literal();
-      expect(':');
+  void object(const JsonValue& v, const std::string& prefix, bool skip_name) {
+    for (const auto& [key, member] : v.members) {
       if (skip_name && key == "name") {
-        skip_blanks();
-        string_literal();
-      } else {
-        value(join(prefix, key));
-      }
-      skip_blanks();
-      if (peek() == ',') {
-        ++m_pos;
+        if (member.type != JsonValue::Type::string) fail(member.offset, "expected '\"'");
         continue;
       }
-      expect('}');
-      return;
+      value(member, join(prefix, key));
     }
   }
 
-  /// If the object starting at m_pos has a string "name" member, returns it (without consuming).
-  bool element_name(std::string& name) {
-    const std::size_t saved = m_pos;
-    bool found = false;
-    expect('{');
-    int depth = 1;
-    while (m_pos < m_text.size() && depth > 0) {
-      skip_blanks();
-      const char c = peek();
-      if (c == '"') {
-        const std::string s = string_literal();
-        skip_blanks();
-        if (depth == 1 && peek() == ':' && s == "name") {
-          ++m_pos;
-          skip_blanks();
-          if (peek() == '"') {
-            name = string_literal();
-            found = true;
-            break;
-          }
-        }
+  /// The first string "name" member of object `v`, or nullptr.
+  static const std::string* element_name(const JsonValue& v) {
+    for (const auto& [key, member] : v.members) {
+      if (key == "name" && member.type == JsonValue::Type::string) return &member.text;
+    }
+    return nullptr;
+  }
+
+  void array(const JsonValue& v, const std::string& prefix) {
+    for (std::size_t index = 0; index < v.items.size(); ++index) {
+      const JsonValue& item = v.items[index];
+      const std::string* name =
+          item.type == JsonValue::Type::object ? element_name(item) : nullptr;
+      if (name != nullptr) {
+        object(item, join(prefix, *name), /*skip_name=*/true);
       } else {
-        if (c == '{' || c == '[') ++depth;
-        if (c == '}' || c == ']') --depth;
-        ++m_pos;
+        value(item, join(prefix, std::to_string(index)));
       }
-    }
-    m_pos = saved;
-    return found;
-  }
-
-  void array(const std::string& prefix) {
-    expect('[');
-    skip_blanks();
-    if (peek() == ']') {
-      ++m_pos;
-      return;
-    }
-    for (std::size_t index = 0;; ++index) {
-      skip_blanks();
-      std::string name;
-      if (peek() == '{' && element_name(name)) {
-        object(join(prefix, name), /*skip_name=*/true);
-      } else {
-        value(join(prefix, std::to_string(index)));
-      }
-      skip_blanks();
-      if (peek() == ',') {
-        ++m_pos;
-        continue;
-      }
-      expect(']');
-      return;
     }
   }
 
-  std::string_view m_text;
   const std::string& m_what;
-  std::size_t m_pos = 0;
   FlatRow m_row;
   std::set<std::string> m_keys;
 };
@@ -209,7 +82,7 @@ class Flattener {
 }  // namespace
 
 FlatRow flatten_json(std::string_view json, const std::string& what) {
-  return Flattener(json, what).run();
+  return Flattener(what).run(parse_json(json, what));
 }
 
 }  // namespace memwall

@@ -14,8 +14,9 @@
 
 namespace memwall {
 
-/// Flattens `json` (an object). Throws UsageError naming `what` and the byte offset on malformed
-/// JSON or a repeated flattened key.
+/// Flattens `json` (an object), read with parse_json (sim/core/json.h). Throws UsageError naming
+/// `what` and the byte offset on malformed JSON, a document that is not an object, or a repeated
+/// flattened key.
 FlatRow flatten_json(std::string_view json, const std::string& what);
 
 }  // namespace memwall

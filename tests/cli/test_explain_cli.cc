@@ -8,7 +8,7 @@
 #include <string>
 
 #include "models/closed_forms.h"
-#include "models/explain/json_reader.h"
+#include "sim/core/json.h"
 #include "sim/hw/config.h"
 #include "sim/hw/config_loader.h"
 #include "tests/support/cli.h"
@@ -48,12 +48,12 @@ TEST_CASE("memwall traffic --json carries the closed-form bytes", "[cli][explain
   const std::string json = temp_path("traffic.json");
   const Result r = run_memwall("traffic --seq 2048 --head-dim 64 --heads 2 --sram \"64 KiB\" --json " + json);
   REQUIRE(r.code == 0);
-  const explain::JsonValue doc = explain::parse_json(slurp(json), json);
+  const JsonValue doc = parse_json(slurp(json), json);
   std::filesystem::remove(json);
-  const explain::JsonValue* variants = doc.get("variants");
+  const JsonValue* variants = doc.get("variants");
   REQUIRE(variants != nullptr);
   REQUIRE(variants->items.size() == 3u);
-  for (const explain::JsonValue& v : variants->items) {
+  for (const JsonValue& v : variants->items) {
     WorkloadParams p;
     p.workload = parse_workload_kind(v.get("workload")->text);
     p.seq = 2048;
@@ -74,10 +74,10 @@ TEST_CASE("memwall roofline's ridge point is the config's peak over its HBM band
   const std::string json = temp_path("roof.json");
   const Result r = run_memwall("roofline --config h200 --intensity 2 --intensity 5000 --json " + json);
   REQUIRE(r.code == 0);
-  const explain::JsonValue doc = explain::parse_json(slurp(json), json);
+  const JsonValue doc = parse_json(slurp(json), json);
   std::filesystem::remove(json);
   CHECK(doc.get("chip")->get("ridge_point_tensor")->number == Approx(ridge).epsilon(1e-8));
-  const explain::JsonValue& points = *doc.get("points");
+  const JsonValue& points = *doc.get("points");
   REQUIRE(points.items.size() == 2u);
   CHECK(points.items[0].get("attainable_tensor")->number ==
         Approx(2 * config.hbm.bandwidth.bytes_per_second).epsilon(1e-8));

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <string>
 
-#include "models/explain/json_reader.h"
+#include "sim/core/json.h"
 #include "sim/hw/config.h"
 #include "sim/hw/config_loader.h"
 #include "tests/support/cli.h"
@@ -27,17 +27,17 @@ const std::string kTeaching = "configs/hypothetical/teaching-gpu.yaml";
 std::string temp_path(const std::string& name) { return memwall::test::temp_path("tutorial", name); }
 
 /// Runs `args --json FILE` and returns the parsed JSON (the command must succeed).
-explain::JsonValue run_json(const std::string& args) {
+JsonValue run_json(const std::string& args) {
   const std::string json = temp_path("out.json");
   const Result r = run_memwall(args + " --json " + json);
   INFO(r.out);
   REQUIRE(r.code == 0);
-  explain::JsonValue doc = explain::parse_json(slurp(json), json);
+  JsonValue doc = parse_json(slurp(json), json);
   std::filesystem::remove(json);
   return doc;
 }
 
-std::uint64_t integer(const explain::JsonValue* v) {
+std::uint64_t integer(const JsonValue* v) {
   REQUIRE(v != nullptr);
   return std::stoull(v->text);
 }
@@ -66,9 +66,9 @@ TEST_CASE("The coursework case's HBM bytes in the two-level model equal the tuto
           "[cli][tutorial]") {
   const std::uint64_t n = 1024, d = 64, s = 2;
   const NaiveBytes expected = naive_bytes(n, d, s);
-  const explain::JsonValue doc = run_json("io --config " + kTeaching +
+  const JsonValue doc = run_json("io --config " + kTeaching +
                                           " --workload naive --seq 1024 --head-dim 64 --ideal");
-  const explain::JsonValue& point = doc.get("points")->items.at(0);
+  const JsonValue& point = doc.get("points")->items.at(0);
   CHECK(integer(point.get("closed_form_bytes")) == expected.read + expected.write);
   CHECK(integer(point.get("sim_dram_bytes")) == expected.read + expected.write);
   CHECK(integer(point.get("sim_l2_bytes")) == expected.read + expected.write);
@@ -78,21 +78,21 @@ TEST_CASE("The coursework case on the teaching GPU requests the closed form's by
           "[cli][tutorial]") {
   const std::uint64_t n = 1024, d = 64, s = 2;
   const NaiveBytes expected = naive_bytes(n, d, s);
-  const explain::JsonValue doc =
+  const JsonValue doc =
       run_json("run --config " + kTeaching + " --workload naive --seq 1024 --head-dim 64");
   CHECK(integer(doc.get("l2_read_bytes")) == expected.read);
   CHECK(integer(doc.get("l2_write_bytes")) == expected.write);
   // S (N²·s) does not fit in the 1 MiB L2, so the softmax kernel reads all of it from DRAM.
   const HardwareConfig config = load_config(kTeaching);
   REQUIRE(n * n * s > config.l2.size.count);
-  const explain::JsonValue* s_tensor = doc.get("dram_bytes_by_tensor")->get("S");
+  const JsonValue* s_tensor = doc.get("dram_bytes_by_tensor")->get("S");
   CHECK(integer(s_tensor->get("read")) == n * n * s);
 }
 
 TEST_CASE("Tiled attention on the teaching GPU reads only Q, K and V from DRAM, once",
           "[cli][tutorial]") {
   const std::uint64_t n = 1024, d = 64, s = 2;
-  const explain::JsonValue doc = run_json("run --config " + kTeaching +
+  const JsonValue doc = run_json("run --config " + kTeaching +
                                           " --workload flash2 --seq 1024 --head-dim 64 --block-kv 64");
   CHECK(integer(doc.get("dram_read_bytes")) == 3 * n * d * s);
   CHECK(integer(doc.get("dram_write_bytes")) == 0);
@@ -104,7 +104,7 @@ TEST_CASE("Tiled attention on the teaching GPU reads only Q, K and V from DRAM, 
 
 TEST_CASE("Exercise: naive at N = 512 moves the closed form's bytes", "[cli][tutorial]") {
   const NaiveBytes expected = naive_bytes(512, 64, 2);
-  const explain::JsonValue doc = run_json("trace --workload naive --seq 512 --head-dim 64 --counts");
+  const JsonValue doc = run_json("trace --workload naive --seq 512 --head-dim 64 --counts");
   CHECK(integer(doc.get("global_read_bytes")) == expected.read);
   CHECK(integer(doc.get("global_write_bytes")) == expected.write);
   const Result r = run_memwall("trace --workload naive --seq 512 --head-dim 64 --counts");
@@ -132,7 +132,7 @@ TEST_CASE("Exercise: flash2's ideal HBM bytes with Br = 64 are Nd + 2Nd·N/Br el
           "[cli][tutorial]") {
   const std::uint64_t n = 1024, d = 64, s = 2;
   const std::uint64_t expected = s * (n * d + 2 * n * d * (n / 64)) + s * n * d + 4 * n;
-  const explain::JsonValue doc =
+  const JsonValue doc =
       run_json("io --config " + kTeaching +
                " --workload flash2 --seq 1024 --head-dim 64 --block-q 64 --block-kv 64 --ideal");
   CHECK(integer(doc.get("points")->items.at(0).get("sim_dram_bytes")) == expected);

@@ -4,9 +4,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "models/explain/json_reader.h"
 #include "models/explain/roofline.h"
 #include "sim/core/error.h"
+#include "sim/core/json.h"
 
 using namespace memwall;
 using namespace memwall::explain;

@@ -1,6 +1,7 @@
 #pragma once
-/// A small JSON reader for the explainer commands (roofline reads the simulator's `--json`
-/// report). Strict RFC 8259 syntax; errors name the input and the byte offset.
+/// A small JSON reader: roofline reads the simulator's `--json` report with it, and sweeps flatten
+/// each point's report through it. Strict RFC 8259 syntax; errors name the input and the byte
+/// offset.
 
 #include <cstdint>
 #include <string>
@@ -8,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-namespace memwall::explain {
+namespace memwall {
 
 /// One parsed JSON value. Object members keep the document's order.
 struct JsonValue {
@@ -29,4 +30,4 @@ struct JsonValue {
 /// content, nesting deeper than 256 or a number that is not finite.
 JsonValue parse_json(std::string_view text, const std::string& what);
 
-}  // namespace memwall::explain
+}  // namespace memwall

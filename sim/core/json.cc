@@ -1,11 +1,11 @@
-#include "models/explain/json_reader.h"
+#include "sim/core/json.h"
 
 #include <charconv>
 #include <cmath>
 
 #include "sim/core/error.h"
 
-namespace memwall::explain {
+namespace memwall {
 namespace {
 
 constexpr int kMaxDepth = 256;
@@ -228,4 +228,4 @@ JsonValue parse_json(std::string_view text, const std::string& what) {
   return Parser(text, what).document();
 }
 
-}  // namespace memwall::explain
+}  // namespace memwall
