@@ -4,6 +4,7 @@
 #include "models/closed_forms.h"
 #include "models/model_source.h"
 #include "models/workload.h"
+#include "tests/models/closed_form_check.h"
 #include "traces/traffic_counter.h"
 
 using namespace memwall;
@@ -21,21 +22,7 @@ WorkloadParams attention(WorkloadKind kind, std::uint64_t bh_batch, std::uint64_
   return p;
 }
 
-/// Summed ops against the closed form: totals and every tensor.
-void require_ops_match_closed_form(const WorkloadParams& p) {
-  const auto source = make_model_source(p);
-  const TraceCounts counts = count_traffic(*source);
-  const Traffic expected = closed_form_traffic(p);
-  REQUIRE(counts.read_bytes == expected.read_bytes);
-  REQUIRE(counts.write_bytes == expected.write_bytes);
-  REQUIRE(counts.by_tensor.size() == expected.by_tensor.size());
-  for (std::size_t i = 0; i < counts.by_tensor.size(); ++i) {
-    INFO("tensor " << counts.by_tensor[i].tensor);
-    REQUIRE(counts.by_tensor[i].tensor == expected.by_tensor[i].tensor);
-    REQUIRE(counts.by_tensor[i].read_bytes == expected.by_tensor[i].read_bytes);
-    REQUIRE(counts.by_tensor[i].write_bytes == expected.by_tensor[i].write_bytes);
-  }
-}
+using test::require_ops_match_closed_form;
 
 }  // namespace
 

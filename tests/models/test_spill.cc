@@ -10,6 +10,7 @@
 #include "models/spill.h"
 #include "models/workload.h"
 #include "sim/core/error.h"
+#include "tests/models/closed_form_check.h"
 #include "traces/traffic_counter.h"
 
 using namespace memwall;
@@ -32,21 +33,7 @@ WorkloadParams flash(WorkloadKind kind, std::uint64_t n, std::uint64_t d, std::u
   return p;
 }
 
-/// Summed ops of every tensor against the closed form.
-void require_ops_match_closed_form(const WorkloadParams& p) {
-  const auto source = make_model_source(p);
-  const TraceCounts counts = count_traffic(*source);
-  const Traffic expected = closed_form_traffic(p);
-  REQUIRE(counts.read_bytes == expected.read_bytes);
-  REQUIRE(counts.write_bytes == expected.write_bytes);
-  REQUIRE(counts.by_tensor.size() == expected.by_tensor.size());
-  for (std::size_t i = 0; i < counts.by_tensor.size(); ++i) {
-    INFO("tensor " << counts.by_tensor[i].tensor);
-    REQUIRE(counts.by_tensor[i].tensor == expected.by_tensor[i].tensor);
-    REQUIRE(counts.by_tensor[i].read_bytes == expected.by_tensor[i].read_bytes);
-    REQUIRE(counts.by_tensor[i].write_bytes == expected.by_tensor[i].write_bytes);
-  }
-}
+using test::require_ops_match_closed_form;
 
 std::uint64_t spill_bytes(const WorkloadParams& p) {
   const TensorTraffic t = spill_traffic(resolve_workload(p));
