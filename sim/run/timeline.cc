@@ -88,32 +88,35 @@ void Timeline::cta(std::uint32_t sm, std::uint32_t slot, const std::string& kern
                   << ",\"args\":{\"cta\":" << index << "}}";
 }
 
-void Timeline::slice(std::uint32_t sm, std::uint32_t slot, const char* name, Tick start, Tick end,
-                     const std::string& args_json) {
+bool Timeline::begin_detail(char phase, std::uint32_t sm, std::uint32_t slot, Tick ts) {
   if (!detail()) {
     ++m_detail_dropped;
-    return;
+    return false;
   }
   ++m_detail_written;
   name_thread(sm, slot);
-  event_prefix('X', sm + 1, slot, start);
-  m_file.stream() << ",\"dur\":" << micros(end - start) << ",\"name\":\"" << name << "\"";
+  event_prefix(phase, sm + 1, slot, ts);
+  return true;
+}
+
+void Timeline::end_detail(const char* name, const std::string& args_json) {
+  m_file.stream() << ",\"name\":\"" << name << "\"";
   if (!args_json.empty()) m_file.stream() << ",\"args\":{" << args_json << "}";
   m_file.stream() << "}";
 }
 
+void Timeline::slice(std::uint32_t sm, std::uint32_t slot, const char* name, Tick start, Tick end,
+                     const std::string& args_json) {
+  if (!begin_detail('X', sm, slot, start)) return;
+  m_file.stream() << ",\"dur\":" << micros(end - start);
+  end_detail(name, args_json);
+}
+
 void Timeline::instant(std::uint32_t sm, std::uint32_t slot, const char* name, Tick at,
                        const std::string& args_json) {
-  if (!detail()) {
-    ++m_detail_dropped;
-    return;
-  }
-  ++m_detail_written;
-  name_thread(sm, slot);
-  event_prefix('i', sm + 1, slot, at);
-  m_file.stream() << ",\"s\":\"t\",\"name\":\"" << name << "\"";
-  if (!args_json.empty()) m_file.stream() << ",\"args\":{" << args_json << "}";
-  m_file.stream() << "}";
+  if (!begin_detail('i', sm, slot, at)) return;
+  m_file.stream() << ",\"s\":\"t\"";
+  end_detail(name, args_json);
 }
 
 void Timeline::finish() {

@@ -49,6 +49,10 @@ class Timeline {
  private:
   void event_prefix(char phase, std::uint32_t pid, std::uint32_t tid, Tick ts);
   void name_thread(std::uint32_t sm, std::uint32_t slot);
+  /// Counts an op-level event against the budget; when it fits, writes its prefix and returns true.
+  bool begin_detail(char phase, std::uint32_t sm, std::uint32_t slot, Tick ts);
+  /// Ends an op-level event: its name, its args (when not empty) and the closing brace.
+  void end_detail(const char* name, const std::string& args_json);
 
   AtomicFile m_file;
   std::uint64_t m_detail_budget;
