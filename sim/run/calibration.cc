@@ -1,12 +1,9 @@
 #include "sim/run/calibration.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdio>
-#include <exception>
 #include <memory>
-#include <thread>
 
 #include <Eigen/Dense>
 
@@ -14,6 +11,7 @@
 #include "sim/core/error.h"
 #include "sim/hw/config_loader.h"
 #include "sim/run/calibration_load.h"
+#include "sim/run/parallel_for.h"
 #include "sim/run/simulator.h"
 
 namespace memwall {
@@ -47,30 +45,6 @@ std::string fmt(const char* format, double v) {
 }
 
 std::string json_number(double v) { return fmt("%.6g", v); }
-
-/// Runs `fn(i)` for i in [0, n), `threads` at a time; rethrows the first error in index order.
-template <typename Fn>
-void parallel_for(std::size_t n, unsigned threads, Fn fn) {
-  std::vector<std::exception_ptr> errors(n);
-  std::atomic<std::size_t> next{0};
-  auto worker = [&] {
-    for (std::size_t i = next++; i < n; i = next++) {
-      try {
-        fn(i);
-      } catch (...) {
-        errors[i] = std::current_exception();
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  const unsigned count = static_cast<unsigned>(std::min<std::size_t>(std::max(1u, threads), std::max<std::size_t>(n, 1)));
-  for (unsigned t = 1; t < count; ++t) pool.emplace_back(worker);
-  worker();
-  for (std::thread& t : pool) t.join();
-  for (const std::exception_ptr& e : errors) {
-    if (e) std::rethrow_exception(e);
-  }
-}
 
 /// ½Σ log(sim/meas)² over the rows, and the residual vector.
 Eigen::VectorXd log_residuals(const std::vector<KernelComparison>& rows) {

@@ -1,16 +1,14 @@
 #include "sim/run/calibration_load.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdio>
-#include <exception>
 #include <map>
 #include <memory>
-#include <thread>
 
 #include "models/model_source.h"
 #include "sim/core/error.h"
+#include "sim/run/parallel_for.h"
 
 namespace memwall {
 namespace {
@@ -70,27 +68,11 @@ LoadCheck run_load_check(const std::vector<MeasuredCase>& cases, double toleranc
   if (!(tolerance >= 0.0)) throw UsageError("load check: tolerance must be >= 0");
   // Count each case's model bytes (in parallel; slots keep the order).
   std::vector<std::vector<KernelSectorBytes>> counted(cases.size());
-  std::vector<std::exception_ptr> errors(cases.size());
-  std::atomic<std::size_t> next{0};
-  auto worker = [&] {
-    for (std::size_t i = next++; i < cases.size(); i = next++) {
-      bool any = false;
-      for (const MeasuredKernel& k : cases[i].kernels) any = any || k.profiled();
-      if (!any) continue;
-      try {
-        counted[i] = count_sector_bytes(cases[i].params);
-      } catch (...) {
-        errors[i] = std::current_exception();
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < std::max(1u, threads); ++t) pool.emplace_back(worker);
-  worker();
-  for (std::thread& t : pool) t.join();
-  for (const std::exception_ptr& e : errors) {
-    if (e) std::rethrow_exception(e);
-  }
+  parallel_for(cases.size(), threads, [&](std::size_t i) {
+    bool any = false;
+    for (const MeasuredKernel& k : cases[i].kernels) any = any || k.profiled();
+    if (any) counted[i] = count_sector_bytes(cases[i].params);
+  });
 
   LoadCheck check;
   check.tolerance = tolerance;
