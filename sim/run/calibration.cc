@@ -170,21 +170,16 @@ std::vector<KernelComparison> compare_cases(const HardwareConfig& config,
     const RunResult run = simulate(config, *source, options);
     for (const MeasuredKernel& k : mc.kernels) {
       if (!k.profiled()) continue;
-      const auto it = std::find_if(run.kernels.begin(), run.kernels.end(),
-                                   [&](const KernelResult& r) { return r.name == k.name; });
-      if (it == run.kernels.end()) {
-        throw UsageError("line " + std::to_string(k.line) + ": the model of " + mc.label +
-                         " has no kernel \"" + k.name + "\"");
-      }
+      const KernelResult& sim = model_kernel(run.kernels, mc, k);
       KernelComparison c;
       c.case_index = ci;
       c.kernel = k.name;
       c.line = k.line;
-      c.sim_time_s = static_cast<double>(it->duration()) * 1e-12;
+      c.sim_time_s = static_cast<double>(sim.duration()) * 1e-12;
       c.meas_time_s = *k.ncu_time_s;
-      c.sim_dram = static_cast<double>(it->traffic.dram_read_bytes + it->traffic.dram_write_bytes);
+      c.sim_dram = static_cast<double>(sim.traffic.dram_read_bytes + sim.traffic.dram_write_bytes);
       c.meas_dram = *k.dram_read_bytes + *k.dram_write_bytes;
-      c.sim_l2 = static_cast<double>(it->traffic.l2_read_bytes + it->traffic.l2_write_bytes);
+      c.sim_l2 = static_cast<double>(sim.traffic.l2_read_bytes + sim.traffic.l2_write_bytes);
       c.meas_l2 = *k.xbar_read_bytes + *k.xbar_write_bytes;
       if (!(c.meas_time_s > 0) || !(c.sim_time_s > 0)) {
         throw UsageError("line " + std::to_string(k.line) + ": " + mc.label + " " + k.name +

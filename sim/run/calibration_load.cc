@@ -83,18 +83,13 @@ LoadCheck run_load_check(const std::vector<MeasuredCase>& cases, double toleranc
         ++check.skipped;
         continue;
       }
-      const auto it = std::find_if(counted[i].begin(), counted[i].end(),
-                                   [&](const KernelSectorBytes& c) { return c.name == k.name; });
-      if (it == counted[i].end()) {
-        throw UsageError("line " + std::to_string(k.line) + ": the model of " + mc.label +
-                         " has no kernel \"" + k.name + "\"");
-      }
+      const KernelSectorBytes& model = model_kernel(counted[i], mc, k);
       LoadCheckRow r;
       r.case_index = i;
       r.kernel = k.name;
       r.line = k.line;
-      r.model_read = static_cast<double>(it->read_bytes);
-      r.model_write = static_cast<double>(it->write_bytes);
+      r.model_read = static_cast<double>(model.read_bytes);
+      r.model_write = static_cast<double>(model.write_bytes);
       r.xbar_read = *k.xbar_read_bytes;
       r.lts_read = *k.l2_read_bytes;
       r.lts_write = *k.l2_write_bytes;

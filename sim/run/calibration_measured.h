@@ -3,12 +3,14 @@
 /// cases: one case per distinct parameter set, holding its kernels' rows (the "total" rows are
 /// dropped; a case's figures are its kernels'). Every figure is in base units (seconds, bytes).
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "models/workload_params.h"
+#include "sim/core/error.h"
 
 namespace memwall {
 
@@ -51,5 +53,20 @@ std::vector<MeasuredCase> read_measured_cases(const std::string& path);
 
 /// A short label for a case's parameters (the tiling fields it uses).
 std::string case_label(const WorkloadParams& params);
+
+/// The kernel of `kernels` (the model's simulated or counted kernels, each with a `name`) that
+/// measured kernel `k` of case `mc` compares with. Throws UsageError naming `k`'s CSV line when
+/// the model has no kernel of that name.
+template <class Kernel>
+const Kernel& model_kernel(const std::vector<Kernel>& kernels, const MeasuredCase& mc,
+                           const MeasuredKernel& k) {
+  const auto it = std::find_if(kernels.begin(), kernels.end(),
+                               [&](const Kernel& m) { return m.name == k.name; });
+  if (it == kernels.end()) {
+    throw UsageError("line " + std::to_string(k.line) + ": the model of " + mc.label +
+                     " has no kernel \"" + k.name + "\"");
+  }
+  return *it;
+}
 
 }  // namespace memwall
