@@ -12,9 +12,9 @@ namespace {
 /// FlashAttention Algorithm 1 (Dao et al. 2022), as written: an init launch sets O = 0, ℓ = 0,
 /// m = −∞ in global memory; then one CTA per head runs the outer loop over K/V blocks j and the
 /// inner loop over Q blocks i, re-reading Qᵢ, Oᵢ, ℓᵢ, mᵢ and writing Oᵢ, ℓᵢ, mᵢ back on every pass.
-class Flash1 final : public Workload {
+class Flash1 final : public BackendWorkload<Flash1> {
  public:
-  explicit Flash1(const WorkloadParams& p) : Workload(p) {
+  explicit Flash1(const WorkloadParams& p) : BackendWorkload(p) {
     const std::uint64_t rows = p.batch_heads() * p.seq;
     const std::uint32_t s = p.element_size();
     m_q = add_tensor("Q", rows, p.head_dim, s);
@@ -29,16 +29,8 @@ class Flash1 final : public Workload {
     }
   }
 
-  void emit_cta(std::size_t kernel, std::uint64_t cta, Recorder& rec) const override {
-    DryBackend dry;
-    run(kernel, cta, dry, rec);
-  }
-  void compute_cta(std::size_t kernel, std::uint64_t cta, EigenBackend& data,
-                   Recorder& rec) const override {
-    run(kernel, cta, data, rec);
-  }
-
  private:
+  friend class BackendWorkload<Flash1>;
   using Matrix = EigenBackend::Matrix;
 
   template <class Backend>

@@ -12,9 +12,9 @@ namespace {
 /// FlashAttention-2 forward (not causal): one CTA per (head, Q block) loads its Q block once,
 /// streams every K/V block with `stages` blocks in flight, keeps O, ℓ, m on chip and stores O and
 /// the logsumexp L once.
-class Flash2 final : public Workload {
+class Flash2 final : public BackendWorkload<Flash2> {
  public:
-  explicit Flash2(const WorkloadParams& p) : Workload(p) {
+  explicit Flash2(const WorkloadParams& p) : BackendWorkload(p) {
     const std::uint64_t rows = p.batch_heads() * p.seq;
     const std::uint32_t s = p.element_size();
     m_q = add_tensor("Q", rows, p.head_dim, s);
@@ -28,20 +28,13 @@ class Flash2 final : public Workload {
     }
   }
 
-  void emit_cta(std::size_t kernel, std::uint64_t cta, Recorder& rec) const override {
-    DryBackend dry;
-    if (kernel == 0) run(cta, dry, rec);
-  }
-  void compute_cta(std::size_t kernel, std::uint64_t cta, EigenBackend& data,
-                   Recorder& rec) const override {
-    if (kernel == 0) run(cta, data, rec);
-  }
-
  private:
+  friend class BackendWorkload<Flash2>;
   using Matrix = EigenBackend::Matrix;
 
   template <class Backend>
-  void run(std::uint64_t cta, Backend& be, Recorder& rec) const {
+  void run(std::size_t kernel, std::uint64_t cta, Backend& be, Recorder& rec) const {
+    if (kernel != 0) return;
     const WorkloadParams& p = params();
     const std::uint64_t n = p.seq, d = p.head_dim, s = p.element_size();
     const std::uint64_t br = *p.block_q, bc = *p.block_kv, stages = *p.stages;

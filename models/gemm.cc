@@ -7,27 +7,20 @@ namespace {
 
 /// C = A·B (A: m×k, B: k×n, row-major): one CTA per tile_m × tile_n output tile, in row-major
 /// tile order, looping over k in chunks of tile_k; C stored once per tile.
-class Gemm final : public Workload {
+class Gemm final : public BackendWorkload<Gemm> {
  public:
-  explicit Gemm(const WorkloadParams& p) : Workload(p) {
+  explicit Gemm(const WorkloadParams& p) : BackendWorkload(p) {
     const std::uint32_t s = p.element_size();
     m_a = add_tensor("A", p.m, p.k, s);
     m_b = add_tensor("B", p.k, p.n, s);
     m_c = add_tensor("C", p.m, p.n, s);
   }
 
-  void emit_cta(std::size_t kernel, std::uint64_t cta, Recorder& rec) const override {
-    DryBackend dry;
-    if (kernel == 0) run(cta, dry, rec);
-  }
-  void compute_cta(std::size_t kernel, std::uint64_t cta, EigenBackend& data,
-                   Recorder& rec) const override {
-    if (kernel == 0) run(cta, data, rec);
-  }
-
  private:
+  friend class BackendWorkload<Gemm>;
   template <class Backend>
-  void run(std::uint64_t cta, Backend& be, Recorder& rec) const {
+  void run(std::size_t kernel, std::uint64_t cta, Backend& be, Recorder& rec) const {
+    if (kernel != 0) return;
     const WorkloadParams& p = params();
     const std::uint64_t s = p.element_size();
     const std::uint64_t tm = *p.tile_m, tn = *p.tile_n, tk = *p.tile_k;

@@ -9,9 +9,9 @@ namespace {
 
 /// Naive attention (Algorithm 0), three launches: qk (S = scale·QKᵀ), softmax (P = softmax(S)
 /// by rows), pv (O = PV). Tiling per the contract in docs/models.md.
-class Naive final : public Workload {
+class Naive final : public BackendWorkload<Naive> {
  public:
-  explicit Naive(const WorkloadParams& p) : Workload(p) {
+  explicit Naive(const WorkloadParams& p) : BackendWorkload(p) {
     const std::uint64_t rows = p.batch_heads() * p.seq;
     const std::uint32_t s = p.element_size();
     m_q = add_tensor("Q", rows, p.head_dim, s);
@@ -22,16 +22,8 @@ class Naive final : public Workload {
     m_o = add_tensor("O", rows, p.head_dim, s);
   }
 
-  void emit_cta(std::size_t kernel, std::uint64_t cta, Recorder& rec) const override {
-    DryBackend dry;
-    run(kernel, cta, dry, rec);
-  }
-  void compute_cta(std::size_t kernel, std::uint64_t cta, EigenBackend& data,
-                   Recorder& rec) const override {
-    run(kernel, cta, data, rec);
-  }
-
  private:
+  friend class BackendWorkload<Naive>;
   template <class Backend>
   void run(std::size_t kernel, std::uint64_t cta, Backend& be, Recorder& rec) const {
     if (kernel == 0) qk(cta, be, rec);

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "models/backend.h"
@@ -69,6 +70,25 @@ class Workload {
   std::vector<std::uint64_t> m_rows, m_cols;
   std::vector<std::uint32_t> m_elem;
   std::uint64_t m_next_base = 0;
+};
+
+/// A Workload whose CTA body is written once, as `Derived::run(kernel, cta, backend, rec)`, a
+/// template over the backend: emit_cta runs it on a DryBackend (ops only), compute_cta on the
+/// Eigen data. `Derived` befriends this class when `run` is private.
+template <class Derived>
+class BackendWorkload : public Workload {
+ public:
+  void emit_cta(std::size_t kernel, std::uint64_t cta, Recorder& rec) const final {
+    DryBackend dry;
+    static_cast<const Derived&>(*this).run(kernel, cta, dry, rec);
+  }
+  void compute_cta(std::size_t kernel, std::uint64_t cta, EigenBackend& data,
+                   Recorder& rec) const final {
+    static_cast<const Derived&>(*this).run(kernel, cta, data, rec);
+  }
+
+ protected:
+  explicit BackendWorkload(WorkloadParams resolved) : Workload(std::move(resolved)) {}
 };
 
 /// Resolves `params` (resolve_workload) and builds its workload.
