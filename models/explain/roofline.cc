@@ -96,23 +96,6 @@ std::string json_number(double v) {
   return fmt("%.9g", v);
 }
 
-std::string json_quote(const std::string& s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char esc[8];
-      std::snprintf(esc, sizeof esc, "\\u%04x", static_cast<unsigned>(c));
-      out += esc;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
 /// The log-log chart: rows from the top (highest FLOP/s) down.
 std::string chart(const Roofline& r, int width, int height) {
   const RooflineChip& c = r.chip;

@@ -15,6 +15,7 @@
 #include "sim/cli/workload_options.h"
 #include "sim/core/atomic_file.h"
 #include "sim/core/error.h"
+#include "sim/core/json.h"
 #include "sim/core/units.h"
 #include "sim/hw/config_loader.h"
 #include "traces/copy_trace.h"
@@ -59,49 +60,32 @@ WorkloadParams resolve(const WorkloadParams& params, const std::string& config) 
   return resolve_workload_options(params, &hw);
 }
 
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
-
 std::string counts_json(const WorkloadInfo& info, const TraceCounts& c, const Traffic& closed) {
   std::ostringstream o;
-  o << "{\n  \"workload\": " << json_string(info.name) << ",\n  \"params\": {";
+  o << "{\n  \"workload\": " << json_quote(info.name) << ",\n  \"params\": {";
   for (std::size_t i = 0; i < info.params.size(); ++i) {
-    o << (i ? ", " : "") << json_string(info.params[i].first) << ": "
-      << json_string(info.params[i].second);
+    o << (i ? ", " : "") << json_quote(info.params[i].first) << ": "
+      << json_quote(info.params[i].second);
   }
   o << "},\n  \"global_read_bytes\": " << c.read_bytes << ",\n  \"global_write_bytes\": "
     << c.write_bytes << ",\n  \"ctas\": " << c.ctas << ",\n  \"ops\": " << c.ops
     << ",\n  \"by_tensor\": {";
   for (std::size_t i = 0; i < c.by_tensor.size(); ++i) {
-    o << (i ? "," : "") << "\n    " << json_string(c.by_tensor[i].tensor)
+    o << (i ? "," : "") << "\n    " << json_quote(c.by_tensor[i].tensor)
       << ": {\"read_bytes\": " << c.by_tensor[i].read_bytes
       << ", \"write_bytes\": " << c.by_tensor[i].write_bytes << "}";
   }
   o << "\n  },\n  \"kernels\": [";
   for (std::size_t i = 0; i < c.kernels.size(); ++i) {
     const KernelCount& k = c.kernels[i];
-    o << (i ? "," : "") << "\n    {\"name\": " << json_string(k.name) << ", \"ctas\": " << k.ctas
+    o << (i ? "," : "") << "\n    {\"name\": " << json_quote(k.name) << ", \"ctas\": " << k.ctas
       << ", \"ops\": " << k.ops << ", \"read_bytes\": " << k.read_bytes
       << ", \"write_bytes\": " << k.write_bytes << "}";
   }
   o << "\n  ],\n  \"closed_form\": {\"global_read_bytes\": " << closed.read_bytes
     << ", \"global_write_bytes\": " << closed.write_bytes << ", \"by_tensor\": {";
   for (std::size_t i = 0; i < closed.by_tensor.size(); ++i) {
-    o << (i ? ", " : "") << json_string(closed.by_tensor[i].tensor)
+    o << (i ? ", " : "") << json_quote(closed.by_tensor[i].tensor)
       << ": {\"read_bytes\": " << closed.by_tensor[i].read_bytes
       << ", \"write_bytes\": " << closed.by_tensor[i].write_bytes << "}";
   }

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 
 #include "sim/core/error.h"
 
@@ -226,6 +227,24 @@ const JsonValue* JsonValue::get(std::string_view key) const {
 
 JsonValue parse_json(std::string_view text, const std::string& what) {
   return Parser(text, what).document();
+}
+
+std::string json_quote(std::string_view text) {
+  std::string out = "\"";
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += ch;
+    }
+  }
+  return out + "\"";
 }
 
 }  // namespace memwall

@@ -1,7 +1,7 @@
 #pragma once
 /// A small JSON reader: roofline reads the simulator's `--json` report with it, and sweeps flatten
 /// each point's report through it. Strict RFC 8259 syntax; errors name the input and the byte
-/// offset.
+/// offset. And the string quoting the JSON writers share.
 
 #include <cstdint>
 #include <string>
@@ -29,5 +29,9 @@ struct JsonValue {
 /// Parses `text`. Throws UsageError "WHAT: byte OFFSET: REASON" on malformed input, trailing
 /// content, nesting deeper than 256 or a number that is not finite.
 JsonValue parse_json(std::string_view text, const std::string& what);
+
+/// `text` as a JSON string literal: quotes around it, '"' and '\\' backslash-escaped, control
+/// characters (below 0x20) as \u00XX, every other byte as is.
+std::string json_quote(std::string_view text);
 
 }  // namespace memwall

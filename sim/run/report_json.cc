@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <string_view>
 
-#include "sim/run/timeline.h"
+#include "sim/core/json.h"
 
 namespace memwall {
 namespace {

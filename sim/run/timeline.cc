@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "sim/core/json.h"
+
 namespace memwall {
 namespace {
 
@@ -14,24 +16,6 @@ std::string micros(Tick t) {
 }
 
 }  // namespace
-
-std::string json_quote(const std::string& text) {
-  std::string out = "\"";
-  for (const char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += ch;
-    } else if (c < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += ch;
-    }
-  }
-  return out + "\"";
-}
 
 Timeline::Timeline(std::string path, std::uint64_t detail_budget, std::uint64_t cta_budget)
     : m_file(std::move(path)), m_detail_budget(detail_budget), m_cta_budget(cta_budget) {

@@ -68,7 +68,4 @@ class Timeline {
   std::vector<std::vector<bool>> m_named;  ///< [sm][slot]: thread name written
 };
 
-/// `text` as a JSON string literal (quotes and escapes).
-std::string json_quote(const std::string& text);
-
 }  // namespace memwall
