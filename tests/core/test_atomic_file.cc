@@ -1,25 +1,19 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "sim/core/atomic_file.h"
 #include "sim/core/error.h"
 #include "sim/core/interrupt.h"
+#include "tests/support/cli.h"
 
 using namespace memwall;
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string read_all(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string read_all(const fs::path& p) { return memwall::test::slurp(p.string()); }
 
 fs::path fresh_dir(const std::string& name) {
   const fs::path dir = fs::temp_directory_path() / ("memwall-test-" + name);

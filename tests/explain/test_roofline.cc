@@ -7,6 +7,7 @@
 #include "models/explain/roofline.h"
 #include "sim/core/error.h"
 #include "sim/core/json.h"
+#include "tests/support/cli.h"
 
 using namespace memwall;
 using namespace memwall::explain;
@@ -24,12 +25,7 @@ RooflineChip test_chip() {
   return c;
 }
 
-std::string fixture() {
-  std::ifstream in(std::string(MEMWALL_TEST_DATA) + "/roofline_report.json");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string fixture() { return memwall::test::slurp(std::string(MEMWALL_TEST_DATA) + "/roofline_report.json"); }
 
 }  // namespace
 

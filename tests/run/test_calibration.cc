@@ -8,7 +8,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 
 #include "models/model_source.h"
@@ -194,11 +193,8 @@ TEST_CASE("Fit parameters are parsed from a comma list; an unknown or repeated o
 
 TEST_CASE("The calibrated H200 config stays within the recorded held-out errors on the N <= 1024 "
           "held-out cases") {
-  std::ifstream in("traces/measured/calibration-h200.json");
-  REQUIRE(in.good());
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string json = ss.str();
+  REQUIRE(std::ifstream("traces/measured/calibration-h200.json").good());
+  const std::string json = slurp("traces/measured/calibration-h200.json");
   const HardwareConfig config = load_config("configs/calibrated/h200.yaml");
   const std::vector<MeasuredCase> cases = read_measured_cases("traces/measured/h200-sweep.csv");
   const std::vector<std::size_t> which = small_heldout_cases(cases);

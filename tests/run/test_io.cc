@@ -1,5 +1,3 @@
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdio>
@@ -12,6 +10,7 @@
 #include "sim/run/io_fit.h"
 #include "sim/run/sweep_flatten.h"
 #include "sim/run/sweep_plan.h"
+#include "tests/support/cli.h"
 
 using namespace memwall;
 
@@ -103,7 +102,7 @@ TEST_CASE("Naive attention in ideal mode grows as N^2 for N >> d", "[io]") {
 }
 
 TEST_CASE("Measured rows join on the resolved parameters and are fitted like the rest", "[io]") {
-  const std::string path = "/tmp/memwall_test_io_" + std::to_string(::getpid()) + ".csv";
+  const std::string path = memwall::test::temp_path("io", "measured.csv");
   {
     std::ofstream out(path);
     out << "workload,batch,heads,seq,head_dim,dtype,block_q,block_kv,stages,kernel,dram_read_bytes,"
@@ -185,7 +184,7 @@ TEST_CASE("Gemm in ideal mode with square tiles from M: HBM bytes equal the clos
 }
 
 TEST_CASE("Regression: a non-numeric measured byte count names the file, line and column", "[io]") {
-  const std::string path = "/tmp/memwall_test_io_bad_" + std::to_string(::getpid()) + ".csv";
+  const std::string path = memwall::test::temp_path("io", "bad.csv");
   const SweepPlan plan({{"workload", {"flash2"}}, {"seq", {"256"}}, {"head_dim", {"32"}}});
   IoOptions options;
   options.config = kTeaching;
