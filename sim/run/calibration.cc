@@ -9,6 +9,7 @@
 
 #include "models/model_source.h"
 #include "sim/core/error.h"
+#include "sim/core/json.h"
 #include "sim/hw/config_loader.h"
 #include "sim/run/calibration_load.h"
 #include "sim/run/parallel_for.h"
@@ -68,15 +69,6 @@ std::string metrics_json(const ErrorMetrics& m) {
          ", \"dram_mape\": " + json_number(m.dram_mape) +
          ", \"dram_max_error\": " + json_number(m.dram_max_error) +
          ", \"l2_mape\": " + json_number(m.l2_mape) + ", \"l2_max_error\": " + json_number(m.l2_max_error) + "}";
-}
-
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
 }
 
 std::string param_text(FitParam p, double v) {
@@ -410,12 +402,12 @@ std::string calibrated_yaml(const CalibrationResult& res, const std::string& bas
 
 std::string calibration_to_json(const CalibrationResult& res, const std::vector<MeasuredCase>& cases) {
   std::string j = "{\n";
-  j += "  \"measured\": " + json_string(res.measured_path) + ",\n";
-  j += "  \"config\": " + json_string(res.calibrated.source_file) + ",\n";
+  j += "  \"measured\": " + json_quote(res.measured_path) + ",\n";
+  j += "  \"config\": " + json_quote(res.calibrated.source_file) + ",\n";
   j += "  \"heldout_rule\": \"seq in {1024, 8192}\",\n";
   j += "  \"params\": {";
   for (std::size_t i = 0; i < res.fitted.size(); ++i) {
-    j += (i ? ", " : "") + json_string(fit_param_name(res.fitted[i].param)) + ": " +
+    j += (i ? ", " : "") + json_quote(fit_param_name(res.fitted[i].param)) + ": " +
          json_number(res.fitted[i].value);
   }
   j += "},\n";
@@ -433,8 +425,8 @@ std::string calibration_to_json(const CalibrationResult& res, const std::vector<
     for (const KernelComparison& r : v) {
       j += first ? "\n" : ",\n";
       first = false;
-      j += "    {\"set\": \"" + std::string(set) + "\", \"case\": " + json_string(cases[r.case_index].label) +
-           ", \"kernel\": " + json_string(r.kernel) + ", \"line\": " + std::to_string(r.line) +
+      j += "    {\"set\": \"" + std::string(set) + "\", \"case\": " + json_quote(cases[r.case_index].label) +
+           ", \"kernel\": " + json_quote(r.kernel) + ", \"line\": " + std::to_string(r.line) +
            ", \"sim_time_s\": " + json_number(r.sim_time_s) + ", \"meas_time_s\": " + json_number(r.meas_time_s) +
            ", \"sim_dram_bytes\": " + json_number(r.sim_dram) + ", \"meas_dram_bytes\": " + json_number(r.meas_dram) +
            ", \"sim_l2_bytes\": " + json_number(r.sim_l2) + ", \"meas_l2_bytes\": " + json_number(r.meas_l2) + "}";

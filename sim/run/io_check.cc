@@ -8,6 +8,7 @@
 #include <map>
 
 #include "sim/core/error.h"
+#include "sim/core/json.h"
 #include "sim/hw/config_loader.h"
 #include "sim/run/sweep_runner.h"
 #include "sim/run/sweep_workload.h"
@@ -36,23 +37,11 @@ std::string bytes_text(double v) {
   return number_text(v);
 }
 
-std::string json_quote(std::string_view s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
-}
-
 /// A parameter as JSON: a plain whole number bare, anything else quoted.
 std::string json_param(const std::string& v) {
   const bool digits = !v.empty() && v.size() < 19 && v.find_first_not_of("0123456789") == std::string::npos;
-  return digits ? v : json_quote(v);
+  const bool leading_zero = v.size() > 1 && v[0] == '0';  // "007" is not a JSON number
+  return digits && !leading_zero ? v : json_quote(v);
 }
 
 std::string json_object(const FlatRow& row) {

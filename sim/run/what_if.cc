@@ -7,6 +7,7 @@
 #include "models/model_source.h"
 #include "sim/core/error.h"
 #include "sim/core/interrupt.h"
+#include "sim/core/json.h"
 #include "sim/hw/config_loader.h"
 #include "sim/run/simulator.h"
 #include "sim/run/sweep_runner.h"
@@ -32,15 +33,6 @@ std::string bandwidth_text(double bytes_per_second) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.12g GB/s", bytes_per_second / 1e9);
   return buf;
-}
-
-std::string json_string(std::string_view s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
 }
 
 std::string seconds_text(Tick t) {
@@ -195,7 +187,7 @@ std::string what_if_report_json(std::string_view list, const std::string& config
   std::string out = "{";
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const auto rows = run_what_if_list(list, config, sets, params_of_run(runs[i]), flush_l2, 2);
-    out += std::string(i ? "," : "") + "\n  " + json_string(runs[i].workload.name) + ": " +
+    out += std::string(i ? "," : "") + "\n  " + json_quote(runs[i].workload.name) + ": " +
            format_what_if_json(rows, 2);
   }
   return out + "\n}\n";
@@ -228,13 +220,13 @@ std::string format_what_if_json(const std::vector<WhatIfRow>& rows, int indent) 
     const WhatIfRow& row = rows[i];
     std::string overrides = "[";
     for (std::size_t k = 0; k < row.overrides.size(); ++k) {
-      overrides += (k ? ", " : "") + json_string(row.overrides[k]);
+      overrides += (k ? ", " : "") + json_quote(row.overrides[k]);
     }
     overrides += "]";
     char frac[64];
     std::snprintf(frac, sizeof frac, "%.6f", row.saved_fraction);
-    out += pad + "  {\"name\": " + json_string(row.name) +
-           ", \"description\": " + json_string(row.description) + ", \"overrides\": " + overrides +
+    out += pad + "  {\"name\": " + json_quote(row.name) +
+           ", \"description\": " + json_quote(row.description) + ", \"overrides\": " + overrides +
            ", \"time_s\": " + seconds_text(row.outcome.time) +
            ", \"dram_bytes\": " + std::to_string(row.outcome.dram_bytes.count) +
            ", \"saved_s\": " + seconds_text(row.saved) + ", \"saved_fraction\": " + frac + "}" +
