@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "sim/core/error.h"
+#include "sim/core/interrupt.h"
 #include "sim/core/units.h"
 
 namespace memwall {
@@ -26,6 +27,7 @@ EigenBackend::Matrix reference_output(const Workload& workload, const EigenBacke
   const Matrix& v = data.t(workload.tensor_id("V"));
   Matrix out(q.rows(), q.cols());
   for (std::uint64_t bh = 0; bh < p.batch_heads(); ++bh) {
+    throw_if_interrupted();
     const Eigen::Index r = e(bh * n);
     Matrix s = scale * q.middleRows(r, e(n)) * k.middleRows(r, e(n)).transpose();
     for (Eigen::Index i = 0; i < s.rows(); ++i) {

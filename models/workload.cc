@@ -9,6 +9,7 @@
 #include "models/naive.h"
 #include "models/spill.h"
 #include "sim/core/error.h"
+#include "sim/core/interrupt.h"
 
 namespace memwall {
 namespace {
@@ -137,6 +138,7 @@ void Workload::compute_all(EigenBackend& data) const {
   std::vector<Op> ops;
   for (std::size_t k = 0; k < m_kernels.size(); ++k) {
     for (std::uint64_t c = 0; c < m_kernels[k].ctas; ++c) {
+      throw_if_interrupted();
       ops.clear();
       Recorder rec(ops);
       compute_cta(k, c, data, rec);

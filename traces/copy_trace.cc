@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "sim/core/interrupt.h"
+
 namespace memwall {
 
 CopyStats copy_trace(TraceSource& source, TraceSink& sink) {
@@ -13,6 +15,7 @@ CopyStats copy_trace(TraceSource& source, TraceSink& sink) {
     sink.kernel(kernel);
     ++stats.kernels;
     while (source.next_cta(ops)) {
+      throw_if_interrupted();  // Ctrl-C: unwind, so an unfinished output file is removed
       sink.cta_begin();
       for (const Op& op : ops) sink.op(op);
       sink.cta_end();

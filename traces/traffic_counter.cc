@@ -1,5 +1,7 @@
 #include "traces/traffic_counter.h"
 
+#include "sim/core/interrupt.h"
+
 namespace memwall {
 
 TraceCounts count_traffic(TraceSource& source) {
@@ -11,6 +13,7 @@ TraceCounts count_traffic(TraceSource& source) {
     KernelCount k;
     k.name = kernel.name;
     while (source.next_cta(ops)) {
+      throw_if_interrupted();
       ++k.ctas;
       k.ops += ops.size();
       for (const Op& op : ops) {

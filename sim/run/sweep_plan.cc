@@ -116,8 +116,9 @@ SweepPlan::SweepPlan(std::vector<SweepAxis> axes) : m_axes(std::move(axes)) {
     if (!seen.insert(axis.name).second) {
       throw UsageError("sweep parameter \"" + axis.name + "\" is given twice");
     }
-    if (m_count > std::numeric_limits<std::uint64_t>::max() / axis.values.size()) {
-      throw UsageError("sweep has too many points");
+    if (m_count > kMaxSweepPoints / axis.values.size()) {
+      throw UsageError("sweep has more than " + std::to_string(kMaxSweepPoints) +
+                       " points (the product of the lists' lengths); narrow the lists or ranges");
     }
     m_count *= axis.values.size();
   }

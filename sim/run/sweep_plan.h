@@ -48,11 +48,16 @@ Shard parse_shard(std::string_view text);
 /// naming `option` on an empty item, a malformed or empty range, or a range over 100000 values.
 std::vector<std::string> expand_values(std::string_view text, std::string_view option);
 
+/// The most points one sweep may have: each is a simulation, so more is a mistake (and the plan
+/// lists a shard's point indices in memory).
+inline constexpr std::uint64_t kMaxSweepPoints = 10'000'000;
+
 /// The cartesian product of a list of axes.
 class SweepPlan {
  public:
   SweepPlan() = default;
-  /// Throws UsageError on an axis without values or a repeated axis name.
+  /// Throws UsageError on an axis without values, a repeated axis name, or more than
+  /// kMaxSweepPoints points.
   explicit SweepPlan(std::vector<SweepAxis> axes);
 
   const std::vector<SweepAxis>& axes() const { return m_axes; }

@@ -61,12 +61,11 @@ TEST_CASE("SIGTERM stops a long memwall run the same way as SIGINT", "[interrupt
   CHECK(out.entries().empty());
 }
 
-// Known bug: the trace writing path (models' Recorder → TraceWriter, `memwall trace -o`) never
-// polls throw_if_interrupted, so SIGINT is ignored until the whole trace is written (this
-// command ran 22 s past the signal and exited 0 with a 1 GiB file). Marked [!shouldfail] until
-// the loop polls; remove the tag then.
+// Regressions: the trace writing path (`memwall trace -o`), `trace --counts` and `verify` never
+// polled throw_if_interrupted, so SIGINT was ignored until the work was done (a trace write ran
+// 22 s past the signal and exited 0 with a 1 GiB file). Their CTA loops now poll.
 TEST_CASE("SIGINT stops a long trace write and leaves no trace file or temporary",
-          "[interrupt][!shouldfail]") {
+          "[interrupt]") {
   const TempDir out("int-trace"), logs("int-trace-logs");
   Child child({"trace", "--workload", "naive", "--seq", "65536", "--head-dim", "128", "--heads",
                "32", "-o", out / "naive.mwt"},
@@ -77,11 +76,7 @@ TEST_CASE("SIGINT stops a long trace write and leaves no trace file or temporary
   CHECK(out.entries().empty());
 }
 
-// Known bug, same cause: `memwall trace --counts` (TrafficCounter fed by the model) finished and
-// exited 0 five seconds after SIGINT, and `memwall verify` kept computing until killed 8 s after
-// it (the Eigen backend's loops do not poll either). [!shouldfail] until they poll.
-TEST_CASE("SIGINT stops trace --counts of a long workload within a second",
-          "[interrupt][!shouldfail]") {
+TEST_CASE("SIGINT stops trace --counts of a long workload within a second", "[interrupt]") {
   const TempDir out("int-counts"), logs("int-counts-logs");
   Child child({"trace", "--counts", "--workload", "naive", "--seq", "65536", "--head-dim", "128",
                "--heads", "32", "--json", out / "counts.json"},
@@ -92,7 +87,7 @@ TEST_CASE("SIGINT stops trace --counts of a long workload within a second",
   CHECK(out.entries().empty());
 }
 
-TEST_CASE("SIGINT stops verify of a large workload within a second", "[interrupt][!shouldfail]") {
+TEST_CASE("SIGINT stops verify of a large workload within a second", "[interrupt]") {
   const TempDir logs("int-verify-logs");
   Child child({"verify", "--workload", "flash2", "--seq", "8192", "--head-dim", "128", "--heads",
                "8"},
