@@ -203,9 +203,10 @@ WorkloadParams params_from_named(const std::vector<std::pair<std::string, std::s
         throw UsageError("parameter " + key + ": \"" + value + "\" is not an unsigned integer");
       }
     }
-    const auto u32 = [&key, v]() {
+    const std::string& name = key;  // clang 14 cannot capture a structured binding (C++20 allows it)
+    const auto u32 = [&name, v]() {
       if (v > std::numeric_limits<std::uint32_t>::max()) {
-        throw UsageError("parameter " + key + ": " + std::to_string(v) + " exceeds 2^32 - 1");
+        throw UsageError("parameter " + name + ": " + std::to_string(v) + " exceeds 2^32 - 1");
       }
       return static_cast<std::uint32_t>(v);
     };

@@ -66,7 +66,7 @@ class Parser {
         if (peek() != '"') fail("expected a member name in quotes");
         std::string key = string_body();
         expect(':');
-        v.members.emplace_back(std::move(key), value(depth + 1));
+        v.members.push_back(JsonMember{std::move(key), value(depth + 1)});
         const char next = peek();
         ++m_pos;
         if (next == '}') break;

@@ -11,6 +11,8 @@
 
 namespace memwall {
 
+struct JsonMember;
+
 /// One parsed JSON value. Object members keep the document's order.
 struct JsonValue {
   enum class Type : std::uint8_t { null, boolean, number, string, array, object };
@@ -19,11 +21,17 @@ struct JsonValue {
   double number = 0;       ///< the value of a number
   std::string text;        ///< a string's unescaped text; a number's text as written
   std::vector<JsonValue> items;                           ///< array elements
-  std::vector<std::pair<std::string, JsonValue>> members; ///< object members
+  std::vector<JsonMember> members;  ///< object members (a vector of a type completed below)
   std::uint64_t offset = 0;  ///< byte offset of the value's first character in the input
 
   /// The member `key` of an object, or nullptr (also when this is not an object).
   const JsonValue* get(std::string_view key) const;
+};
+
+/// One member of a JSON object.
+struct JsonMember {
+  std::string key;
+  JsonValue value;
 };
 
 /// Parses `text`. Throws UsageError "WHAT: byte OFFSET: REASON" on malformed input, trailing
