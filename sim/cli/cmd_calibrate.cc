@@ -26,7 +26,7 @@ struct CalibrateCliOptions {
   std::string measured;
   std::string output;
   std::string json;
-  std::string params = "tensor,fp32,sfu,hbm,launch_overhead";
+  std::string params = "l2_capacity,tensor,fp32,sfu,hbm,launch_overhead";
   std::string fit_budget = "1 GiB";
   std::string eval_budget;
   unsigned max_iterations = 8;
@@ -128,7 +128,8 @@ void register_calibrate_command(CLI::App& app, CliContext& ctx) {
                 "exit 1 on a mismatch");
   cmd->add_flag("--all-rows", o->all_rows, "List every kernel row of the load check, not only the failures");
   cmd->add_option("--params", o->params,
-                  "Efficiency keys to fit, comma list of tensor, fp32, sfu, l2, hbm, op_overhead, launch_overhead")
+                  "Efficiency keys to fit, comma list of tensor, fp32, sfu, l2, hbm, op_overhead, "
+                  "launch_overhead (fitted to kernel times) and l2_capacity (fitted first, to DRAM bytes)")
       ->capture_default_str()
       ->type_name("LIST");
   cmd->add_option("--fit-budget", o->fit_budget,

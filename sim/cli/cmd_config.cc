@@ -87,6 +87,10 @@ std::string show_text(const HardwareConfig& c) {
   row("total_smem", format_bytes(d.total_smem) + " (" + std::to_string(d.total_smem.count) + " B)");
   row("l2_sets_per_slice", std::to_string(d.l2_sets_per_slice));
   row("l2_sets", std::to_string(d.l2_sets));
+  if (c.efficiency.l2_capacity < 1.0) {
+    row("l2_usable", format_bytes(d.l2_usable) + " (" + std::to_string(d.l2_usable_sets_per_slice) +
+                         " sets per slice: efficiency.l2_capacity " + fixed("%.4g", c.efficiency.l2_capacity) + ")");
+  }
   row("peak_tensor", format_si(d.peak_tensor_flops, "FLOP/s") + fixed(" (%.6g FLOP/s)", d.peak_tensor_flops));
   row("peak_fp32", format_si(d.peak_fp32_flops, "FLOP/s") + fixed(" (%.6g FLOP/s)", d.peak_fp32_flops));
   row("peak_sfu", format_si(d.peak_sfu_ops, "op/s") + fixed(" (%.6g op/s)", d.peak_sfu_ops));

@@ -64,6 +64,9 @@ struct EfficiencyConfig {
   double sfu = 1.0;      ///< fraction of SFU peak achieved, in (0, 1]
   double l2 = 1.0;       ///< fraction of L2 bandwidth achieved, in (0, 1]
   double hbm = 1.0;      ///< fraction of HBM bandwidth achieved, in (0, 1]
+  /// Fraction of l2.size that holds distinct lines, in (0, 1]: the simulated L2 keeps this
+  /// fraction of its sets (at least one per slice).
+  double l2_capacity = 1.0;
   Tick op_overhead = 0;  ///< fixed issue cost per trace op on an SM
   Tick launch_overhead = 0;  ///< fixed cost per kernel launch
 };
@@ -85,6 +88,10 @@ struct DerivedConfig {
   Bytes total_smem;                 ///< sm.count * sm.smem_per_sm
   std::uint64_t l2_sets_per_slice;  ///< l2.size / (slices * ways * line_size)
   std::uint64_t l2_sets;            ///< l2_sets_per_slice * slices
+  /// Sets per slice that hold lines: l2_sets_per_slice × efficiency.l2_capacity, rounded down,
+  /// at least 1 (what the simulated L2 uses).
+  std::uint64_t l2_usable_sets_per_slice;
+  Bytes l2_usable;                  ///< l2_usable_sets_per_slice × slices × ways × line_size
   double peak_tensor_flops;         ///< FLOP/s, all SMs
   double peak_fp32_flops;           ///< FLOP/s, all SMs
   double peak_sfu_ops;              ///< op/s, all SMs

@@ -151,6 +151,13 @@ const KeyDecl kSchema[] = {
     {"efficiency.hbm", KeyType::kReal, "0.9", "Fraction of the HBM bandwidth achieved, in (0, 1].",
      "1.0", false, "HardwareConfig::efficiency.hbm (double)", Bound::kFraction, 0,
      MEMWALL_FIELD(efficiency.hbm, double)},
+    {"efficiency.l2_capacity", KeyType::kReal, "0.5",
+     "Fraction of l2.size that holds distinct lines, in (0, 1]; the simulated L2 keeps that "
+     "fraction of its sets (at least one per slice). Below 1 where the chip keeps a line in more "
+     "than one place (copies in both L2 partitions) or reserves ways; `memwall calibrate` fits it "
+     "to measured DRAM bytes.",
+     "1.0", false, "HardwareConfig::efficiency.l2_capacity (double)", Bound::kFraction, 0,
+     MEMWALL_FIELD(efficiency.l2_capacity, double)},
     {"efficiency.op_overhead", KeyType::kDuration, "10 cycles",
      "Fixed issue cost of every trace op on an SM.", "0 ns", false,
      "HardwareConfig::efficiency.op_overhead (Tick, ps)", Bound::kNonNegative, 0,

@@ -1,5 +1,9 @@
 #pragma once
-/// High-bandwidth memory: independent channels, address-interleaved every hbm.interleave bytes.
+/// High-bandwidth memory: independent channels, address-interleaved every hbm.interleave bytes,
+/// with the channel order of each round of `channels` consecutive interleave blocks rotated by a
+/// hash of the round (as GPUs hash addresses over their channels): a contiguous stream still
+/// visits every channel once per round, and a stride that is a multiple of the interleave does not
+/// camp on a few channels.
 /// Each channel's data bus keeps the tick at which it is next free (bandwidth by reservation, at
 /// hbm.bandwidth / channels × efficiency.hbm). Row locality: a channel's address space is cut
 /// into rows of hbm.row_size bytes, spread over kBanksPerChannel banks (row mod banks), each
@@ -29,7 +33,9 @@ class Hbm {
 
   /// The channel that holds byte address `addr`.
   std::uint32_t channel_of(std::uint64_t addr) const {
-    return static_cast<std::uint32_t>((addr / m_interleave) % m_channels);
+    const std::uint64_t block = addr / m_interleave;
+    const std::uint64_t round = block / m_channels;
+    return channel_in_round(round, block - round * m_channels);
   }
 
   /// Reserves the channel of `addr` for `sectors` sectors arriving at `t` (read or write alike).
@@ -37,7 +43,7 @@ class Hbm {
   Tick access(std::uint64_t addr, std::uint32_t sectors, Tick t, Tick& queue_delay) {
     const std::uint64_t block = m_interleave_shift != 0 ? addr >> m_interleave_shift : addr / m_interleave;
     const std::uint64_t round = block / m_channels;
-    const auto ch = static_cast<std::uint32_t>(block - round * m_channels);
+    const std::uint32_t ch = channel_in_round(round, block - round * m_channels);
     // Address within the channel: whole interleave blocks of this channel, then the offset.
     const std::uint64_t local = round * m_interleave + (addr - block * m_interleave);
     const std::uint64_t row = m_row_shift != 0 ? local >> m_row_shift : local / m_row_size;
@@ -76,6 +82,18 @@ class Hbm {
   std::uint64_t row_misses() const { return m_row_misses; }
 
  private:
+  /// Channel of the `index`-th interleave block of round `round`: index rotated by a 64-bit mix
+  /// of the round (splitmix64 finaliser), reduced by multiply-shift.
+  std::uint32_t channel_in_round(std::uint64_t round, std::uint64_t index) const {
+    std::uint64_t h = round + 0x9E3779B97F4A7C15ull;
+    h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
+    h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
+    h ^= h >> 31;
+    const std::uint64_t rotation = ((h >> 32) * m_channels) >> 32;
+    const std::uint64_t ch = index + rotation;
+    return static_cast<std::uint32_t>(ch >= m_channels ? ch - m_channels : ch);
+  }
+
   std::uint64_t m_interleave;
   std::uint64_t m_channels;
   std::uint64_t m_row_size;

@@ -34,6 +34,10 @@ L2::L2(const HardwareConfig& c)
   if (m_sets_per_slice == 0) {
     throw UsageError("l2: size " + format_bytes(c.l2.size) + " is less than one set per slice");
   }
+  if (!(c.efficiency.l2_capacity > 0.0) || c.efficiency.l2_capacity > 1.0) {
+    throw UsageError("l2: efficiency.l2_capacity must be in (0, 1]");
+  }
+  m_sets_per_slice = derive(c).l2_usable_sets_per_slice;
   m_sets = c.l2.slices * m_sets_per_slice;
   m_tags.assign(m_sets * m_ways, kInvalid);
   m_masks.assign(m_sets * m_ways, 0);

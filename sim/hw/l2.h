@@ -3,7 +3,7 @@
 /// replacement and sectored lines (a valid and a dirty bit per sector). Write-back, write-allocate; a write that covers a
 /// whole sector needs no fetch, a partial-sector write to an invalid sector fetches it (the
 /// caller reads it from HBM). Each slice's bandwidth is booked by reservation at
-/// l2.bandwidth / slices × efficiency.l2.
+/// l2.bandwidth / slices × efficiency.l2. Only efficiency.l2_capacity of the sets hold lines.
 ///
 /// State lives in two flat arrays, set by set, each set in LRU order: 32-bit tags (a lookup scans
 /// one host cache line for a 16-way set) and 16-bit valid/dirty sector masks. No allocation per

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <utility>
 
 #include <Eigen/Dense>
 
@@ -86,6 +87,7 @@ std::string fit_param_name(FitParam p) {
     case FitParam::hbm: return "hbm";
     case FitParam::op_overhead: return "op_overhead";
     case FitParam::launch_overhead: return "launch_overhead";
+    case FitParam::l2_capacity: return "l2_capacity";
   }
   return "?";
 }
@@ -93,7 +95,7 @@ std::string fit_param_name(FitParam p) {
 std::vector<FitParam> parse_fit_params(const std::string& list) {
   constexpr FitParam kAll[] = {FitParam::tensor, FitParam::fp32,        FitParam::sfu,
                                FitParam::l2,     FitParam::hbm,         FitParam::op_overhead,
-                               FitParam::launch_overhead};
+                               FitParam::launch_overhead, FitParam::l2_capacity};
   std::vector<FitParam> out;
   std::size_t start = 0;
   while (start <= list.size()) {
@@ -103,7 +105,7 @@ std::vector<FitParam> parse_fit_params(const std::string& list) {
                                  [&](FitParam p) { return fit_param_name(p) == name; });
     if (it == std::end(kAll)) {
       throw UsageError("--params: unknown parameter \"" + name +
-                       "\" (known: tensor, fp32, sfu, l2, hbm, op_overhead, launch_overhead)");
+                       "\" (known: tensor, fp32, sfu, l2, hbm, op_overhead, launch_overhead, l2_capacity)");
     }
     if (std::find(out.begin(), out.end(), *it) != out.end()) {
       throw UsageError("--params: \"" + name + "\" given twice");
@@ -123,6 +125,7 @@ double fit_param_value(const HardwareConfig& c, FitParam p) {
     case FitParam::hbm: return c.efficiency.hbm;
     case FitParam::op_overhead: return static_cast<double>(c.efficiency.op_overhead) * 1e-12;
     case FitParam::launch_overhead: return static_cast<double>(c.efficiency.launch_overhead) * 1e-12;
+    case FitParam::l2_capacity: return c.efficiency.l2_capacity;
   }
   return 0;
 }
@@ -136,6 +139,7 @@ void set_fit_param(HardwareConfig& c, FitParam p, double v) {
     case FitParam::hbm: c.efficiency.hbm = v; break;
     case FitParam::op_overhead: c.efficiency.op_overhead = static_cast<Tick>(std::llround(v * 1e12)); break;
     case FitParam::launch_overhead: c.efficiency.launch_overhead = static_cast<Tick>(std::llround(v * 1e12)); break;
+    case FitParam::l2_capacity: c.efficiency.l2_capacity = v; break;
   }
 }
 
@@ -227,6 +231,47 @@ ErrorMetrics error_metrics(const std::vector<KernelComparison>& rows) {
   return m;
 }
 
+namespace {
+
+/// Stage 1 of run_calibration: the l2_capacity with the least DRAM MAPE over res.iter_cases (see
+/// calibration.h for the search); counts its sweeps in res and reports each on options.progress.
+double fit_l2_capacity(const HardwareConfig& base, const std::vector<MeasuredCase>& cases,
+                       const CalibrationOptions& options, CalibrationResult& res) {
+  std::vector<std::pair<int, double>> tried;  // (hundredths, DRAM MAPE)
+  auto mape_at = [&](int hundredths) {
+    for (const auto& [h, m] : tried) {
+      if (h == hundredths) return m;
+    }
+    HardwareConfig c = base;
+    c.efficiency.l2_capacity = hundredths / 100.0;
+    const double m = error_metrics(compare_cases(c, cases, res.iter_cases, options.threads)).dram_mape;
+    ++res.evaluations;
+    ++res.capacity_evaluations;
+    tried.emplace_back(hundredths, m);
+    if (options.progress) {
+      options.progress("l2_capacity " + fmt("%.2f", hundredths / 100.0) + ": DRAM MAPE " +
+                       fmt("%.2f%%", m * 100));
+    }
+    return m;
+  };
+  int best = 100;
+  double best_mape = mape_at(best);
+  const auto consider = [&](int h) {
+    const double m = mape_at(h);
+    if (m < best_mape) {
+      best = h;
+      best_mape = m;
+    }
+  };
+  for (int h = 95; h >= 25; h -= 5) consider(h);
+  const int centre = best;
+  for (int h = std::min(100, centre + 4); h >= std::max(1, centre - 4); --h) consider(h);
+  res.capacity_dram_mape = best_mape;
+  return best / 100.0;
+}
+
+}  // namespace
+
 CalibrationResult run_calibration(const HardwareConfig& base, const std::vector<MeasuredCase>& cases,
                                   const std::string& measured_path, const CalibrationOptions& options) {
   if (options.params.empty()) throw UsageError("calibrate: no parameter to fit");
@@ -255,12 +300,26 @@ CalibrationResult run_calibration(const HardwareConfig& base, const std::vector<
   res.small_heldout_cases = small_heldout_cases(cases);
   if (res.iter_cases.empty()) throw UsageError("calibrate: no profiled fit case within the fit budget");
 
-  const std::size_t np = options.params.size();
+  // Stage 1 (when asked): the L2's usable capacity, from the DRAM bytes alone.
+  HardwareConfig start = base;
+  std::vector<FitParam> params;  // the parameters fitted to the times
+  for (const FitParam p : options.params) {
+    if (p != FitParam::l2_capacity) params.push_back(p);
+  }
+  if (params.size() != options.params.size()) {
+    const double v = fit_l2_capacity(base, cases, options, res);
+    res.fitted.push_back({FitParam::l2_capacity, base.efficiency.l2_capacity, v});
+    start.efficiency.l2_capacity = v;
+  }
+
+  // Stage 2: Levenberg–Marquardt on the log time residuals.
+  const std::size_t first = res.fitted.size();  // index of params[0] in res.fitted
+  const std::size_t np = params.size();
   const auto n = static_cast<Eigen::Index>(np);
   auto config_at = [&](const Eigen::VectorXd& x) {
-    HardwareConfig c = base;
+    HardwareConfig c = start;
     for (std::size_t j = 0; j < np; ++j) {
-      set_fit_param(c, options.params[j], clamp_param(options.params[j], std::exp(x(static_cast<Eigen::Index>(j)))));
+      set_fit_param(c, params[j], clamp_param(params[j], std::exp(x(static_cast<Eigen::Index>(j)))));
     }
     return c;
   };
@@ -271,7 +330,7 @@ CalibrationResult run_calibration(const HardwareConfig& base, const std::vector<
   auto clamp_x = [&](Eigen::VectorXd x) {
     for (std::size_t j = 0; j < np; ++j) {
       auto& v = x(static_cast<Eigen::Index>(j));
-      v = std::log(clamp_param(options.params[j], std::exp(v)));
+      v = std::log(clamp_param(params[j], std::exp(v)));
     }
     return x;
   };
@@ -279,7 +338,7 @@ CalibrationResult run_calibration(const HardwareConfig& base, const std::vector<
   // Start: the base values (a zero overhead starts at 1 ns, where its log is defined).
   Eigen::VectorXd x(n);
   for (std::size_t j = 0; j < np; ++j) {
-    const FitParam p = options.params[j];
+    const FitParam p = params[j];
     double v = fit_param_value(base, p);
     res.fitted.push_back({p, v, v});
     if (p == FitParam::launch_overhead) v = std::max(v, kLaunchStart_s);
@@ -287,16 +346,16 @@ CalibrationResult run_calibration(const HardwareConfig& base, const std::vector<
     x(static_cast<Eigen::Index>(j)) = std::log(clamp_param(p, v));
   }
   res.before_fit = error_metrics(compare_cases(base, cases, res.iter_cases, options.threads));
-  Eigen::VectorXd r = residuals_at(x);
+  Eigen::VectorXd r = np > 0 ? residuals_at(x) : Eigen::VectorXd();
   double cost = 0.5 * r.squaredNorm();
   res.initial_cost = cost;
   double lambda = 1e-2;
-  for (unsigned iter = 0; iter < options.max_iterations; ++iter) {
+  for (unsigned iter = 0; np > 0 && iter < options.max_iterations; ++iter) {
     // Forward-difference Jacobian, stepping away from the bound when at it.
     Eigen::MatrixXd jac(r.size(), n);
     for (Eigen::Index j = 0; j < n; ++j) {
       Eigen::VectorXd xs = x;
-      const bool at_upper = is_fraction(options.params[static_cast<std::size_t>(j)]) && x(j) + kFdStep > 0.0;
+      const bool at_upper = is_fraction(params[static_cast<std::size_t>(j)]) && x(j) + kFdStep > 0.0;
       const double h = at_upper ? -kFdStep : kFdStep;
       xs(j) += h;
       jac.col(j) = (residuals_at(xs) - r) / h;
@@ -326,8 +385,8 @@ CalibrationResult run_calibration(const HardwareConfig& base, const std::vector<
         if (options.progress) {
           std::string line = "iteration " + std::to_string(res.iterations) + ": cost " + fmt("%.6f", cost);
           for (std::size_t j = 0; j < np; ++j) {
-            line += " " + fit_param_name(options.params[j]) + "=" +
-                    param_text(options.params[j], std::exp(x(static_cast<Eigen::Index>(j))));
+            line += " " + fit_param_name(params[j]) + "=" +
+                    param_text(params[j], std::exp(x(static_cast<Eigen::Index>(j))));
           }
           options.progress(line);
         }
@@ -341,11 +400,11 @@ CalibrationResult run_calibration(const HardwareConfig& base, const std::vector<
   res.final_cost = cost;
 
   // The final values, rounded as the YAML writes them, then every profiled case.
-  res.calibrated = base;
+  res.calibrated = start;
   for (std::size_t j = 0; j < np; ++j) {
-    const FitParam p = options.params[j];
+    const FitParam p = params[j];
     const double v = rounded_param(p, clamp_param(p, std::exp(x(static_cast<Eigen::Index>(j)))));
-    res.fitted[j].value = v;
+    res.fitted[first + j].value = v;
     set_fit_param(res.calibrated, p, v);
   }
   validate_config(res.calibrated);
@@ -375,6 +434,11 @@ std::string calibrated_yaml(const CalibrationResult& res, const std::string& bas
   y += "# fit: Levenberg-Marquardt on log(simulated / ncu kernel time), " + std::to_string(res.iterations) +
        " steps, " + std::to_string(res.evaluations) + " simulation sweeps over " +
        std::to_string(res.iter_cases.size()) + " cases\n";
+  if (res.capacity_evaluations > 0) {
+    y += "#   l2_capacity first, alone: least DRAM MAPE over the same cases (" +
+         std::to_string(res.capacity_evaluations) + " of the sweeps; " +
+         fmt("%.2f%%", res.capacity_dram_mape * 100) + ")\n";
+  }
   y += "#   held out: N in {1024, 8192} (" + std::to_string(res.heldout_cases.size()) + " cases)\n";
   auto line = [&](const char* set, const ErrorMetrics& m) {
     char buf[256];
@@ -412,7 +476,8 @@ std::string calibration_to_json(const CalibrationResult& res, const std::vector<
   }
   j += "},\n";
   j += "  \"iterations\": " + std::to_string(res.iterations) + ", \"evaluations\": " +
-       std::to_string(res.evaluations) + ", \"iteration_cases\": " + std::to_string(res.iter_cases.size()) +
+       std::to_string(res.evaluations) + ", \"capacity_evaluations\": " + std::to_string(res.capacity_evaluations) +
+       ", \"iteration_cases\": " + std::to_string(res.iter_cases.size()) +
        ", \"skipped_cases\": " + std::to_string(res.skipped_cases) + ", \"initial_cost\": " + json_number(res.initial_cost) + ", \"final_cost\": " +
        json_number(res.final_cost) + ",\n";
   j += "  \"before_fit\": " + metrics_json(res.before_fit) + ",\n";
@@ -444,6 +509,10 @@ std::string calibration_to_text(const CalibrationResult& res, const std::vector<
   t += "Fitted (" + std::to_string(res.iterations) + " Levenberg-Marquardt steps, " +
        std::to_string(res.evaluations) + " sweeps over " + std::to_string(res.iter_cases.size()) +
        " fit cases; cost " + fmt("%.4f", res.initial_cost) + " -> " + fmt("%.4f", res.final_cost) + "):\n";
+  if (res.capacity_evaluations > 0) {
+    t += "  (l2_capacity first, from DRAM bytes alone: " + std::to_string(res.capacity_evaluations) +
+         " of the sweeps; DRAM MAPE " + fmt("%.2f%%", res.capacity_dram_mape * 100) + " on those cases)\n";
+  }
   for (const FittedParam& f : res.fitted) {
     std::snprintf(buf, sizeof buf, "  efficiency.%-16s %12s   (base %s)\n", fit_param_name(f.param).c_str(),
                   param_text(f.param, f.value).c_str(), param_text(f.param, f.initial).c_str());

@@ -31,7 +31,10 @@
 namespace memwall {
 
 /// A parameter the fit may move: an `efficiency.*` key of the config.
-enum class FitParam : std::uint8_t { tensor, fp32, sfu, l2, hbm, op_overhead, launch_overhead };
+enum class FitParam : std::uint8_t {
+  tensor, fp32, sfu, l2, hbm, op_overhead, launch_overhead,
+  l2_capacity  ///< fitted to DRAM bytes (not times), before the others: see run_calibration
+};
 
 /// "tensor", "fp32", ... (the key under `efficiency:`).
 std::string fit_param_name(FitParam p);
@@ -89,8 +92,8 @@ ErrorMetrics error_metrics(const std::vector<KernelComparison>& rows);
 
 /// What `run_calibration` is asked to do.
 struct CalibrationOptions {
-  std::vector<FitParam> params = {FitParam::tensor, FitParam::fp32, FitParam::sfu, FitParam::hbm,
-                                  FitParam::launch_overhead};
+  std::vector<FitParam> params = {FitParam::l2_capacity, FitParam::tensor, FitParam::fp32,
+                                  FitParam::sfu, FitParam::hbm, FitParam::launch_overhead};
   std::uint64_t fit_budget_bytes = 1ull << 30;  ///< fit cases above this (model SM→L2) skip the iterations
   /// Cases above this (model SM→L2 bytes) are not simulated at all (counted in skipped_cases).
   std::uint64_t eval_budget_bytes = ~0ull;
@@ -127,11 +130,17 @@ struct CalibrationResult {
   ErrorMetrics small_heldout;             ///< final values, held-out cases with N ≤ 1024
   unsigned iterations = 0;                ///< accepted steps
   unsigned evaluations = 0;               ///< simulation sweeps over the iterations' set
+  unsigned capacity_evaluations = 0;      ///< of which for l2_capacity (0 when not fitted)
+  double capacity_dram_mape = 0;          ///< DRAM MAPE of the iterations' set at the fitted l2_capacity
   double initial_cost = 0;                ///< ½Σ log-residual² on the iterations' set, base config
   double final_cost = 0;
 };
 
 /// Fits `options.params` of `base` to the measured `cases` and evaluates every profiled case.
+/// l2_capacity, when asked for, is fitted first and alone, to the DRAM bytes: the value in
+/// 1.00, 0.95, …, 0.25 with the least DRAM MAPE over the iterations' set, refined in steps of
+/// 0.01 within ±0.04 of it (a tie keeps the value tried first); the other parameters are then fitted to
+/// the times with that capacity.
 CalibrationResult run_calibration(const HardwareConfig& base, const std::vector<MeasuredCase>& cases,
                                   const std::string& measured_path, const CalibrationOptions& options);
 

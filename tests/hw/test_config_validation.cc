@@ -145,6 +145,8 @@ TEST_CASE("Efficiencies outside (0, 1] are rejected", "[config]") {
   CHECK(c.message == c.expected_prefix + "efficiency.tensor: must be in (0, 1], got \"1.5\"");
   CHECK_THAT(bad("hbm:", "efficiency:\n  hbm: 0\nhbm:", "0\n").message,
              Catch::Contains("efficiency.hbm: must be in (0, 1]"));
+  CHECK_THAT(bad("hbm:", "efficiency:\n  l2_capacity: 1.2\nhbm:", "1.2").message,
+             Catch::Contains("efficiency.l2_capacity: must be in (0, 1]"));
 }
 
 TEST_CASE("Absurd sizes are rejected before anything is allocated", "[config]") {

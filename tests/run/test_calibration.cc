@@ -184,9 +184,41 @@ TEST_CASE("Fitting to times the simulator made with a known tensor efficiency fi
   CHECK(res.fit.dram_mape < 1e-9);
 }
 
+TEST_CASE("Fitting to DRAM bytes the simulator made with a known L2 capacity finds it again") {
+  // naive writes S (1 to 2 MiB here) through a 1 MiB L2: what is written back during qk depends
+  // on how much of the L2 holds lines.
+  HardwareConfig truth = test::small_config();
+  truth.efficiency.l2_capacity = 0.5;
+  std::vector<MeasuredCase> cases;
+  for (const std::uint64_t heads : {4u, 8u}) {
+    WorkloadParams p;
+    p.workload = WorkloadKind::naive;
+    p.heads = heads;
+    p.seq = 256;
+    p.head_dim = 64;
+    p.block_q = 64;
+    p.block_kv = 64;
+    p.block_k = 64;
+    cases.push_back(simulated_case(truth, p));
+  }
+  CalibrationOptions options;
+  options.params = {FitParam::l2_capacity};
+  options.threads = 2;
+  const CalibrationResult res = run_calibration(test::small_config(), cases, "simulated", options);
+  REQUIRE(res.fitted.size() == 1);
+  CHECK(res.fitted[0].param == FitParam::l2_capacity);
+  CHECK(res.fitted[0].initial == 1.0);
+  CHECK(res.fitted[0].value == Approx(0.5));
+  CHECK(res.calibrated.efficiency.l2_capacity == Approx(0.5));
+  CHECK(res.capacity_evaluations == res.evaluations);
+  CHECK(res.capacity_dram_mape < 1e-9);
+  CHECK(res.fit.dram_mape < 1e-9);
+}
+
 TEST_CASE("Fit parameters are parsed from a comma list; an unknown or repeated one is an error") {
-  CHECK(parse_fit_params("tensor,hbm,launch_overhead") ==
-        std::vector<FitParam>{FitParam::tensor, FitParam::hbm, FitParam::launch_overhead});
+  CHECK(parse_fit_params("tensor,hbm,launch_overhead,l2_capacity") ==
+        std::vector<FitParam>{FitParam::tensor, FitParam::hbm, FitParam::launch_overhead,
+                              FitParam::l2_capacity});
   CHECK_THROWS_WITH(parse_fit_params("tensor,tensr"), Catch::Contains("tensr"));
   CHECK_THROWS_AS(parse_fit_params("hbm,hbm"), UsageError);
 }

@@ -136,6 +136,23 @@ TEST_CASE("A working set smaller than L2 hits on its second pass; a larger one m
   CHECK(b.dram_bytes_by_reason.reread == b.traffic.dram_read_bytes - large);
 }
 
+TEST_CASE("efficiency.l2_capacity shrinks the L2 that holds lines", "[run][l2]") {
+  HardwareConfig c = small_config();
+  const std::uint64_t three_quarters = c.l2.size.count / 4 * 3;
+  const RunResult full =
+      run(c, {streaming_kernel(1, three_quarters), streaming_kernel(1, three_quarters)}, three_quarters);
+  CHECK(full.kernels[1].traffic.l2_hit_rate() >= 0.99);
+
+  c.efficiency.l2_capacity = 0.5;
+  REQUIRE(derive(c).l2_usable.count == c.l2.size.count / 2);
+  const RunResult half =
+      run(c, {streaming_kernel(1, three_quarters), streaming_kernel(1, three_quarters)}, three_quarters);
+  CHECK(half.kernels[1].traffic.l2_hit_rate() <= 0.05);  // 1.5 times the usable L2, LRU
+  const std::uint64_t quarter = c.l2.size.count / 4;
+  const RunResult fits = run(c, {streaming_kernel(1, quarter), streaming_kernel(1, quarter)}, quarter);
+  CHECK(fits.kernels[1].traffic.l2_hit_rate() >= 0.99);
+}
+
 TEST_CASE("Flushing L2 between kernels makes the second pass miss and writes dirty data back "
           "outside any kernel",
           "[run][l2]") {

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <vector>
 
 #include "sim/hw/hbm.h"
 #include "tests/run/support.h"
@@ -24,14 +25,59 @@ Tick bus_ticks(const HardwareConfig& c, std::uint32_t sectors) {
 
 }  // namespace
 
-TEST_CASE("Addresses are interleaved over the HBM channels every hbm.interleave bytes", "[run][hbm]") {
-  const HardwareConfig c = test::small_config();
-  const Hbm hbm(c);
-  const std::uint64_t il = c.hbm.interleave.count;
-  for (std::uint64_t i = 0; i < 3 * c.hbm.channels; ++i) {
-    CHECK(hbm.channel_of(i * il) == i % c.hbm.channels);
-    CHECK(hbm.channel_of(i * il + il - 1) == i % c.hbm.channels);
+/// The first address of interleave block `index` of round `round` (a round is `channels`
+/// consecutive interleave blocks).
+std::uint64_t block_address(const HardwareConfig& c, std::uint64_t round, std::uint64_t index) {
+  return (round * c.hbm.channels + index) * c.hbm.interleave.count;
+}
+
+/// The address in round `round` whose interleave block is on `channel`.
+std::uint64_t address_on_channel(const HardwareConfig& c, const Hbm& hbm, std::uint64_t round,
+                                 std::uint32_t channel) {
+  for (std::uint64_t i = 0; i < c.hbm.channels; ++i) {
+    if (hbm.channel_of(block_address(c, round, i)) == channel) return block_address(c, round, i);
   }
+  FAIL("round " << round << " has no block on channel " << channel);
+  return 0;
+}
+
+TEST_CASE("Each round of hbm.channels interleave blocks covers every channel once", "[run][hbm]") {
+  for (const std::uint32_t channels : {4u, 96u}) {
+    HardwareConfig c = test::small_config();
+    c.hbm.channels = channels;
+    const Hbm hbm(c);
+    const std::uint64_t il = c.hbm.interleave.count;
+    bool rotated = false;
+    for (std::uint64_t round = 0; round < 64; ++round) {
+      std::vector<int> seen(channels, 0);
+      for (std::uint64_t i = 0; i < channels; ++i) {
+        const std::uint64_t a = block_address(c, round, i);
+        const std::uint32_t ch = hbm.channel_of(a);
+        REQUIRE(ch < channels);
+        CHECK(hbm.channel_of(a + il - 1) == ch);  // a block never straddles channels
+        ++seen[ch];
+        // Within a round consecutive blocks take consecutive channels (mod channels).
+        if (i > 0) CHECK(ch == (hbm.channel_of(a - il) + 1) % channels);
+      }
+      for (const int n : seen) CHECK(n == 1);
+      if (hbm.channel_of(block_address(c, round, 0)) != 0) rotated = true;
+    }
+    CHECK(rotated);  // the rounds are rotated, not all starting at channel 0
+  }
+}
+
+TEST_CASE("A stride of whole interleave blocks does not camp on a few channels", "[run][hbm]") {
+  // 96 channels, 256 B interleave, rows of a 4 KiB pitch (as the columns of a P box of naive's
+  // pv): a plain modulo interleave puts every row on 96 / gcd(96, 16) = 6 channels.
+  HardwareConfig c = test::small_config();
+  c.hbm.channels = 96;
+  const Hbm hbm(c);
+  const std::uint64_t pitch = 16 * c.hbm.interleave.count;
+  std::vector<int> used(c.hbm.channels, 0);
+  for (std::uint64_t row = 0; row < 128; ++row) used[hbm.channel_of(row * pitch)] = 1;
+  int distinct = 0;
+  for (const int u : used) distinct += u;
+  CHECK(distinct >= 48);
 }
 
 TEST_CASE("Opening a row costs row_miss_penalty once; later accesses to the open row do not",
@@ -41,16 +87,17 @@ TEST_CASE("Opening a row costs row_miss_penalty once; later accesses to the open
   Hbm hbm(c);
   const Tick x = bus_ticks(c, 4);
   Tick queue = 0;
+  const std::uint32_t ch = hbm.channel_of(0);
   CHECK(hbm.access(0, 4, 0, queue) == penalty + x);
   CHECK(queue == 0);
   // Same channel, same row, later: bus time only.
   const Tick t = 1'000'000;
   CHECK(hbm.access(128, 4, t, queue) == t + x);
-  // Same channel and bank, another row (rows are spread over banks: row + banks is the same bank).
-  const std::uint64_t row_stride = c.hbm.row_size.count / c.hbm.interleave.count *
-                                   c.hbm.interleave.count * c.hbm.channels;  // one row of channel 0
-  const std::uint64_t same_bank_other_row = row_stride * Hbm::kBanksPerChannel;
-  CHECK(hbm.channel_of(same_bank_other_row) == 0);
+  // Same channel and bank, another row: a channel's row holds row_size / interleave rounds, and
+  // rows are spread over the banks (row + banks is the same bank).
+  const std::uint64_t rounds_per_row = c.hbm.row_size.count / c.hbm.interleave.count;
+  const std::uint64_t same_bank_other_row =
+      address_on_channel(c, hbm, rounds_per_row * Hbm::kBanksPerChannel, ch);
   CHECK(hbm.access(same_bank_other_row, 4, 2 * t, queue) == 2 * t + penalty + x);
   CHECK(hbm.row_misses() == 2);
 }
@@ -60,10 +107,12 @@ TEST_CASE("Row openings in different banks overlap; the bus serialises the trans
   const HardwareConfig c = config_with_row_penalty(penalty);
   Hbm hbm(c);
   const Tick x = bus_ticks(c, 4);
-  const std::uint64_t row_stride = c.hbm.row_size.count * c.hbm.channels;  // next row, channel 0
+  // The next row of the same channel: another bank.
+  const std::uint64_t next_row =
+      address_on_channel(c, hbm, c.hbm.row_size.count / c.hbm.interleave.count, hbm.channel_of(0));
   Tick queue = 0;
   const Tick a = hbm.access(0, 4, 0, queue);
-  const Tick b = hbm.access(row_stride, 4, 0, queue);  // another bank of channel 0
+  const Tick b = hbm.access(next_row, 4, 0, queue);
   CHECK(a == penalty + x);
   CHECK(b == penalty + 2 * x);
 }
