@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "sim/core/hash.h"
 #include "sim/core/units.h"
 #include "sim/hw/config.h"
 
@@ -85,12 +86,7 @@ class Hbm {
   /// Channel of the `index`-th interleave block of round `round`: index rotated by a 64-bit mix
   /// of the round (splitmix64 finaliser), reduced by multiply-shift.
   std::uint32_t channel_in_round(std::uint64_t round, std::uint64_t index) const {
-    std::uint64_t h = round + 0x9E3779B97F4A7C15ull;
-    h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
-    h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
-    h ^= h >> 31;
-    const std::uint64_t rotation = ((h >> 32) * m_channels) >> 32;
-    const std::uint64_t ch = index + rotation;
+    const std::uint64_t ch = index + reduce_hash(mix64(round), m_channels);
     return static_cast<std::uint32_t>(ch >= m_channels ? ch - m_channels : ch);
   }
 

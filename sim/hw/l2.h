@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "sim/core/hash.h"
 #include "sim/core/units.h"
 #include "sim/hw/config.h"
 
@@ -44,11 +45,7 @@ class L2 {
   /// associativity are those of the whole L2. Consecutive lines land in consecutive sets, which
   /// keeps the simulator's own memory accesses local.
   Place place(std::uint64_t line) const {
-    std::uint64_t h = line + 0x9E3779B97F4A7C15ull;  // splitmix64 finaliser
-    h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
-    h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
-    h ^= h >> 31;
-    const auto slice = static_cast<std::uint32_t>(((h >> 32) * m_slices) >> 32);
+    const auto slice = static_cast<std::uint32_t>(reduce_hash(mix64(line), m_slices));
     const std::uint64_t folded = line ^ (line >> 11) ^ (line >> 22);
     return Place{slice, static_cast<std::size_t>(folded % m_sets) * m_ways};
   }

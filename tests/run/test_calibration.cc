@@ -60,6 +60,27 @@ MeasuredCase simulated_case(const HardwareConfig& config, const WorkloadParams& 
 
 using test::slurp;
 
+/// An attention shape on the small test chip: d = 64 and 64-wide blocks.
+WorkloadParams small_attention(WorkloadKind kind, std::uint64_t heads, std::uint64_t seq) {
+  WorkloadParams p;
+  p.workload = kind;
+  p.heads = heads;
+  p.seq = seq;
+  p.head_dim = 64;
+  p.block_q = 64;
+  p.block_kv = 64;
+  if (kind == WorkloadKind::naive) p.block_k = 64;
+  return p;
+}
+
+/// Fits `param` alone of the small test chip (efficiencies 1) to `cases`, two cases at a time.
+CalibrationResult fit_small_config(FitParam param, const std::vector<MeasuredCase>& cases) {
+  CalibrationOptions options;
+  options.params = {param};
+  options.threads = 2;
+  return run_calibration(test::small_config(), cases, "simulated", options);
+}
+
 /// Runs memwall with `args`; returns the exit code, stdout and stderr into `out`.
 int run_memwall(const std::string& args, std::string& out) {
   const test::CliResult r = test::run_memwall(args);
@@ -163,19 +184,9 @@ TEST_CASE("Fitting to times the simulator made with a known tensor efficiency fi
   truth.efficiency.tensor = 0.4;
   std::vector<MeasuredCase> cases;
   for (const std::uint64_t seq : {256u, 512u}) {
-    WorkloadParams p;
-    p.workload = WorkloadKind::flash2;
-    p.heads = 4;
-    p.seq = seq;
-    p.head_dim = 64;
-    p.block_q = 64;
-    p.block_kv = 64;
-    cases.push_back(simulated_case(truth, p));
+    cases.push_back(simulated_case(truth, small_attention(WorkloadKind::flash2, 4, seq)));
   }
-  CalibrationOptions options;
-  options.params = {FitParam::tensor};
-  options.threads = 2;
-  const CalibrationResult res = run_calibration(test::small_config(), cases, "simulated", options);
+  const CalibrationResult res = fit_small_config(FitParam::tensor, cases);
   REQUIRE(res.fitted.size() == 1);
   CHECK(res.fitted[0].initial == 1.0);
   CHECK(res.fitted[0].value == Approx(0.4).epsilon(0.02));
@@ -191,20 +202,9 @@ TEST_CASE("Fitting to DRAM bytes the simulator made with a known L2 capacity fin
   truth.efficiency.l2_capacity = 0.5;
   std::vector<MeasuredCase> cases;
   for (const std::uint64_t heads : {4u, 8u}) {
-    WorkloadParams p;
-    p.workload = WorkloadKind::naive;
-    p.heads = heads;
-    p.seq = 256;
-    p.head_dim = 64;
-    p.block_q = 64;
-    p.block_kv = 64;
-    p.block_k = 64;
-    cases.push_back(simulated_case(truth, p));
+    cases.push_back(simulated_case(truth, small_attention(WorkloadKind::naive, heads, 256)));
   }
-  CalibrationOptions options;
-  options.params = {FitParam::l2_capacity};
-  options.threads = 2;
-  const CalibrationResult res = run_calibration(test::small_config(), cases, "simulated", options);
+  const CalibrationResult res = fit_small_config(FitParam::l2_capacity, cases);
   REQUIRE(res.fitted.size() == 1);
   CHECK(res.fitted[0].param == FitParam::l2_capacity);
   CHECK(res.fitted[0].initial == 1.0);
