@@ -26,7 +26,7 @@ struct CalibrateCliOptions {
   std::string measured;
   std::string output;
   std::string json;
-  std::string params = "l2_capacity,tensor,fp32,sfu,hbm,launch_overhead";
+  std::string params = "l2_capacity,tensor,fp32,sfu,hbm,launch_overhead,pipe_serial";
   std::string fit_budget = "1 GiB";
   std::string eval_budget;
   unsigned max_iterations = 8;
@@ -129,7 +129,8 @@ void register_calibrate_command(CLI::App& app, CliContext& ctx) {
   cmd->add_flag("--all-rows", o->all_rows, "List every kernel row of the load check, not only the failures");
   cmd->add_option("--params", o->params,
                   "Efficiency keys to fit, comma list of tensor, fp32, sfu, l2, hbm, op_overhead, "
-                  "launch_overhead (fitted to kernel times) and l2_capacity (fitted first, to DRAM bytes)")
+                  "launch_overhead, pipe_serial (fitted to kernel times) and l2_capacity (fitted first, to DRAM "
+                  "bytes)")
       ->capture_default_str()
       ->type_name("LIST");
   cmd->add_option("--fit-budget", o->fit_budget,

@@ -67,6 +67,9 @@ struct EfficiencyConfig {
   /// Fraction of l2.size that holds distinct lines, in (0, 1]: the simulated L2 keeps this
   /// fraction of its sets (at least one per slice).
   double l2_capacity = 1.0;
+  /// Fraction of a compute or shared-memory op that a CTA's next such op waits for, in (0, 1]:
+  /// 1 runs a CTA's ops one after another; below 1 its warps overlap consecutive ops.
+  double pipe_serial = 1.0;
   Tick op_overhead = 0;  ///< fixed issue cost per trace op on an SM
   Tick launch_overhead = 0;  ///< fixed cost per kernel launch
 };

@@ -158,6 +158,13 @@ const KeyDecl kSchema[] = {
      "to measured DRAM bytes.",
      "1.0", false, "HardwareConfig::efficiency.l2_capacity (double)", Bound::kFraction, 0,
      MEMWALL_FIELD(efficiency.l2_capacity, double)},
+    {"efficiency.pipe_serial", KeyType::kReal, "0.5",
+     "Fraction of a compute or shared-memory op of a CTA that its next such op waits for, in "
+     "(0, 1]: 1 runs a CTA's ops one after another; below 1 the CTA's warps overlap consecutive "
+     "ops on different pipes (the next one starts when this fraction of the previous one is done, "
+     "and its pipe is free). Memory ops, waits and barriers wait for all of them.",
+     "1.0", false, "HardwareConfig::efficiency.pipe_serial (double)", Bound::kFraction, 0,
+     MEMWALL_FIELD(efficiency.pipe_serial, double)},
     {"efficiency.op_overhead", KeyType::kDuration, "10 cycles",
      "Fixed issue cost of every trace op on an SM.", "0 ns", false,
      "HardwareConfig::efficiency.op_overhead (Tick, ps)", Bound::kNonNegative, 0,

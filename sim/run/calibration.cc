@@ -87,6 +87,7 @@ std::string fit_param_name(FitParam p) {
     case FitParam::hbm: return "hbm";
     case FitParam::op_overhead: return "op_overhead";
     case FitParam::launch_overhead: return "launch_overhead";
+    case FitParam::pipe_serial: return "pipe_serial";
     case FitParam::l2_capacity: return "l2_capacity";
   }
   return "?";
@@ -95,7 +96,8 @@ std::string fit_param_name(FitParam p) {
 std::vector<FitParam> parse_fit_params(const std::string& list) {
   constexpr FitParam kAll[] = {FitParam::tensor, FitParam::fp32,        FitParam::sfu,
                                FitParam::l2,     FitParam::hbm,         FitParam::op_overhead,
-                               FitParam::launch_overhead, FitParam::l2_capacity};
+                               FitParam::launch_overhead, FitParam::pipe_serial,
+                               FitParam::l2_capacity};
   std::vector<FitParam> out;
   std::size_t start = 0;
   while (start <= list.size()) {
@@ -105,7 +107,7 @@ std::vector<FitParam> parse_fit_params(const std::string& list) {
                                  [&](FitParam p) { return fit_param_name(p) == name; });
     if (it == std::end(kAll)) {
       throw UsageError("--params: unknown parameter \"" + name +
-                       "\" (known: tensor, fp32, sfu, l2, hbm, op_overhead, launch_overhead, l2_capacity)");
+                       "\" (known: tensor, fp32, sfu, l2, hbm, op_overhead, launch_overhead, pipe_serial, l2_capacity)");
     }
     if (std::find(out.begin(), out.end(), *it) != out.end()) {
       throw UsageError("--params: \"" + name + "\" given twice");
@@ -126,6 +128,7 @@ double fit_param_value(const HardwareConfig& c, FitParam p) {
     case FitParam::op_overhead: return static_cast<double>(c.efficiency.op_overhead) * 1e-12;
     case FitParam::launch_overhead: return static_cast<double>(c.efficiency.launch_overhead) * 1e-12;
     case FitParam::l2_capacity: return c.efficiency.l2_capacity;
+    case FitParam::pipe_serial: return c.efficiency.pipe_serial;
   }
   return 0;
 }
@@ -140,6 +143,7 @@ void set_fit_param(HardwareConfig& c, FitParam p, double v) {
     case FitParam::op_overhead: c.efficiency.op_overhead = static_cast<Tick>(std::llround(v * 1e12)); break;
     case FitParam::launch_overhead: c.efficiency.launch_overhead = static_cast<Tick>(std::llround(v * 1e12)); break;
     case FitParam::l2_capacity: c.efficiency.l2_capacity = v; break;
+    case FitParam::pipe_serial: c.efficiency.pipe_serial = v; break;
   }
 }
 

@@ -32,7 +32,7 @@ namespace memwall {
 
 /// A parameter the fit may move: an `efficiency.*` key of the config.
 enum class FitParam : std::uint8_t {
-  tensor, fp32, sfu, l2, hbm, op_overhead, launch_overhead,
+  tensor, fp32, sfu, l2, hbm, op_overhead, launch_overhead, pipe_serial,
   l2_capacity  ///< fitted to DRAM bytes (not times), before the others: see run_calibration
 };
 
@@ -93,7 +93,8 @@ ErrorMetrics error_metrics(const std::vector<KernelComparison>& rows);
 /// What `run_calibration` is asked to do.
 struct CalibrationOptions {
   std::vector<FitParam> params = {FitParam::l2_capacity, FitParam::tensor, FitParam::fp32,
-                                  FitParam::sfu, FitParam::hbm, FitParam::launch_overhead};
+                                  FitParam::sfu, FitParam::hbm, FitParam::launch_overhead,
+                                  FitParam::pipe_serial};
   std::uint64_t fit_budget_bytes = 1ull << 30;  ///< fit cases above this (model SM→L2) skip the iterations
   /// Cases above this (model SM→L2 bytes) are not simulated at all (counted in skipped_cases).
   std::uint64_t eval_budget_bytes = ~0ull;

@@ -1,6 +1,7 @@
 #include "sim/run/simulator.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <string>
 #include <vector>
@@ -62,6 +63,9 @@ struct CtaSlot {
   Tick drain_unloaded = 0; ///< the same without queueing
   std::vector<TagState> tags;
   Tick compute = 0;        ///< time issuing ops, computing or waiting for a pipe
+  /// End of the latest compute or smem op of the current run of them (its warps overlap them
+  /// when efficiency.pipe_serial < 1); the next other op waits for it.
+  Tick pipes_end = 0;
   Tick latency = 0;        ///< memory waits, unloaded part
   Tick bandwidth = 0;      ///< memory waits, queueing part
 };
@@ -82,6 +86,9 @@ void account_wait(CtaSlot& c, Tick t, Tick ready, Tick unloaded) {
   c.bandwidth += wait - lat;
 }
 
+/// Compute and shared-memory ops run on an SM pipe; the others are memory ops, waits, barriers.
+bool is_pipe_op(OpKind kind) { return kind == OpKind::compute || kind == OpKind::smem; }
+
 class Engine {
  public:
   Engine(const HardwareConfig& config, TraceSource& source, const SimOptions& options,
@@ -94,7 +101,8 @@ class Engine {
         m_sms(config.sm.count, Sm(config)),
         m_sm_time(config.sm.count),
         m_free_slots(config.sm.count),
-        m_op_overhead(config.efficiency.op_overhead) {}
+        m_op_overhead(config.efficiency.op_overhead),
+        m_pipe_serial(config.efficiency.pipe_serial) {}
 
   RunResult run() {
     RunResult result;
@@ -214,6 +222,7 @@ class Engine {
     c.backlog_head = 0;
     c.stream_scheduled = c.blocked = c.woken = false;
     c.compute = c.latency = c.bandwidth = 0;
+    c.pipes_end = 0;
     m_sms[sm].add_cta(t);
     m_queue.schedule(t, kStep, sm * m_per_sm + j, kStep);
     return true;
@@ -273,6 +282,14 @@ class Engine {
     Sm& sm = m_sms[c.sm];
     const bool detail = m_timeline != nullptr && m_timeline->detail();
     while (true) {
+      if (c.pc == c.ops.size() || !is_pipe_op(c.ops[c.pc].kind)) {
+        // Memory ops, waits, barriers and the end of the CTA come after its pipes are done.
+        if (c.pipes_end > t) {
+          c.compute += c.pipes_end - t;
+          t = c.pipes_end;
+        }
+        c.pipes_end = 0;
+      }
       if (c.pc == c.ops.size()) {
         if (c.backlog_head < c.backlog.size()) {
           c.blocked = true;
@@ -347,9 +364,12 @@ class Engine {
           }
           const Tick d = sm.pipe_ticks(pipe, op.amount);
           const Tick begin = sm.reserve_pipe(pipe, issue, d);
-          next = begin + d;
+          c.pipes_end = std::max(c.pipes_end, begin + d);
+          // The CTA's next op waits for pipe_serial of this one (all of it at 1).
+          next = m_pipe_serial >= 1.0 ? begin + d
+                                      : begin + static_cast<Tick>(std::llround(static_cast<double>(d) * m_pipe_serial));
           c.compute += next - issue;
-          if (detail && d > 0) m_timeline->slice(c.sm, c.slot, kPipeSliceNames[pipe], begin, next, "");
+          if (detail && d > 0) m_timeline->slice(c.sm, c.slot, kPipeSliceNames[pipe], begin, begin + d, "");
           break;
         }
         case OpKind::barrier:
@@ -391,6 +411,7 @@ class Engine {
   std::vector<CtaSlot> m_slots;                          ///< [sm · per_sm + slot]
   EventQueue m_queue;
   Tick m_op_overhead;
+  double m_pipe_serial;  ///< efficiency.pipe_serial
   std::uint32_t m_per_sm = 0;
   KernelResult* m_kernel = nullptr;
   Tick m_kernel_end = 0;

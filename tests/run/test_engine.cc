@@ -228,6 +228,33 @@ TEST_CASE("Compute ops take FLOPs / (rate × efficiency × clock) and share the 
   CHECK(f.compute == Approx(1.0));
 }
 
+TEST_CASE("efficiency.pipe_serial lets a CTA's next op on another pipe start before this one ends",
+          "[run][compute]") {
+  HardwareConfig c = small_config();
+  c.sm.count = 1;
+  // 1 MFLOP on the tensor pipe (1024 FLOP/cycle at 1 GHz) and on fp32 (256 FLOP/cycle): 1 and
+  // 4 microseconds at full rate.
+  const Tick tensor = static_cast<Tick>(std::llround(1e6 / (c.sm.tensor_flops_per_cycle * c.sm.clock.hertz) * 1e12));
+  const Tick fp32 = static_cast<Tick>(std::llround(1e6 / (c.sm.fp32_flops_per_cycle * c.sm.clock.hertz) * 1e12));
+  const auto time_of = [&](double serial, std::vector<Op> ops) {
+    c.efficiency.pipe_serial = serial;
+    return run(c, {TestKernel{kernel_info("ops"), {std::move(ops)}}}, 0).time;
+  };
+  const std::vector<Op> two_pipes = {compute(ComputeUnit::tensor, 1'000'000), compute(ComputeUnit::fp32, 1'000'000)};
+  CHECK(time_of(1.0, two_pipes) == tensor + fp32);
+  // At 0.5 the fp32 op starts when half the tensor op is done; the CTA ends with its last pipe.
+  const Tick half_tensor = static_cast<Tick>(std::llround(static_cast<double>(tensor) * 0.5));  // to the ps
+  CHECK(time_of(0.5, two_pipes) == half_tensor + fp32);
+  // The same pipe twice still runs one op after the other.
+  const std::vector<Op> one_pipe = {compute(ComputeUnit::tensor, 1'000'000), compute(ComputeUnit::tensor, 1'000'000)};
+  CHECK(time_of(0.5, one_pipe) == 2 * tensor);
+  // A wait (or any memory op) comes after every pipe is done: fp32, then tensor overlapping it.
+  const std::vector<Op> then_wait = {compute(ComputeUnit::fp32, 1'000'000), compute(ComputeUnit::tensor, 1'000'000),
+                                     wait(), compute(ComputeUnit::tensor, 1'000'000)};
+  CHECK(time_of(0.5, then_wait) == fp32 + tensor);
+  CHECK(time_of(1.0, then_wait) == fp32 + 2 * tensor);
+}
+
 TEST_CASE("Stall fractions sum to 1 and a lone CTA on many SMs is mostly idle", "[run][stall]") {
   const HardwareConfig c = small_config();
   const std::uint64_t bytes = 256 * 1024;
