@@ -5,6 +5,7 @@
 #include <ctime>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,17 +58,10 @@ std::string utc_now() {
 
 void progress_line(const std::string& line) { std::fprintf(stderr, "calibrate: %s\n", line.c_str()); }
 
-void run_calibrate_command(const CalibrateCliOptions& o, CliContext& ctx) {
-  if (o.measured.empty()) throw UsageError("calibrate: --measured FILE is required");
-  const std::vector<MeasuredCase> cases = read_measured_cases(o.measured);
-  const LoadCheck load = run_load_check(cases, 0.02, o.threads);
-  std::fputs(load_check_to_text(load, cases, o.all_rows).c_str(), stdout);
-  if (load.failures() > 0) ctx.exit_code = kExitFailure;
-  if (o.load_check) return;
-
+/// The fit's inputs from the command line; UsageError for a missing or bad one.
+CalibrationOptions fit_options(const CalibrateCliOptions& o) {
   if (o.config.empty()) throw UsageError("calibrate: --config FILE is required");
   if (o.output.empty()) throw UsageError("calibrate: -o FILE (the calibrated config) is required");
-  const HardwareConfig base = load_config(o.config);
   CalibrationOptions options;
   options.params = parse_fit_params(o.params);
   try {
@@ -85,7 +79,25 @@ void run_calibrate_command(const CalibrateCliOptions& o, CliContext& ctx) {
   options.max_iterations = o.max_iterations;
   options.threads = o.threads;
   options.progress = progress_line;
-  const CalibrationResult result = run_calibration(base, cases, o.measured, options);
+  return options;
+}
+
+void run_calibrate_command(const CalibrateCliOptions& o, CliContext& ctx) {
+  if (o.measured.empty()) throw UsageError("calibrate: --measured FILE is required");
+  // A fit's arguments and base config are checked before any work is done.
+  std::optional<CalibrationOptions> options;
+  std::optional<HardwareConfig> base;
+  if (!o.load_check) {
+    options = fit_options(o);
+    base = load_config(o.config);
+  }
+  const std::vector<MeasuredCase> cases = read_measured_cases(o.measured);
+  const LoadCheck load = run_load_check(cases, 0.02, o.threads);
+  std::fputs(load_check_to_text(load, cases, o.all_rows).c_str(), stdout);
+  if (load.failures() > 0) ctx.exit_code = kExitFailure;
+  if (o.load_check) return;
+
+  const CalibrationResult result = run_calibration(*base, cases, o.measured, *options);
   std::fputs("\n", stdout);
   std::fputs(calibration_to_text(result, cases).c_str(), stdout);
 

@@ -147,6 +147,11 @@ TEST_CASE("memwall calibrate writes a config that extends the base and sets the 
   CHECK(run_memwall("calibrate --config h200 --measured " + (dir / "none.csv").string() + " -o " + yaml, out) == 2);
   CHECK(out.find("none.csv") != std::string::npos);
   CHECK(run_memwall("calibrate --config h200 --measured " + measured + " -o " + yaml + " --params tensr", out) == 2);
+  // A fit's bad argument or config is reported before the load check runs.
+  CHECK(run_memwall("calibrate --config " + (dir / "missing.yaml").string() + " --measured " + measured + " -o " + yaml,
+                    out) == 2);
+  CHECK(out.find("missing.yaml") != std::string::npos);
+  CHECK(out.find("Load for load") == std::string::npos);
   std::ofstream(measured) << make_csv(1 << 20);  // the held-out case writes 1 MiB more than the model
   CHECK(run_memwall("calibrate --measured " + measured + " --load-check", out) == 1);
   CHECK(out.find("FAIL") != std::string::npos);
