@@ -9,6 +9,17 @@
 namespace memwall {
 namespace {
 
+/// The CUDA kernel's warps (models/cuda/flash2_attention.cu): each of the 4 owns Br/4 query rows
+/// and loads its Q rows and all of K and V from shared memory (ldmatrix).
+constexpr std::uint64_t kFlashWarps = 4;
+
+/// Keys per score sub-block of the CUDA kernel: 32 where the O accumulators alone would take 128
+/// registers per thread (Br·d ≥ 16384) and Bc > 32, else all Bc; Q is re-read per sub-block.
+std::uint64_t score_sub_block(std::uint64_t br, std::uint64_t bc, std::uint64_t d) {
+  return (br * d >= 16384 && bc > 32 && bc % 32 == 0) ? 32 : bc;
+}
+
+
 /// FlashAttention-2 forward (not causal): one CTA per (head, Q block) loads its Q block once,
 /// streams every K/V block with `stages` blocks in flight, keeps O, ℓ, m on chip and stores O and
 /// the logsumexp L once.
@@ -39,6 +50,7 @@ class Flash2 final : public BackendWorkload<Flash2> {
     const std::uint64_t n = p.seq, d = p.head_dim, s = p.element_size();
     const std::uint64_t br = *p.block_q, bc = *p.block_kv, stages = *p.stages;
     const std::uint64_t tr = ceil_div(n, br), tc = ceil_div(n, bc);
+    const std::uint64_t q_passes = bc / score_sub_block(br, bc, d);
     const std::uint64_t bh = cta / tr, r0 = (cta % tr) * br, rows = std::min(br, n - r0);
     const auto e = [](std::uint64_t x) { return static_cast<Eigen::Index>(x); };
     const auto tag_of = [stages](std::uint64_t j) {
@@ -90,8 +102,9 @@ class Flash2 final : public BackendWorkload<Flash2> {
       if (sq > 0) rec.load(m_spill, box(m_spill, cta, 1, 0, sq * d), spill_tag);
       if (sk > 0) rec.load(m_spill, box(m_spill, cta, 1, kv_slot(j, false), sk * d), spill_tag);
       if (sq > 0 || sk > 0) rec.wait(spill_tag);
-      // S = scale·Q·Kᵀ on tensor cores, reading the Q and K tiles from shared memory.
-      rec.smem((rows + cols) * d * s);
+      // S = scale·Q·Kᵀ on tensor cores: every warp reads its Q rows (once per sub-block) and
+      // the whole K tile from shared memory.
+      rec.smem((rows * q_passes + kFlashWarps * cols) * d * s);
       rec.compute(ComputeUnit::tensor, 2 * rows * cols * d);
       if (ss > 0) {  // score rows with no room: S written, read back by the softmax
         rec.store(m_spill, box(m_spill, cta, 1, sp.score_offset, ss * cols));
@@ -105,8 +118,8 @@ class Flash2 final : public BackendWorkload<Flash2> {
       if (sk > 0) rec.load(m_spill, box(m_spill, cta, 1, kv_slot(j, true), sk * d), spill_tag);
       if (ss > 0) rec.load(m_spill, box(m_spill, cta, 1, sp.score_offset, ss * cols), spill_tag);
       if (sk > 0 || ss > 0) rec.wait(spill_tag);
-      // O += P·V on tensor cores, reading the V tile.
-      rec.smem(cols * d * s);
+      // O += P·V on tensor cores, P from registers.
+      rec.smem(kFlashWarps * cols * d * s);  // every warp reads the whole V tile
       rec.compute(ComputeUnit::tensor, 2 * rows * cols * d);
       if constexpr (Backend::kNumeric) {
         Matrix kb = be.t(m_k).block(e(bh * n + c0), 0, e(cols), e(d));

@@ -7,6 +7,12 @@
 namespace memwall {
 namespace {
 
+/// The CUDA kernels' warp grids (models/cuda/naive_attention.cu): qk lays 2 × 4 warps over the
+/// S tile, pv 4 × 2 over the O tile. Each warp loads its own A rows and B columns from shared
+/// memory (ldmatrix), so A is read once per warp column and B once per warp row.
+constexpr std::uint64_t kQkWarpsM = 2, kQkWarpsN = 4;
+constexpr std::uint64_t kPvWarpsM = 4, kPvWarpsN = 2;
+
 /// Naive attention (Algorithm 0), three launches: qk (S = scale·QKᵀ), softmax (P = softmax(S)
 /// by rows), pv (O = PV). Tiling per the contract in docs/models.md.
 class Naive final : public BackendWorkload<Naive> {
@@ -44,7 +50,7 @@ class Naive final : public BackendWorkload<Naive> {
     rec.load(m_q, box(m_q, bh * n + r0, rows, 0, d), 0);
     rec.load(m_k, box(m_k, bh * n + c0, cols, 0, d), 0);
     rec.wait(0);
-    rec.smem((rows + cols) * d * s);
+    rec.smem((kQkWarpsN * rows + kQkWarpsM * cols) * d * s);  // Q and K fragments, per warp
     rec.compute(ComputeUnit::tensor, 2 * rows * cols * d);
     rec.compute(ComputeUnit::fp32, rows * cols);  // the scale
     if constexpr (Backend::kNumeric) {
@@ -67,8 +73,10 @@ class Naive final : public BackendWorkload<Naive> {
     rec.load(m_s, box(m_s, bh * n + r0, rows, 0, n), 0);
     rec.wait(0);
     rec.smem(2 * rows * n * s);                     // read S, stage P
-    rec.compute(ComputeUnit::fp32, 4 * rows * n);   // max, subtract, sum, normalise
-    rec.compute(ComputeUnit::sfu, rows * n + rows);  // exp per element, one reciprocal per row
+    // As the CUDA kernel: a max pass, a sum pass (subtract, exp, add) and a normalise pass that
+    // takes the exponential again (subtract, exp, multiply); one reciprocal per row.
+    rec.compute(ComputeUnit::fp32, 5 * rows * n);
+    rec.compute(ComputeUnit::sfu, 2 * rows * n + rows);
     if constexpr (Backend::kNumeric) {
       for (std::uint64_t q = 0; q < rows; ++q) {
         const auto row = static_cast<Eigen::Index>(bh * n + r0 + q);
@@ -104,7 +112,7 @@ class Naive final : public BackendWorkload<Naive> {
       const std::uint64_t k0 = c * bk, kw = std::min(bk, n - k0);
       if (c + 1 < chunks) issue(c + 1);
       rec.wait(static_cast<std::uint16_t>(c & 1));
-      rec.smem((rows * kw + kw * d) * s);
+      rec.smem((kPvWarpsN * rows * kw + kPvWarpsM * kw * d) * s);  // P and V fragments, per warp
       rec.compute(ComputeUnit::tensor, 2 * rows * kw * d);
       if constexpr (Backend::kNumeric) {
         acc += be.t(m_p).block(e(bh * n + r0), e(k0), e(rows), e(kw)) *

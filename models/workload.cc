@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <limits>
+#include <string_view>
 
+#include "models/compiled_registers.h"
 #include "models/flash1.h"
 #include "models/flash2.h"
 #include "models/gemm.h"
@@ -18,6 +20,20 @@ namespace {
 /// holds in registers (`values` elements spread over `threads`), at most the hardware's 255.
 std::uint32_t registers_for(std::uint64_t values, std::uint32_t threads) {
   return static_cast<std::uint32_t>(std::min<std::uint64_t>(255, 32 + ceil_div(values, threads)));
+}
+
+/// The registers of the CUDA kernel in models/cuda that this kernel mirrors, when that kernel is
+/// compiled at these (unclamped) template parameters for fp16; otherwise the estimate above.
+std::uint32_t kernel_registers(const WorkloadParams& p, std::string_view kernel,
+                               std::uint32_t block_a, std::uint32_t block_b, std::uint32_t stages,
+                               std::uint64_t values, std::uint32_t threads) {
+  if (p.dtype == Dtype::fp16 && p.head_dim <= std::numeric_limits<std::uint32_t>::max()) {
+    if (const auto regs = compiled_registers(kernel, static_cast<std::uint32_t>(p.head_dim),
+                                             block_a, block_b, stages)) {
+      return *regs;
+    }
+  }
+  return registers_for(values, threads);
 }
 
 KernelInfo launch(const char* name, std::uint64_t ctas, std::uint32_t threads, std::uint64_t smem,
@@ -52,11 +68,12 @@ std::vector<KernelInfo> kernel_launches(const WorkloadParams& p) {
       const std::uint64_t bk = std::min<std::uint64_t>(*p.block_k, n);
       const std::uint64_t rows = std::min<std::uint64_t>(*p.softmax_rows, n);
       out.push_back(launch("qk", bh * ceil_div(n, *p.block_q) * ceil_div(n, *p.block_kv), 256,
-                           (br + bc) * d * s, registers_for(br * bc, 256)));
+                           (br + bc) * d * s,
+                           kernel_registers(p, "qk", *p.block_q, *p.block_kv, 0, br * bc, 256)));
       out.push_back(launch("softmax", bh * ceil_div(n, *p.softmax_rows),
                            static_cast<std::uint32_t>(32 * rows), rows * n * s, 32));
       out.push_back(launch("pv", bh * ceil_div(n, *p.block_q), 256, 2 * (br * bk + bk * d) * s,
-                           registers_for(br * d, 256)));  // two P/V stages
+                           kernel_registers(p, "pv", *p.block_q, *p.block_k, 0, br * d, 256)));  // two P/V stages
       break;
     }
     case WorkloadKind::flash1:
@@ -67,7 +84,8 @@ std::vector<KernelInfo> kernel_launches(const WorkloadParams& p) {
     case WorkloadKind::flash2:
       out.push_back(launch("flash2_fwd", bh * ceil_div(n, *p.block_q), 128,
                            (br + 2 * std::uint64_t{*p.stages} * bc) * d * s,
-                           registers_for(br * d + br * bc, 128)));
+                           kernel_registers(p, "flash2_fwd", *p.block_q, *p.block_kv, *p.stages,
+                                            br * d + br * bc, 128)));
       break;
     case WorkloadKind::gemm: break;
   }

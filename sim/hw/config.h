@@ -26,6 +26,10 @@ struct SmConfig {
   double fp32_flops_per_cycle = 0;         ///< fp32 FLOP per SM per cycle (an FMA counts 2)
   double sfu_ops_per_cycle = 0;            ///< special-function (exp, rcp) ops per SM per cycle
   Bandwidth smem_bandwidth;                ///< shared-memory bandwidth of one SM
+  /// Where shared-memory traffic is booked: "own" (a pipe of its own, overlapping the tensor
+  /// pipe) or "tensor" (on the tensor pipe: MMA operands are loaded from shared memory by the
+  /// warps that issue the MMAs, as mma.sync kernels do).
+  std::string smem_pipe = "own";
 };
 
 /// The crossbar (NoC) between SMs and L2 slices.

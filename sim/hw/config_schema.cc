@@ -74,6 +74,12 @@ const KeyDecl kSchema[] = {
     {"sm.smem_bandwidth", KeyType::kBandwidth, "128 B/cycle", "Shared-memory bandwidth of one SM.",
      "128 B/cycle", false, "HardwareConfig::sm.smem_bandwidth (Bandwidth, B/s)", Bound::kPositive,
      0, MEMWALL_FIELD(sm.smem_bandwidth, Bandwidth)},
+    {"sm.smem_pipe", KeyType::kString, "tensor",
+     "Where shared-memory traffic is booked: `own` (a pipe of its own, which overlaps the tensor "
+     "pipe) or `tensor` (the tensor pipe: kernels built on mma.sync load every MMA operand from "
+     "shared memory, with ldmatrix, in the warps that issue the MMAs, so the two take turns).",
+     "own", false, "HardwareConfig::sm.smem_pipe (string)", Bound::kNone, 0,
+     MEMWALL_FIELD(sm.smem_pipe, std::string)},
 
     {"xbar.port_bandwidth", KeyType::kBandwidth, "64 B/cycle",
      "One SM's port into the crossbar, each direction.", "", true,

@@ -10,6 +10,10 @@ namespace {
 
 const char* const kPipeNames[kPipeCount] = {"tensor", "fp32", "sfu", "shared-memory"};
 
+std::uint64_t round_up(std::uint64_t a, std::uint64_t unit) {
+  return (a + unit - 1) / unit * unit;
+}
+
 double ps_per_unit(double units_per_second) {
   return units_per_second > 0.0 ? 1e12 / units_per_second : 0.0;
 }
@@ -28,7 +32,12 @@ Occupancy occupancy(const SmConfig& sm, const CtaResources& cta, const std::stri
     throw UsageError(what + "a CTA has " + std::to_string(cta.threads) + " threads, but at most " +
                      std::to_string(sm.max_threads_per_block) + " fit one CTA (sm.max_threads_per_block)");
   }
-  const std::uint64_t regs = std::uint64_t{cta.registers_per_thread} * cta.threads;
+  // Registers are allocated per warp, in units of kRegisterAllocUnit (every NVIDIA GPU since
+  // Kepler): a CTA holds whole units for each of its warps.
+  const std::uint64_t warps = round_up(cta.threads, 32) / 32;
+  const std::uint64_t regs_per_warp =
+      round_up(std::uint64_t{cta.registers_per_thread} * 32, kRegisterAllocUnit);
+  const std::uint64_t regs = regs_per_warp * warps;
   if (regs > sm.registers_per_sm) {
     throw UsageError(what + "a CTA needs " + std::to_string(regs) + " registers (" +
                      std::to_string(cta.registers_per_thread) + " per thread), but an SM has " +
@@ -40,7 +49,7 @@ Occupancy occupancy(const SmConfig& sm, const CtaResources& cta, const std::stri
   };
   if (cta.smem_bytes > 0) limit(sm.smem_per_sm.count / cta.smem_bytes, "shared memory");
   limit(sm.max_threads_per_sm / cta.threads, "threads");
-  if (regs > 0) limit(sm.registers_per_sm / regs, "registers");
+  if (regs > 0) limit(sm.registers_per_sm / regs_per_warp / warps, "registers");
   if (o.ctas_per_sm == 0) {
     throw UsageError(what + "a CTA (" + format_bytes(Bytes{cta.smem_bytes}) + " shared memory, " +
                      std::to_string(cta.threads) + " threads) fits no SM: " + o.limited_by +
@@ -55,6 +64,7 @@ Sm::Sm(const HardwareConfig& c) {
   m_ps_per_unit[1] = ps_per_unit(c.sm.fp32_flops_per_cycle * c.efficiency.fp32 * hz);
   m_ps_per_unit[2] = ps_per_unit(c.sm.sfu_ops_per_cycle * c.efficiency.sfu * hz);
   m_ps_per_unit[kSmemPipe] = ps_per_unit(c.sm.smem_bandwidth.bytes_per_second);
+  m_smem_on_tensor = c.sm.smem_pipe == "tensor";
 }
 
 Tick Sm::pipe_ticks(std::size_t pipe, std::uint64_t amount) const {
@@ -68,8 +78,9 @@ Tick Sm::pipe_ticks(std::size_t pipe, std::uint64_t amount) const {
 }
 
 Tick Sm::reserve_pipe(std::size_t pipe, Tick t, Tick duration) {
-  const Tick start = std::max(t, m_pipe_free[pipe]);
-  m_pipe_free[pipe] = start + duration;
+  Tick& free = m_pipe_free[pipe == kSmemPipe && m_smem_on_tensor ? 0 : pipe];
+  const Tick start = std::max(t, free);
+  free = start + duration;
   return start;
 }
 

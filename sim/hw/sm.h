@@ -25,7 +25,12 @@ struct Occupancy {
   std::string limited_by;         ///< "shared memory", "threads", "registers" or "max_ctas_per_sm"
 };
 
-/// Resident CTAs per SM for `cta` on `sm`. Throws UsageError (naming `kernel_name`, what the CTA
+/// Registers are allocated to a warp in units of this many (256, i.e. per-thread counts rounded
+/// up to a multiple of 8, on every NVIDIA GPU since Kepler).
+inline constexpr std::uint64_t kRegisterAllocUnit = 256;
+
+/// Resident CTAs per SM for `cta` on `sm`; a CTA's registers are counted per warp, rounded up to
+/// whole kRegisterAllocUnit. Throws UsageError (naming `kernel_name`, what the CTA
 /// asks and what fits) when the CTA cannot be resident on any SM: shared memory above
 /// smem_per_block, threads above max_threads_per_block, or registers above registers_per_sm.
 Occupancy occupancy(const SmConfig& sm, const CtaResources& cta, const std::string& kernel_name);
@@ -45,6 +50,7 @@ class Sm {
   Tick pipe_ticks(std::size_t pipe, std::uint64_t amount) const;
 
   /// Reserves `pipe` for `duration` from the earliest tick >= `t` it is free; returns the start.
+  /// With sm.smem_pipe = tensor, kSmemPipe is booked on the tensor pipe (at its own rate).
   Tick reserve_pipe(std::size_t pipe, Tick t, Tick duration);
 
   /// Resident CTAs right now.
@@ -60,6 +66,7 @@ class Sm {
  private:
   std::array<double, kPipeCount> m_ps_per_unit{};  ///< ps per FLOP/op/byte, 0 = no such pipe
   std::array<Tick, kPipeCount> m_pipe_free{};      ///< tick at which each pipe is next free
+  bool m_smem_on_tensor = false;                   ///< sm.smem_pipe = tensor
   std::uint32_t m_resident = 0;
   Tick m_busy_since = 0;
   Tick m_busy_ticks = 0;

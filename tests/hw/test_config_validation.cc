@@ -205,6 +205,20 @@ TEST_CASE("A hit latency shorter than the crossbar is rejected", "[config]") {
   CHECK_THAT(c.message, Catch::StartsWith(c.expected_prefix + "l2.hit_latency: 40 ns is less than xbar.latency"));
 }
 
+TEST_CASE("sm.smem_pipe takes own or tensor and nothing else", "[config]") {
+  const std::string line = "  fp32_flops_per_cycle: 128";
+  const Case c = bad(line, line + "\n  smem_pipe: tmem", "tmem");
+  CHECK_THAT(c.message,
+             Catch::StartsWith(c.expected_prefix + "sm.smem_pipe: \"tmem\" is neither `own` nor `tensor`"));
+  TempDir dir;
+  for (const char* ok : {"own", "tensor"}) {
+    const HardwareConfig cfg =
+        load_config(dir.write("gpu.yaml", replaced(kSmallConfig, line, line + "\n  smem_pipe: " + ok)));
+    CHECK(cfg.sm.smem_pipe == ok);
+  }
+  CHECK(load_config(dir.write("gpu.yaml", kSmallConfig)).sm.smem_pipe == "own");  // the default
+}
+
 TEST_CASE("An empty name is rejected", "[config]") {
   const Case c = bad("name: Small", "name: \"\"", "\"\"");
   CHECK(c.message == c.expected_prefix + "name: must not be empty");

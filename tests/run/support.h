@@ -127,6 +127,13 @@ inline Op compute(ComputeUnit unit, std::uint64_t amount) {
   return op;
 }
 
+inline Op smem_op(std::uint64_t bytes) {
+  Op op;
+  op.kind = OpKind::smem;
+  op.amount = bytes;
+  return op;
+}
+
 /// A workload with one tensor "X" covering [0, bytes).
 inline WorkloadInfo one_tensor_workload(std::uint64_t bytes) {
   WorkloadInfo w;

@@ -255,6 +255,26 @@ TEST_CASE("efficiency.pipe_serial lets a CTA's next op on another pipe start bef
   CHECK(time_of(1.0, then_wait) == fp32 + 2 * tensor);
 }
 
+TEST_CASE("sm.smem_pipe = tensor books shared-memory traffic on the tensor pipe", "[run][compute]") {
+  HardwareConfig c = small_config();
+  c.sm.count = 1;
+  const std::uint64_t flops = 1'000'000, bytes = 256 * 1024;
+  const Tick tensor = static_cast<Tick>(std::llround(
+      static_cast<double>(flops) / (c.sm.tensor_flops_per_cycle * c.sm.clock.hertz) * 1e12));
+  const Tick smem = static_cast<Tick>(std::llround(
+      static_cast<double>(bytes) / c.sm.smem_bandwidth.bytes_per_second * 1e12));
+  REQUIRE(smem != tensor);
+  // Two CTAs on the one SM: one reads shared memory, the other runs MMAs.
+  const TestKernel k{kernel_info("mma"), {{smem_op(bytes)}, {compute(ComputeUnit::tensor, flops)}}};
+  c.sm.smem_pipe = "own";
+  CHECK(run(c, {k}, 0).time == std::max(smem, tensor));  // two pipes: they overlap
+  c.sm.smem_pipe = "tensor";
+  const RunResult shared = run(c, {k}, 0);
+  CHECK(shared.time == smem + tensor);  // one pipe: they take turns, each at its own rate
+  CHECK(shared.traffic.smem_bytes == bytes);
+  CHECK(shared.traffic.flops == flops);
+}
+
 TEST_CASE("Stall fractions sum to 1 and a lone CTA on many SMs is mostly idle", "[run][stall]") {
   const HardwareConfig c = small_config();
   const std::uint64_t bytes = 256 * 1024;

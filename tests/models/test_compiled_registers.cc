@@ -1,0 +1,93 @@
+// The registers per thread of the kernels models/cuda compiles: the table the models use equals
+// models/cuda/ptxas-registers.txt (what models/cuda/ptxas_registers.sh prints from ptxas), and a
+// kernel launch uses it exactly when the shape is a compiled instantiation.
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <tuple>
+
+#include "models/compiled_registers.h"
+#include "models/workload.h"
+#include "models/workload_params.h"
+
+namespace memwall {
+namespace {
+
+using Row = std::tuple<std::string, std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t,
+                       std::uint32_t>;
+
+WorkloadParams shape(WorkloadKind kind, std::uint64_t seq, std::uint64_t d, std::uint32_t bq,
+                     std::uint32_t bkv) {
+  WorkloadParams p;
+  p.workload = kind;
+  p.batch = 1;
+  p.heads = 2;
+  p.seq = seq;
+  p.head_dim = d;
+  p.block_q = bq;
+  p.block_kv = bkv;
+  if (kind == WorkloadKind::flash2) p.stages = 2;
+  return resolve_workload(p);
+}
+
+const KernelInfo& launch_named(const std::vector<KernelInfo>& ks, const std::string& name) {
+  const auto it = std::find_if(ks.begin(), ks.end(), [&](const KernelInfo& k) { return k.name == name; });
+  REQUIRE(it != ks.end());
+  return *it;
+}
+
+}  // namespace
+
+TEST_CASE("The compiled-register table is the committed ptxas list", "[registers]") {
+  std::ifstream in("models/cuda/ptxas-registers.txt");
+  REQUIRE(in);
+  std::set<Row> file;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;  // the header names the nvcc release
+    std::istringstream fields(line);
+    Row r;
+    fields >> std::get<0>(r) >> std::get<1>(r) >> std::get<2>(r) >> std::get<3>(r) >>
+        std::get<4>(r) >> std::get<5>(r);
+    REQUIRE(fields);
+    file.insert(r);
+  }
+  std::set<Row> table;
+  for (const CompiledKernel& k : compiled_kernels()) {
+    table.insert(Row{std::string(k.kernel), k.head_dim, k.block_a, k.block_b, k.stages, k.registers});
+  }
+  CHECK(table == file);
+  CHECK(table.size() == compiled_kernels().size());  // no instantiation listed twice
+}
+
+TEST_CASE("A compiled shape launches with ptxas's registers, any other with the estimate",
+          "[registers]") {
+  // flash2 <128, 64, 64, 2> is compiled; its registers come from the table, even when N is
+  // smaller than the blocks (the kernel is the same instantiation).
+  for (const std::uint64_t seq : {std::uint64_t{4096}, std::uint64_t{40}}) {
+    const auto ks = kernel_launches(shape(WorkloadKind::flash2, seq, 128, 64, 64));
+    CHECK(launch_named(ks, "flash2_fwd").registers_per_thread ==
+          *compiled_registers("flash2_fwd", 128, 64, 64, 2));
+  }
+  // d = 96 is not compiled: 32 + the O and S accumulators spread over 128 threads.
+  const auto est = kernel_launches(shape(WorkloadKind::flash2, 4096, 96, 64, 64));
+  CHECK(launch_named(est, "flash2_fwd").registers_per_thread == 32 + (64 * 96 + 64 * 64) / 128);
+  // fp32 inputs are not compiled either.
+  WorkloadParams f32 = shape(WorkloadKind::flash2, 4096, 128, 64, 64);
+  f32.dtype = Dtype::fp32;
+  CHECK(launch_named(kernel_launches(f32), "flash2_fwd").registers_per_thread ==
+        32 + (64 * 128 + 64 * 64) / 128);
+  // Naive: qk <D, block_q, block_kv> and pv <D, block_q, block_k>.
+  const auto naive = kernel_launches(shape(WorkloadKind::naive, 2048, 128, 128, 128));
+  const WorkloadParams np = shape(WorkloadKind::naive, 2048, 128, 128, 128);
+  CHECK(launch_named(naive, "qk").registers_per_thread == *compiled_registers("qk", 128, 128, 128, 0));
+  CHECK(launch_named(naive, "pv").registers_per_thread ==
+        *compiled_registers("pv", 128, 128, *np.block_k, 0));
+}
+
+}  // namespace memwall
