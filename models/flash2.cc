@@ -163,6 +163,7 @@ class Flash2 final : public BackendWorkload<Flash2> {
       }
       be.t(m_o).block(e(bh * n + r0), 0, e(rows), e(d)) = o;
     }
+    rec.smem(2 * rows * d * s);  // the O tile staged through shared memory (written, read)
     rec.store(m_o, box(m_o, bh * n + r0, rows, 0, d));
     rec.store(m_l, box(m_l, bh, 1, r0, rows));
   }

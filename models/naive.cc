@@ -60,6 +60,7 @@ class Naive final : public BackendWorkload<Naive> {
           scale * be.t(m_q).block(e(bh * n + r0), 0, e(rows), e(d)) *
           be.t(m_k).block(e(bh * n + c0), 0, e(cols), e(d)).transpose();
     }
+    rec.smem(2 * rows * cols * s);  // the S tile staged through shared memory (written, read)
     rec.store(m_s, box(m_s, bh * n + r0, rows, c0, cols));
   }
 
@@ -121,6 +122,7 @@ class Naive final : public BackendWorkload<Naive> {
       rec.barrier();
     }
     if constexpr (Backend::kNumeric) be.t(m_o).block(e(bh * n + r0), 0, e(rows), e(d)) = acc;
+    rec.smem(2 * rows * d * s);  // the O tile staged through shared memory (written, read)
     rec.store(m_o, box(m_o, bh * n + r0, rows, 0, d));
   }
 
