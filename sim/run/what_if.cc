@@ -43,7 +43,9 @@ std::string seconds_text(Tick t) {
 
 }  // namespace
 
-std::vector<std::string> what_if_names() { return {"perfect-l2", "infinite-sram", "hbm-x2", "l2-x2"}; }
+std::vector<std::string> what_if_names() {
+  return {"perfect-l2", "infinite-sram", "hbm-x2", "l2-x2", "smem-direct"};
+}
 
 WhatIf make_what_if(std::string_view name, const HardwareConfig& base, Bytes footprint) {
   WhatIf w;
@@ -64,6 +66,10 @@ WhatIf make_what_if(std::string_view name, const HardwareConfig& base, Bytes foo
   } else if (name == "l2-x2") {
     w.description = "twice the L2 capacity";
     w.overrides = {"l2.size=" + size_text(base.l2.size.count * 2)};
+  } else if (name == "smem-direct") {
+    w.description = "shared-memory reads overlap the MMAs instead of taking turns with them (as "
+                    "when the tensor cores read operands from shared memory, wgmma)";
+    w.overrides = {"sm.smem_pipe=own"};
   } else {
     std::string known;
     for (const auto& n : what_if_names()) known += (known.empty() ? "" : ", ") + n;

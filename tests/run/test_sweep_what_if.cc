@@ -50,6 +50,8 @@ TEST_CASE("Each what-if is an explicit override computed from the base config", 
         std::vector<std::string>{"sm.smem_per_sm=1 GiB", "sm.smem_per_block=1 GiB",
                                  "sm.smem_bandwidth=128000 GB/s"});
   CHECK(parse_bandwidth("3000 GB/s").bytes_per_second == 2 * base.hbm.bandwidth.bytes_per_second);
+  CHECK(make_what_if("smem-direct", base, footprint).overrides ==
+        std::vector<std::string>{"sm.smem_pipe=own"});
   CHECK(make_what_if("perfect-l2", base, parse_bytes("4 GiB")).overrides ==
         std::vector<std::string>{"l2.size=1 GiB"});
   CHECK_THROWS_WITH(parse_what_ifs("hbm-x3", base, footprint), Catch::Contains("known: perfect-l2"));
@@ -107,6 +109,24 @@ TEST_CASE("What-ifs on the simulator: the base row is the plain run, each varian
   CHECK(rows[2].outcome.dram_bytes <= rows[0].outcome.dram_bytes);
   CHECK_THROWS_WITH(run_what_if_list("hbm-x2", config, {"l2.sise=1 MiB"}, resolved, false),
                     Catch::Contains("did you mean"));
+}
+
+TEST_CASE("smem-direct lets the h200's shared-memory reads overlap its MMAs", "[what-if]") {
+  WorkloadParams p;
+  p.workload = WorkloadKind::flash2;
+  p.heads = 64;  // 512 CTAs: several share each SM and its pipes
+  p.seq = 1024;
+  p.head_dim = 64;
+  const WorkloadParams resolved = resolve_workload(p);
+  const std::vector<WhatIfRow> rows =
+      run_what_if_list("smem-direct", "configs/h200.yaml", {}, resolved, false, 2);
+  REQUIRE(rows.size() == 2);
+  const HardwareConfig direct = load_config("configs/h200.yaml", rows[1].overrides);
+  REQUIRE(load_config("configs/h200.yaml").sm.smem_pipe == "tensor");
+  CHECK(direct.sm.smem_pipe == "own");
+  CHECK(rows[1].outcome.time == simulate(direct, *make_model_source(resolved)).time);
+  CHECK(rows[1].outcome.time < rows[0].outcome.time);  // one pipe fewer to take turns on
+  CHECK(rows[1].outcome.dram_bytes == rows[0].outcome.dram_bytes);
 }
 
 TEST_CASE("The what-if report of a run reads the workload back from the run's parameters",
