@@ -1,5 +1,6 @@
 #pragma once
-// A check shared by the model tests: the bytes a kernel's ops move equal the closed form.
+// Shared by the model tests: a small attention shape, and the check that the bytes a kernel's
+// ops move equal the closed form.
 
 #include <catch2/catch.hpp>
 
@@ -8,6 +9,21 @@
 #include "traces/traffic_counter.h"
 
 namespace memwall::test {
+
+/// An attention workload of 2 heads (batch 1) with these blocks, unresolved; flash2 gets 2 stages.
+inline WorkloadParams attention(WorkloadKind kind, std::uint64_t n, std::uint64_t d,
+                                std::uint32_t block_q, std::uint32_t block_kv) {
+  WorkloadParams p;
+  p.workload = kind;
+  p.batch = 1;
+  p.heads = 2;
+  p.seq = n;
+  p.head_dim = d;
+  p.block_q = block_q;
+  p.block_kv = block_kv;
+  if (kind == WorkloadKind::flash2) p.stages = 2;
+  return p;
+}
 
 /// Summed ops of `p`'s model against closed_form_traffic(p): the totals and every tensor.
 inline void require_ops_match_closed_form(const WorkloadParams& p) {

@@ -14,6 +14,7 @@
 #include "models/compiled_registers.h"
 #include "models/workload.h"
 #include "models/workload_params.h"
+#include "tests/models/closed_form_check.h"
 
 namespace memwall {
 namespace {
@@ -23,16 +24,7 @@ using Row = std::tuple<std::string, std::uint32_t, std::uint32_t, std::uint32_t,
 
 WorkloadParams shape(WorkloadKind kind, std::uint64_t seq, std::uint64_t d, std::uint32_t bq,
                      std::uint32_t bkv) {
-  WorkloadParams p;
-  p.workload = kind;
-  p.batch = 1;
-  p.heads = 2;
-  p.seq = seq;
-  p.head_dim = d;
-  p.block_q = bq;
-  p.block_kv = bkv;
-  if (kind == WorkloadKind::flash2) p.stages = 2;
-  return resolve_workload(p);
+  return resolve_workload(test::attention(kind, seq, d, bq, bkv));
 }
 
 const KernelInfo& launch_named(const std::vector<KernelInfo>& ks, const std::string& name) {

@@ -19,15 +19,7 @@ namespace {
 
 WorkloadParams flash(WorkloadKind kind, std::uint64_t n, std::uint64_t d, std::uint32_t bq,
                      std::uint32_t bkv, std::uint64_t limit, bool spill) {
-  WorkloadParams p;
-  p.workload = kind;
-  p.batch = 1;
-  p.heads = 2;
-  p.seq = n;
-  p.head_dim = d;
-  p.block_q = bq;
-  p.block_kv = bkv;
-  if (kind == WorkloadKind::flash2) p.stages = 2;
+  WorkloadParams p = test::attention(kind, n, d, bq, bkv);
   p.smem_limit_bytes = limit;
   p.allow_spill = spill;
   return p;
