@@ -19,7 +19,6 @@ std::uint64_t score_sub_block(std::uint64_t br, std::uint64_t bc, std::uint64_t 
   return (br * d >= 16384 && bc > 32 && bc % 32 == 0) ? 32 : bc;
 }
 
-
 /// FlashAttention-2 forward (not causal): one CTA per (head, Q block) loads its Q block once,
 /// streams every K/V block with `stages` blocks in flight, keeps O, ℓ, m on chip and stores O and
 /// the logsumexp L once.

@@ -73,9 +73,10 @@ class Naive final : public BackendWorkload<Naive> {
     const std::uint64_t bh = cta / blocks, r0 = (cta % blocks) * r, rows = std::min(r, n - r0);
     rec.load(m_s, box(m_s, bh * n + r0, rows, 0, n), 0);
     rec.wait(0);
-    rec.smem(3 * rows * n * s);  // the row read three times (max, sum, normalise); P leaves from registers
     // As the CUDA kernel: a max pass, a sum pass (subtract, exp, add) and a normalise pass that
-    // takes the exponential again (subtract, exp, multiply); one reciprocal per row.
+    // takes the exponential again (subtract, exp, multiply), each reading the rows from shared
+    // memory; P is stored from registers. One reciprocal per row.
+    rec.smem(3 * rows * n * s);
     rec.compute(ComputeUnit::fp32, 5 * rows * n);
     rec.compute(ComputeUnit::sfu, 2 * rows * n + rows);
     if constexpr (Backend::kNumeric) {

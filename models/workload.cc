@@ -72,8 +72,9 @@ std::vector<KernelInfo> kernel_launches(const WorkloadParams& p) {
                            kernel_registers(p, "qk", *p.block_q, *p.block_kv, 0, br * bc, 256)));
       out.push_back(launch("softmax", bh * ceil_div(n, *p.softmax_rows),
                            static_cast<std::uint32_t>(32 * rows), rows * n * s, 32));
-      out.push_back(launch("pv", bh * ceil_div(n, *p.block_q), 256, 2 * (br * bk + bk * d) * s,
-                           kernel_registers(p, "pv", *p.block_q, *p.block_k, 0, br * d, 256)));  // two P/V stages
+      out.push_back(launch("pv", bh * ceil_div(n, *p.block_q), 256,
+                           2 * (br * bk + bk * d) * s,  // two P/V stages
+                           kernel_registers(p, "pv", *p.block_q, *p.block_k, 0, br * d, 256)));
       break;
     }
     case WorkloadKind::flash1:
