@@ -35,6 +35,10 @@ def main():
     for rec in csv.DictReader(io.StringIO("\n".join(lines[start:]))):
         name, values = profiled.setdefault(int(rec["ID"]), (rec["Kernel Name"], {}))
         if rec["Metric Name"] in METRICS:
+            unit = rec.get("Metric Unit", "").strip().lower()
+            if unit not in ("", "byte"):  # ncu --print-units base prints bytes as "byte"
+                raise SystemExit("%s: ID %s: unit '%s' for %s, expected bytes (--print-units base)"
+                                 % (args.ncu, rec["ID"], unit, rec["Metric Name"]))
             values[METRICS[rec["Metric Name"]]] = int(rec["Metric Value"].replace(",", ""))
     ids = sorted(profiled)
     if len(ids) != len(launches):

@@ -32,7 +32,7 @@ cases=(
 )
 args=()
 for c in "${cases[@]}"; do args+=(--case "$c"); done
-ncu --clock-control none --csv --metrics "$metrics" \
+ncu --clock-control none --csv --print-units base --metrics "$metrics" \
   -k 'regex:naive_qk_kernel|naive_softmax_kernel|naive_pv_kernel|flash2_fwd_kernel' \
   "$exe" "${args[@]}" --once --csv "$out/launches.csv" >"$out/smem.csv" 2>"$out/ncu.log"
 echo "ncu exit $?" >>"$out/provenance.txt"

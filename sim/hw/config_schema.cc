@@ -76,7 +76,7 @@ const KeyDecl kSchema[] = {
      0, MEMWALL_FIELD(sm.smem_bandwidth, Bandwidth)},
     {"sm.smem_pipe", KeyType::kString, "tensor",
      "Where shared-memory traffic is booked: `own` (a pipe of its own, which overlaps the tensor "
-     "pipe) or `tensor` (the tensor pipe: kernels built on mma.sync load every MMA operand from "
+     "pipe) or `tensor` (the tensor pipe: kernels built on mma.sync load their MMA operands from "
      "shared memory, with ldmatrix, in the warps that issue the MMAs, so the two take turns).",
      "own", false, "HardwareConfig::sm.smem_pipe (string)", Bound::kNone, 0,
      MEMWALL_FIELD(sm.smem_pipe, std::string)},

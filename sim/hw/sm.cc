@@ -60,7 +60,7 @@ Occupancy occupancy(const SmConfig& sm, const CtaResources& cta, const std::stri
 
 Sm::Sm(const HardwareConfig& c) {
   const double hz = c.sm.clock.hertz;
-  m_ps_per_unit[0] = ps_per_unit(c.sm.tensor_flops_per_cycle * c.efficiency.tensor * hz);
+  m_ps_per_unit[kTensorPipe] = ps_per_unit(c.sm.tensor_flops_per_cycle * c.efficiency.tensor * hz);
   m_ps_per_unit[1] = ps_per_unit(c.sm.fp32_flops_per_cycle * c.efficiency.fp32 * hz);
   m_ps_per_unit[2] = ps_per_unit(c.sm.sfu_ops_per_cycle * c.efficiency.sfu * hz);
   m_ps_per_unit[kSmemPipe] = ps_per_unit(c.sm.smem_bandwidth.bytes_per_second);
@@ -78,7 +78,7 @@ Tick Sm::pipe_ticks(std::size_t pipe, std::uint64_t amount) const {
 }
 
 Tick Sm::reserve_pipe(std::size_t pipe, Tick t, Tick duration) {
-  Tick& free = m_pipe_free[pipe == kSmemPipe && m_smem_on_tensor ? 0 : pipe];
+  Tick& free = m_pipe_free[pipe == kSmemPipe && m_smem_on_tensor ? kTensorPipe : pipe];
   const Tick start = std::max(t, free);
   free = start + duration;
   return start;

@@ -37,6 +37,7 @@ Occupancy occupancy(const SmConfig& sm, const CtaResources& cta, const std::stri
 
 /// The compute pipes of an SM, indexed like traces' ComputeUnit (tensor, fp32, sfu), then smem.
 inline constexpr std::size_t kPipeCount = 4;
+inline constexpr std::size_t kTensorPipe = 0;
 inline constexpr std::size_t kSmemPipe = 3;
 
 /// One SM's resident CTAs and pipe reservations.

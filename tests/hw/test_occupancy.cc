@@ -52,8 +52,10 @@ TEST_CASE("The tightest limit decides occupancy and is named", "[occupancy]") {
   const Occupancy by_smem = occupancy(sm, CtaResources{80 * 1024, 128, 168}, "flash2");
   CHECK(by_smem.ctas_per_sm == sm.smem_per_sm.count / (80 * 1024));
   CHECK(by_smem.limited_by == "shared memory");
-  const Occupancy by_threads = occupancy(sm, CtaResources{0, 1024, 32}, "k");
-  CHECK(by_threads.ctas_per_sm == 2);
+  // 1024 threads of 16 registers: the registers would allow 4, the threads allow 2.
+  REQUIRE(ctas_by_registers(sm, 16, 1024) > sm.max_threads_per_sm / 1024);
+  const Occupancy by_threads = occupancy(sm, CtaResources{0, 1024, 16}, "k");
+  CHECK(by_threads.ctas_per_sm == sm.max_threads_per_sm / 1024);
   CHECK(by_threads.limited_by == "threads");
   CHECK(occupancy(sm, CtaResources{0, 32, 32}, "k").limited_by == "max_ctas_per_sm");
 }

@@ -74,6 +74,15 @@ TEST_CASE("A compiled shape launches with ptxas's registers, any other with the 
   f32.dtype = Dtype::fp32;
   CHECK(launch_named(kernel_launches(f32), "flash2_fwd").registers_per_thread ==
         32 + (64 * 128 + 64 * 64) / 128);
+  // block_q and block_kv are not interchangeable: <64, 128, 64> and <64, 64, 128> differ.
+  const auto rows_then_keys = [](std::uint32_t bq, std::uint32_t bkv) {
+    return launch_named(kernel_launches(shape(WorkloadKind::flash2, 4096, 64, bq, bkv)), "flash2_fwd")
+        .registers_per_thread;
+  };
+  REQUIRE(*compiled_registers("flash2_fwd", 64, 128, 64, 2) !=
+          *compiled_registers("flash2_fwd", 64, 64, 128, 2));
+  CHECK(rows_then_keys(128, 64) == *compiled_registers("flash2_fwd", 64, 128, 64, 2));
+  CHECK(rows_then_keys(64, 128) == *compiled_registers("flash2_fwd", 64, 64, 128, 2));
   // Naive: qk <D, block_q, block_kv> and pv <D, block_q, block_k>.
   const auto naive = kernel_launches(shape(WorkloadKind::naive, 2048, 128, 128, 128));
   const WorkloadParams np = shape(WorkloadKind::naive, 2048, 128, 128, 128);

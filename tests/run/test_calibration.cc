@@ -73,7 +73,6 @@ WorkloadParams small_attention(WorkloadKind kind, std::uint64_t heads, std::uint
   return p;
 }
 
-/// Fits `param` alone of the small test chip (efficiencies 1) to `cases`, two cases at a time.
 /// The small test config with shared-memory traffic on the tensor pipe, as the real presets have
 /// it: flash2's time then moves with the tensor efficiency over its whole range (on a pipe of its
 /// own, the per-warp shared-memory reads hide the tensor pipe near 1, where the fit starts, and
@@ -83,6 +82,9 @@ HardwareConfig small_mma_config() {
   c.sm.smem_pipe = "tensor";
   return c;
 }
+
+/// Fits `param` alone of `base` (by default the small test chip, efficiencies 1) to `cases`, two
+/// cases at a time.
 
 CalibrationResult fit_small_config(FitParam param, const std::vector<MeasuredCase>& cases,
                                    const HardwareConfig& base = test::small_config()) {

@@ -4,9 +4,10 @@
     time = FLOPs / (SMs * tensor rate)  +  per-warp shared-memory bytes / (SMs * smem rate)
 
 (no constant term), by least squares on relative error, over the rows with N >= 4096 (full
-waves). Per-warp shared-memory bytes follow the CUDA kernel, as models/flash2.cc counts them:
-per CTA and key block, (Br * q_passes + 4 * Bc + 4 * Bc) * d * 2 bytes (each of the 4 warps reads
-its Q rows once per score sub-block and all of K and V). Prints the two rates, then the same fit
+waves). Per-warp shared-memory bytes follow the CUDA kernel, as models/flash2.cc counts them in
+its key-block loop: per CTA and key block, (Br * q_passes + 4 * Bc + 4 * Bc) * d * 2 bytes (each of
+the 4 warps reads its Q rows once per score sub-block and all of K and V); the O tile staged once
+per CTA at the end is left out (under 1% of the bytes at N >= 4096). Prints the two rates, then the same fit
 with the FLOP term alone, for comparison.
 
 Usage: /usr/bin/python3 traces/measured/flash2_time_fit.py [CSV] [--sms 132] [--clock-ghz 1.98]
