@@ -119,8 +119,9 @@ def read_csv(path):
         return list(csv.DictReader(f))
 
 
-def read_ncu(path):
-    """Returns [(kernel_name, {column: value})] in profiling order."""
+def read_ncu(path, metrics=METRICS):
+    """Returns [(kernel_name, {column: value})] in profiling order, for the ncu metrics named in
+    `metrics` (ncu name -> column), each scaled to base units by its Metric Unit."""
     with open(path, newline="") as f:
         lines = f.read().splitlines()
     start = next((i for i, line in enumerate(lines) if line.startswith('"ID"')), None)
@@ -129,7 +130,7 @@ def read_ncu(path):
     launches = {}
     order = []
     for rec in csv.DictReader(lines[start:]):
-        if not rec.get("ID") or rec.get("Metric Name") not in METRICS:
+        if not rec.get("ID") or rec.get("Metric Name") not in metrics:
             continue
         lid = int(rec["ID"])
         if lid not in launches:
@@ -139,7 +140,7 @@ def read_ncu(path):
         if unit not in UNIT_SCALE:
             raise SystemExit(f"{path}: ID {lid}: unknown unit '{unit}' for {rec['Metric Name']}")
         value = float(rec["Metric Value"].replace(",", "")) * UNIT_SCALE[unit]
-        launches[lid][1][METRICS[rec["Metric Name"]]] = value
+        launches[lid][1][metrics[rec["Metric Name"]]] = value
     return [launches[i] for i in order]
 
 

@@ -4,27 +4,17 @@
 
 #include <catch2/catch.hpp>
 
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "models/model_source.h"
 #include "models/workload_params.h"
+#include "sim/run/sweep_csv.h"
 
 namespace memwall {
 namespace {
-
-std::vector<std::string> split(const std::string& line) {
-  std::vector<std::string> out;
-  std::stringstream in(line);
-  std::string field;
-  while (std::getline(in, field, ',')) out.push_back(field);
-  if (!line.empty() && line.back() == ',') out.emplace_back();
-  return out;
-}
 
 /// Shared-memory bytes of each kernel of the model, from its ops.
 std::map<std::string, std::uint64_t> model_smem(const WorkloadParams& p) {
@@ -47,30 +37,26 @@ std::map<std::string, std::uint64_t> model_smem(const WorkloadParams& p) {
 
 TEST_CASE("The models' shared-memory bytes are the kernels' as ncu counted them on the H200",
           "[smem][measured]") {
-  std::ifstream in("traces/measured/h200-smem.csv");
-  REQUIRE(in);
-  std::string line;
-  REQUIRE(std::getline(in, line));
-  const std::vector<std::string> header = split(line);
+  const CsvTable csv = read_csv("traces/measured/h200-smem.csv");
   const std::vector<std::string> params = {"workload", "batch", "heads", "seq", "head_dim", "dtype",
                                            "block_q", "block_kv", "block_k", "stages",
                                            "softmax_rows"};
-  std::map<std::string, std::size_t> col;
-  for (std::size_t i = 0; i < header.size(); ++i) col[header[i]] = i;
+  const auto cell = [&](const std::vector<std::string>& row, const char* name) {
+    const int c = csv.column(name);
+    REQUIRE(c >= 0);
+    return row[static_cast<std::size_t>(c)];
+  };
   int rows = 0;
-  while (std::getline(in, line)) {
-    const std::vector<std::string> f = split(line);
-    REQUIRE(f.size() == header.size());
+  for (const std::vector<std::string>& row : csv.rows) {
     std::vector<std::pair<std::string, std::string>> named;
     for (const std::string& key : params) {
-      if (!f[col.at(key)].empty()) named.emplace_back(key, f[col.at(key)]);
+      if (!cell(row, key.c_str()).empty()) named.emplace_back(key, cell(row, key.c_str()));
     }
-    const std::string kernel = f[col.at("kernel")];
-    const std::uint64_t measured = std::stoull(f[col.at("smem_ldsm_bytes")]) +
-                                   std::stoull(f[col.at("smem_ld_bytes")]) +
-                                   std::stoull(f[col.at("smem_st_bytes")]);
-    INFO(line);
-    CHECK(model_smem(params_from_named(named)).at(kernel) == measured);
+    const std::uint64_t measured = std::stoull(cell(row, "smem_ldsm_bytes")) +
+                                   std::stoull(cell(row, "smem_ld_bytes")) +
+                                   std::stoull(cell(row, "smem_st_bytes"));
+    INFO(csv_line(row));
+    CHECK(model_smem(params_from_named(named)).at(cell(row, "kernel")) == measured);
     ++rows;
   }
   CHECK(rows == 10);  // every profiled kernel of the file
