@@ -2,14 +2,19 @@
 // kernels (traces/measured/h200-sweep.csv), and the reading of the measured CSV.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "sim/core/error.h"
 #include "sim/run/calibration_load.h"
 #include "sim/run/calibration_measured.h"
 #include "sim/run/io_traffic.h"
+#include "sim/run/sweep_csv.h"
 
 using namespace memwall;
 
@@ -113,4 +118,49 @@ TEST_CASE("A malformed measured CSV is one error naming the file, the line and t
   const std::string bad_param = write_temp(
       "measured-param.csv", std::string(kHeader) + "flash2,1,2,0,64,fp16,64,64,,2,,flash2_fwd,1e-6,1e-6,1,0,1,1,1,1\n");
   CHECK_THROWS_WITH(read_measured_cases(bad_param), Catch::Contains(bad_param + ":2"));
+}
+
+TEST_CASE("Repeated launches of one kernel on the H200: the SM-side reads are the model's on "
+          "every launch, while the lts read sectors move between launches") {
+  // traces/measured/h200-lts-repeat.csv: five launches of each of nine (case, kernel) pairs,
+  // profiled one by one (models/cuda/lts_repeat.sh). The lts read counter follows the L2
+  // request coalescer, whose merging depends on how the CTAs happen to line up; the SM-side
+  // counter does not.
+  const CsvTable csv = read_csv("traces/measured/h200-lts-repeat.csv");
+  const auto cell = [&](const std::vector<std::string>& row, const char* name) {
+    const int c = csv.column(name);
+    REQUIRE(c >= 0);
+    return row[static_cast<std::size_t>(c)];
+  };
+  std::map<std::string, std::vector<double>> lts_by_kernel;
+  for (const std::vector<std::string>& row : csv.rows) {
+    std::vector<std::pair<std::string, std::string>> named;
+    for (const char* key : {"workload", "batch", "heads", "seq", "head_dim", "dtype", "block_q",
+                            "block_kv", "block_k", "stages", "softmax_rows"}) {
+      if (!cell(row, key).empty()) named.emplace_back(key, cell(row, key));
+    }
+    const std::string kernel = cell(row, "kernel");
+    std::uint64_t model_read = 0;
+    for (const KernelSectorBytes& k : count_sector_bytes(resolve_workload(params_from_named(named)))) {
+      if (k.name == kernel) model_read = k.read_bytes;
+    }
+    INFO(csv_line(row));
+    CHECK(model_read == std::stoull(cell(row, "xbar_read_bytes")));
+    const double lts = std::stod(cell(row, "l2_read_bytes"));
+    CHECK(lts <= static_cast<double>(model_read));
+    std::string key;
+    for (const auto& [name, value] : named) key += value + ",";
+    lts_by_kernel[key + kernel].push_back(lts);
+  }
+  REQUIRE(lts_by_kernel.size() == 9);
+  // No single figure is within 2% of every launch of a kernel whose highest lts count exceeds
+  // its lowest by more than 1.02 / 0.98; the committed launches have such kernels.
+  int beyond_two_percent = 0;
+  for (const auto& [key, values] : lts_by_kernel) {
+    INFO(key);
+    CHECK(values.size() == 5);
+    const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
+    if (*hi / *lo > 1.02 / 0.98) ++beyond_two_percent;
+  }
+  CHECK(beyond_two_percent >= 1);
 }
