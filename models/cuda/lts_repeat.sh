@@ -11,6 +11,7 @@
 # (ncu's raw CSV, one row per launch and metric), OUTDIR/launches.csv and OUTDIR/provenance.txt.
 # Never changes the GPU's clocks or settings (ncu --clock-control none).
 set -uo pipefail
+. "$(dirname "$0")/provenance.sh"
 out=${1:?usage: lts_repeat.sh OUTDIR [MEMWALL_CUDA] [REPEATS]}
 exe=${2:-build/memwall-cuda}
 repeats=${3:-5}
@@ -21,13 +22,7 @@ grep -iE "^(lrc__|lts__t_(sectors|requests)_srcunit_tex_op_read|lts__t_sectors_s
 metrics=lts__t_sectors_srcunit_tex_op_read.sum,lts__t_requests_srcunit_tex_op_read.sum,l1tex__m_xbar2l1tex_read_bytes.sum,gpu__time_duration.sum
 lrc=$(awk '/^lrc__/ {print $1 ".sum"}' "$out/lrc-metrics.txt" | paste -sd, -)
 [ -n "$lrc" ] && metrics="$metrics,$lrc"
-{
-  echo "date_utc: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv
-  ncu --version | tail -1
-  echo "repeats: $repeats"
-  echo "metrics: $metrics"
-} >"$out/provenance.txt"
+provenance "$out/provenance.txt" "repeats: $repeats" "metrics: $metrics"
 cases=(
   workload=flash2,batch=1,heads=8,seq=1024,head_dim=64,block_q=64,block_kv=64,stages=2
   workload=flash2,batch=1,heads=8,seq=1024,head_dim=64,block_q=64,block_kv=64,stages=3

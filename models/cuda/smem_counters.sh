@@ -9,6 +9,7 @@
 # raw CSV, one row per kernel launch and metric) and OUTDIR/provenance.txt. Never changes the
 # GPU's clocks or settings (ncu --clock-control none).
 set -uo pipefail
+. "$(dirname "$0")/provenance.sh"
 out=${1:?usage: smem_counters.sh OUTDIR [MEMWALL_CUDA]}
 exe=${2:-build/memwall-cuda}
 mkdir -p "$out"
@@ -16,12 +17,7 @@ ncu --query-metrics >"$out/all-metrics.txt" 2>&1 || true
 grep -iE "^(sm__sass_data_bytes_mem_shared|smsp__sass_inst_executed_op_ldsm|smsp__sass_inst_executed_op_shared|smsp__inst_executed_op_ldsm|l1tex__data_pipe_lsu_wavefronts_mem_shared)" \
   "$out/all-metrics.txt" >"$out/metrics.txt"
 metrics=$(awk '{print $1 ".sum"}' "$out/metrics.txt" | paste -sd, -)
-{
-  echo "date_utc: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv
-  ncu --version | tail -1
-  echo "metrics: $metrics"
-} >"$out/provenance.txt"
+provenance "$out/provenance.txt" "metrics: $metrics"
 cases=(
   workload=flash2,batch=1,heads=8,seq=1024,head_dim=64,block_q=64,block_kv=64,stages=2
   workload=flash2,batch=1,heads=8,seq=1024,head_dim=64,block_q=128,block_kv=128,stages=2
