@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "models/spill.h"
+#include "sim/core/interrupt.h"
 
 namespace memwall {
 namespace {
@@ -114,6 +115,7 @@ class Flash1 final : public BackendWorkload<Flash1> {
         rec.compute(ComputeUnit::tensor, 2 * rows * cols * d);
         rec.compute(ComputeUnit::fp32, 3 * rows * d);           // line 12: rescale and divide
         if constexpr (Backend::kNumeric) {
+          throw_if_interrupted();  // a head's numerics can take seconds at large N: poll per block
           update(be, bh, r0, rows, c0, cols, scale, Spilled{sq, sk, ss});
         }
         rec.store(m_o, box(m_o, bh * n + r0, rows, 0, d));     // lines 12–13

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "models/spill.h"
+#include "sim/core/interrupt.h"
 
 namespace memwall {
 namespace {
@@ -121,6 +122,7 @@ class Flash2 final : public BackendWorkload<Flash2> {
       rec.smem(kFlashWarps * cols * d * s);  // every warp reads the whole V tile
       rec.compute(ComputeUnit::tensor, 2 * rows * cols * d);
       if constexpr (Backend::kNumeric) {
+        throw_if_interrupted();  // a CTA's numerics can take seconds at large N: poll per block
         Matrix kb = be.t(m_k).block(e(bh * n + c0), 0, e(cols), e(d));
         Matrix vb = be.t(m_v).block(e(bh * n + c0), 0, e(cols), e(d));
         if (sk > 0) {  // the spilled rows go through the scratch and come back from it

@@ -1,5 +1,6 @@
 #include "models/reference.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -25,17 +26,25 @@ EigenBackend::Matrix reference_output(const Workload& workload, const EigenBacke
   const Matrix& q = data.t(workload.tensor_id("Q"));
   const Matrix& k = data.t(workload.tensor_id("K"));
   const Matrix& v = data.t(workload.tensor_id("V"));
+  // Rows of S at a time: at most 256, and at most 8 Mi doubles (64 MiB) of S, so that memory
+  // stays a small multiple of the tensors' and Ctrl-C is polled every block.
+  const std::uint64_t block = std::clamp<std::uint64_t>((std::uint64_t{1} << 23) / n, 1, 256);
   Matrix out(q.rows(), q.cols());
   for (std::uint64_t bh = 0; bh < p.batch_heads(); ++bh) {
-    throw_if_interrupted();
     const Eigen::Index r = e(bh * n);
-    Matrix s = scale * q.middleRows(r, e(n)) * k.middleRows(r, e(n)).transpose();
-    for (Eigen::Index i = 0; i < s.rows(); ++i) {
-      const double mx = s.row(i).maxCoeff();
-      s.row(i) = (s.row(i).array() - mx).exp().matrix();
-      s.row(i) /= s.row(i).sum();
+    const auto kh = k.middleRows(r, e(n));
+    const auto vh = v.middleRows(r, e(n));
+    for (std::uint64_t i0 = 0; i0 < n; i0 += block) {
+      throw_if_interrupted();
+      const Eigen::Index rows = e(std::min(block, n - i0));
+      Matrix s = scale * q.middleRows(r + e(i0), rows) * kh.transpose();
+      for (Eigen::Index i = 0; i < rows; ++i) {
+        const double mx = s.row(i).maxCoeff();
+        s.row(i) = (s.row(i).array() - mx).exp().matrix();
+        s.row(i) /= s.row(i).sum();
+      }
+      out.middleRows(r + e(i0), rows) = s * vh;
     }
-    out.middleRows(r, e(n)) = s * v.middleRows(r, e(n));
   }
   return out;
 }
