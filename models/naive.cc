@@ -12,7 +12,6 @@ namespace {
 /// memory (ldmatrix), so A is read once per warp column and B once per warp row.
 constexpr std::uint64_t kQkWarpsM = 2, kQkWarpsN = 4;
 constexpr std::uint64_t kPvWarpsM = 4, kPvWarpsN = 2;
-constexpr std::uint64_t kSoftmaxStoreChunk = 1024;
 
 /// Naive attention (Algorithm 0), three launches: qk (S = scale·QKᵀ), softmax (P = softmax(S)
 /// by rows), pv (O = PV). Tiling per the contract in docs/models.md.
@@ -77,9 +76,9 @@ class Naive final : public BackendWorkload<Naive> {
     // As the CUDA kernel: a max pass, a sum pass (subtract, exp, add) and a normalise pass that
     // takes the exponential again (subtract, exp, multiply), each reading the rows from shared
     // memory; P is stored from registers. One reciprocal per row.
-    rec.smem(2 * rows * n * s);
-    rec.compute(ComputeUnit::fp32, 3 * rows * n);
-    rec.compute(ComputeUnit::sfu, rows * n + rows);
+    rec.smem(3 * rows * n * s);
+    rec.compute(ComputeUnit::fp32, 5 * rows * n);
+    rec.compute(ComputeUnit::sfu, 2 * rows * n + rows);
     if constexpr (Backend::kNumeric) {
       for (std::uint64_t q = 0; q < rows; ++q) {
         const auto row = static_cast<Eigen::Index>(bh * n + r0 + q);
@@ -89,16 +88,7 @@ class Naive final : public BackendWorkload<Naive> {
         out /= out.sum();
       }
     }
-    // The normalise pass stores P as it goes: column chunks of kSoftmaxStoreChunk elements, each
-    // stored once computed (one chunk when a row is not a whole number of sectors).
-    const std::uint64_t chunk = (n * s) % 32 == 0 ? std::min<std::uint64_t>(n, kSoftmaxStoreChunk) : n;
-    for (std::uint64_t c0 = 0; c0 < n; c0 += chunk) {
-      const std::uint64_t w = std::min(chunk, n - c0);
-      rec.smem(rows * w * s);
-      rec.compute(ComputeUnit::fp32, 2 * rows * w);
-      rec.compute(ComputeUnit::sfu, rows * w);
-      rec.store(m_p, box(m_p, bh * n + r0, rows, c0, w));
-    }
+    rec.store(m_p, box(m_p, bh * n + r0, rows, 0, n));
   }
 
   /// O rows of Q block i: loop over k chunks of P (and the matching V rows), double-buffered

@@ -109,50 +109,6 @@ TEST_CASE("flash2 with stages > 1 issues the next K/V loads before waiting on th
   REQUIRE(ops[3].kind == OpKind::wait);
 }
 
-TEST_CASE("naive softmax stores P chunk by chunk during its normalise pass, with the same totals",
-          "[model_source]") {
-  for (const std::uint64_t seq : {std::uint64_t{4096}, std::uint64_t{2560}, std::uint64_t{3000}}) {
-    INFO("seq " << seq);
-    WorkloadParams p;
-    p.workload = WorkloadKind::naive;
-    p.seq = seq;
-    p.head_dim = 64;
-    p.softmax_rows = 4;
-    const auto w = make_workload(p);
-    std::vector<Op> ops;
-    Recorder rec(ops);
-    w->emit_cta(1, 0, rec);  // softmax, rows 0-3
-    const std::uint64_t rows = 4, s = 2;
-    const std::uint64_t p_base = w->info().tensors[w->tensor_id("P")].base;
-    std::uint64_t smem = 0, fp32 = 0, sfu = 0, stored_cols = 0, stores = 0;
-    std::size_t last_compute = 0, first_store = ops.size();
-    for (std::size_t i = 0; i < ops.size(); ++i) {
-      const Op& op = ops[i];
-      if (op.kind == OpKind::smem) smem += op.amount;
-      if (op.kind == OpKind::compute) {
-        (op.unit == ComputeUnit::fp32 ? fp32 : sfu) += op.amount;
-        last_compute = i;
-      }
-      if (op.kind == OpKind::store) {
-        // Chunks follow each other along the rows: each starts where the previous ended.
-        CHECK(op.box.base == p_base + stored_cols * s);
-        CHECK(op.box.rows == rows);
-        CHECK(op.box.pitch == seq * s);
-        stored_cols += op.box.row_bytes / s;
-        ++stores;
-        first_store = std::min(first_store, i);
-      }
-    }
-    CHECK(stored_cols == seq);
-    // 1024-column chunks when a row is whole sectors (seq * 2 bytes a multiple of 32), else one.
-    CHECK(stores == ((seq * s) % 32 == 0 ? (seq + 1023) / 1024 : 1));
-    if (stores > 1) CHECK(first_store < last_compute);
-    CHECK(smem == 3 * rows * seq * s);
-    CHECK(fp32 == 5 * rows * seq);
-    CHECK(sfu == 2 * rows * seq + rows);
-  }
-}
-
 TEST_CASE("The source resumes nothing after its last kernel and skips unpulled CTAs",
           "[model_source]") {
   const auto source = make_model_source(small(WorkloadKind::naive));
