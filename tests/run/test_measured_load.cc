@@ -7,7 +7,6 @@
 #include <fstream>
 #include <map>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "sim/core/error.h"
@@ -15,6 +14,7 @@
 #include "sim/run/calibration_measured.h"
 #include "sim/run/io_traffic.h"
 #include "sim/run/sweep_csv.h"
+#include "tests/run/measured_rows.h"
 
 using namespace memwall;
 
@@ -128,29 +128,27 @@ TEST_CASE("Repeated launches of one kernel on the H200: the SM-side reads are th
   // counter does not.
   const CsvTable csv = read_csv("traces/measured/h200-lts-repeat.csv");
   const auto cell = [&](const std::vector<std::string>& row, const char* name) {
-    const int c = csv.column(name);
-    REQUIRE(c >= 0);
-    return row[static_cast<std::size_t>(c)];
+    return test::measured_cell(csv, row, name);
   };
+  // The model's read bytes per (case, kernel), counted once per case.
+  std::map<std::string, std::vector<KernelSectorBytes>> model_by_case;
   std::map<std::string, std::vector<double>> lts_by_kernel;
   for (const std::vector<std::string>& row : csv.rows) {
-    std::vector<std::pair<std::string, std::string>> named;
-    for (const char* key : {"workload", "batch", "heads", "seq", "head_dim", "dtype", "block_q",
-                            "block_kv", "block_k", "stages", "softmax_rows"}) {
-      if (!cell(row, key).empty()) named.emplace_back(key, cell(row, key));
-    }
+    const WorkloadParams params = test::measured_params(csv, row);
+    std::string case_key;
+    for (const auto& [name, value] : params.named()) case_key += name + "=" + value + ",";
+    auto [it, fresh] = model_by_case.try_emplace(case_key);
+    if (fresh) it->second = count_sector_bytes(params);
     const std::string kernel = cell(row, "kernel");
     std::uint64_t model_read = 0;
-    for (const KernelSectorBytes& k : count_sector_bytes(resolve_workload(params_from_named(named)))) {
+    for (const KernelSectorBytes& k : it->second) {
       if (k.name == kernel) model_read = k.read_bytes;
     }
     INFO(csv_line(row));
     CHECK(model_read == std::stoull(cell(row, "xbar_read_bytes")));
     const double lts = std::stod(cell(row, "l2_read_bytes"));
     CHECK(lts <= static_cast<double>(model_read));
-    std::string key;
-    for (const auto& [name, value] : named) key += value + ",";
-    lts_by_kernel[key + kernel].push_back(lts);
+    lts_by_kernel[case_key + " " + kernel].push_back(lts);
   }
   REQUIRE(lts_by_kernel.size() == 9);
   // No single figure is within 2% of every launch of a kernel whose highest lts count exceeds

@@ -6,12 +6,12 @@
 
 #include <map>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "models/model_source.h"
 #include "models/workload_params.h"
 #include "sim/run/sweep_csv.h"
+#include "tests/run/measured_rows.h"
 
 namespace memwall {
 namespace {
@@ -19,7 +19,7 @@ namespace {
 /// Shared-memory bytes of each kernel of the model, from its ops.
 std::map<std::string, std::uint64_t> model_smem(const WorkloadParams& p) {
   std::map<std::string, std::uint64_t> out;
-  auto source = make_model_source(resolve_workload(p));
+  auto source = make_model_source(p);
   KernelInfo info;
   std::vector<Op> ops;
   while (source->next_kernel(info)) {
@@ -38,25 +38,16 @@ std::map<std::string, std::uint64_t> model_smem(const WorkloadParams& p) {
 TEST_CASE("The models' shared-memory bytes are the kernels' as ncu counted them on the H200",
           "[smem][measured]") {
   const CsvTable csv = read_csv("traces/measured/h200-smem.csv");
-  const std::vector<std::string> params = {"workload", "batch", "heads", "seq", "head_dim", "dtype",
-                                           "block_q", "block_kv", "block_k", "stages",
-                                           "softmax_rows"};
   const auto cell = [&](const std::vector<std::string>& row, const char* name) {
-    const int c = csv.column(name);
-    REQUIRE(c >= 0);
-    return row[static_cast<std::size_t>(c)];
+    return std::stoull(test::measured_cell(csv, row, name));
   };
   int rows = 0;
   for (const std::vector<std::string>& row : csv.rows) {
-    std::vector<std::pair<std::string, std::string>> named;
-    for (const std::string& key : params) {
-      if (!cell(row, key.c_str()).empty()) named.emplace_back(key, cell(row, key.c_str()));
-    }
-    const std::uint64_t measured = std::stoull(cell(row, "smem_ldsm_bytes")) +
-                                   std::stoull(cell(row, "smem_ld_bytes")) +
-                                   std::stoull(cell(row, "smem_st_bytes"));
+    const std::uint64_t measured =
+        cell(row, "smem_ldsm_bytes") + cell(row, "smem_ld_bytes") + cell(row, "smem_st_bytes");
     INFO(csv_line(row));
-    CHECK(model_smem(params_from_named(named)).at(cell(row, "kernel")) == measured);
+    CHECK(model_smem(test::measured_params(csv, row)).at(test::measured_cell(csv, row, "kernel")) ==
+          measured);
     ++rows;
   }
   CHECK(rows == 10);  // every profiled kernel of the file
