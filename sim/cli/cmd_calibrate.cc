@@ -14,8 +14,8 @@
 #include "sim/core/error.h"
 #include "sim/core/units.h"
 #include "sim/hw/config_loader.h"
-#include "sim/run/calibration.h"
-#include "sim/run/calibration_load.h"
+#include "studies/calibration.h"
+#include "studies/calibration_load.h"
 
 namespace memwall {
 namespace {

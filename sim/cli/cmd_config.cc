@@ -21,6 +21,7 @@ struct ConfigOptions {
   std::vector<std::string> files;
   std::vector<std::string> overrides;
   std::string out;
+  std::string collapse = "auto";  ///< config dot --collapse: auto, yes or no
 };
 
 /// Writes `text` to `out` atomically, or to stdout when `out` is empty.
@@ -100,7 +101,14 @@ std::string show_text(const HardwareConfig& c) {
   row("smem_bandwidth", format_bandwidth(d.smem_bandwidth) + fixed(" (%.6g B/s)", d.smem_bandwidth.bytes_per_second));
   row("ridge_point_tensor", fixed("%.4g FLOP/B", d.ridge_point_tensor));
   row("ridge_point_fp32", fixed("%.4g FLOP/B", d.ridge_point_fp32));
-  row("topology", std::to_string(topology.sm_count()) + " SMs, 1 crossbar, " +
+  row("l2_hit_unloaded", format_duration(c.l2.hit_latency) + " near, " +
+                             format_duration(c.l2.hit_latency + c.l2.far_latency) +
+                             " far partition (from the SM; xbar.latency included)");
+  row("dram_load_unloaded", format_duration(c.l2.hit_latency + c.hbm.latency) +
+                                " near (l2.hit_latency + hbm.latency)");
+  row("topology", std::to_string(topology.sm_count()) + " SMs, " +
+                      std::to_string(topology.crossbar_count()) +
+                      (topology.crossbar_count() == 1 ? " crossbar, " : " crossbars, ") +
                       std::to_string(topology.slice_count()) + " L2 slices in " +
                       std::to_string(topology.partition_count()) +
                       (topology.partition_count() == 1 ? " partition, " : " partitions, ") +
@@ -151,16 +159,26 @@ void register_config_commands(CLI::App& app, CliContext& ctx) {
                "  memwall config validate my-gpu.yaml\n");
   validate->callback([opts, &ctx] { run_validate(opts->files, ctx); });
 
-  CLI::App* dot = config->add_subcommand("dot", "Print the topology (SMs, crossbar, L2 slices, HBM channels) as Graphviz DOT");
+  CLI::App* dot = config->add_subcommand(
+      "dot", "Print the topology (SMs, crossbars, L2 slices, HBM channels) as Graphviz DOT: the "
+             "wiring the simulator times requests on");
   dot->add_option("file", opts->file, "Config file path or preset name")->required();
   dot->add_option("--set", opts->overrides, "Override a key: KEY.PATH=VALUE (repeatable)");
   dot->add_option("-o,--output", opts->out, "Write the DOT to this file instead of stdout");
+  dot->add_option("--collapse", opts->collapse,
+                  "One node per group (the SMs of each crossbar, each crossbar, the slices of each "
+                  "partition, the channels) with edge counts: yes, no, or auto (the default: yes "
+                  "for more than 16 SMs)")
+      ->check(CLI::IsMember({"auto", "yes", "no"}));
   add_examples(*dot,
                "  memwall config dot teaching-gpu -o teaching.dot && dot -Tsvg teaching.dot > teaching.svg\n"
-               "  memwall config dot configs/h200.yaml | head\n");
+               "  memwall config dot h200                      # collapsed: 132 SMs are one node per crossbar\n"
+               "  memwall config dot h200 --collapse no | wc -l  # every SM, slice and channel\n");
   dot->callback([opts] {
-    const Topology topology(load_config(opts->file, opts->overrides));
-    emit(topology.to_dot(), opts->out);
+    const HardwareConfig c = load_config(opts->file, opts->overrides);
+    const Topology topology(c);
+    const bool collapse = opts->collapse == "yes" || (opts->collapse == "auto" && c.sm.count > 16);
+    emit(collapse ? topology.to_dot_collapsed() : topology.to_dot(), opts->out);
   });
 
   CLI::App* reference = config->add_subcommand(

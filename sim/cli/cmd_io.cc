@@ -8,8 +8,8 @@
 #include "sim/cli/commands.h"
 #include "sim/core/atomic_file.h"
 #include "sim/core/error.h"
-#include "sim/run/io_check.h"
-#include "sim/run/sweep_workload.h"
+#include "studies/io_check.h"
+#include "studies/sweep_workload.h"
 
 namespace memwall {
 namespace {

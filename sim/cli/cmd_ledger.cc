@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <memory>
 
-#include "models/explain/ledger.h"
+#include "explain/ledger.h"
 #include "sim/cli/commands.h"
 
 namespace memwall {

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <memory>
 
-#include "models/explain/race.h"
+#include "explain/race.h"
 #include "sim/cli/commands.h"
 #include "sim/core/error.h"
 

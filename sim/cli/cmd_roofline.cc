@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "models/explain/roofline.h"
+#include "explain/roofline.h"
 #include "sim/cli/commands.h"
 #include "sim/core/atomic_file.h"
 #include "sim/core/error.h"

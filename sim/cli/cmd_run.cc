@@ -12,11 +12,11 @@
 #include "sim/core/atomic_file.h"
 #include "sim/core/error.h"
 #include "sim/hw/config_loader.h"
-#include "sim/run/report_json.h"
-#include "sim/run/report_text.h"
-#include "sim/run/simulator.h"
-#include "sim/run/timeline.h"
-#include "sim/run/what_if.h"
+#include "sim/report/report_json.h"
+#include "sim/report/report_text.h"
+#include "sim/engine/simulator.h"
+#include "sim/report/timeline.h"
+#include "studies/what_if.h"
 #include "traces/trace_reader.h"
 
 namespace memwall {

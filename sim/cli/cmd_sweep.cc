@@ -16,12 +16,12 @@
 #include "sim/core/error.h"
 #include "sim/core/interrupt.h"
 #include "sim/hw/config_loader.h"
-#include "sim/run/report_json.h"
-#include "sim/run/simulator.h"
-#include "sim/run/sweep_csv.h"
-#include "sim/run/sweep_flatten.h"
-#include "sim/run/sweep_runner.h"
-#include "sim/run/sweep_workload.h"
+#include "sim/report/report_json.h"
+#include "sim/engine/simulator.h"
+#include "studies/sweep_csv.h"
+#include "studies/sweep_flatten.h"
+#include "studies/sweep_runner.h"
+#include "studies/sweep_workload.h"
 
 namespace memwall {
 namespace {

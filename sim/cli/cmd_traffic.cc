@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "models/explain/traffic.h"
+#include "explain/traffic.h"
 #include "sim/cli/commands.h"
 #include "sim/core/atomic_file.h"
 #include "sim/core/error.h"

@@ -22,6 +22,9 @@ struct SmConfig {
   std::uint32_t max_threads_per_block = 0; ///< <= max_threads_per_sm
   std::uint32_t registers_per_sm = 0;      ///< 32-bit registers per SM
   std::uint32_t max_ctas_per_sm = 0;       ///< resident CTAs per SM
+  std::uint32_t arch = 90;                 ///< compute capability x 10 (80, 89, 90)
+  std::uint32_t warp_size = 32;            ///< threads per warp
+  std::uint32_t register_alloc_unit = 256; ///< registers per warp allocation unit, a multiple of warp_size
   double tensor_flops_per_cycle = 0;       ///< dense fp16 tensor-core FLOP per SM per cycle
   double fp32_flops_per_cycle = 0;         ///< fp32 FLOP per SM per cycle (an FMA counts 2)
   double sfu_ops_per_cycle = 0;            ///< special-function (exp, rcp) ops per SM per cycle
@@ -46,7 +49,10 @@ struct L2Config {
   std::uint32_t ways = 0;        ///< associativity
   std::uint32_t slices = 0;      ///< address-hashed slices, a multiple of partitions
   std::uint32_t partitions = 1;  ///< partitions (slices are split evenly among them)
-  Tick hit_latency = 0;          ///< load-to-use latency of a hit, from the SM
+  /// Unloaded load-to-use latency of a hit in the SM's own partition, from the SM; includes
+  /// xbar.latency (>= it).
+  Tick hit_latency = 0;
+  Tick far_latency = 0;          ///< added for a slice of another partition than the SM's
   Bandwidth bandwidth;           ///< total L2 bandwidth (all slices together)
 };
 
@@ -59,6 +65,7 @@ struct HbmConfig {
   Bytes row_size;               ///< row-buffer (page) size per channel, for locality
   Tick row_miss_penalty = 0;    ///< extra channel occupancy when an access opens a new row
   Bytes interleave;             ///< bytes mapped to one channel before moving to the next
+  std::uint32_t banks_per_channel = 16;  ///< banks of the row-buffer model, each one open row
 };
 
 /// Achieved-vs-peak factors the calibration fits. 1.0 means "the datasheet peak".
@@ -78,6 +85,11 @@ struct EfficiencyConfig {
   Tick launch_overhead = 0;  ///< fixed cost per kernel launch
 };
 
+/// Settings of the simulator itself (not of the chip).
+struct SimConfig {
+  Tick issue_window = 100'000;  ///< how far ahead of the next event a CTA books its SM port, > 0
+};
+
 /// A whole chip.
 struct HardwareConfig {
   std::string name;         ///< short display name, e.g. "NVIDIA H200"
@@ -88,6 +100,7 @@ struct HardwareConfig {
   L2Config l2;
   HbmConfig hbm;
   EfficiencyConfig efficiency;
+  SimConfig sim;
 };
 
 /// Values derived from a config, computed once (`derive`) and shown by `memwall config show`.

@@ -325,6 +325,11 @@ void validate_with_positions(const HardwareConfig& c, const PositionOf& at) {
          std::to_string(c.sm.max_threads_per_block) + " is more than sm.max_threads_per_sm (" +
              std::to_string(c.sm.max_threads_per_sm) + ")");
   }
+  if (c.sm.register_alloc_unit % c.sm.warp_size != 0) {
+    fail("sm.register_alloc_unit", std::to_string(c.sm.register_alloc_unit) +
+                                       " is not a multiple of sm.warp_size (" +
+                                       std::to_string(c.sm.warp_size) + ")");
+  }
   if (c.sm.smem_pipe != "own" && c.sm.smem_pipe != "tensor") {
     fail("sm.smem_pipe", "\"" + c.sm.smem_pipe + "\" is neither `own` nor `tensor`");
   }

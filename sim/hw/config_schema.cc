@@ -81,12 +81,26 @@ const KeyDecl kSchema[] = {
      "own", false, "HardwareConfig::sm.smem_pipe (string)", Bound::kNone, 0,
      MEMWALL_FIELD(sm.smem_pipe, std::string)},
 
+    {"sm.arch", KeyType::kInteger, "90",
+     "Compute capability x 10 (80 Ampere, 89 Ada, 90 Hopper): which instruction kinds the SM has "
+     "and whose compiler register counts the workloads take.", "90", false,
+     "HardwareConfig::sm.arch (uint32)", Bound::kPositive, 1000, MEMWALL_FIELD(sm.arch, U64)},
+    {"sm.warp_size", KeyType::kInteger, "32", "Threads per warp (the unit of issue and of register "
+     "allocation).", "32", false, "HardwareConfig::sm.warp_size (uint32)", Bound::kPositive, 1024,
+     MEMWALL_FIELD(sm.warp_size, U64)},
+    {"sm.register_alloc_unit", KeyType::kInteger, "256",
+     "Registers are given to a warp in whole units of this many (256 on every NVIDIA GPU since "
+     "Kepler: the CUDA occupancy calculator's allocation granularity).", "256", false,
+     "HardwareConfig::sm.register_alloc_unit (uint32)", Bound::kPositive, 1e6,
+     MEMWALL_FIELD(sm.register_alloc_unit, U64)},
+
     {"xbar.port_bandwidth", KeyType::kBandwidth, "64 B/cycle",
      "One SM's port into the crossbar, each direction.", "", true,
      "HardwareConfig::xbar.port_bandwidth (Bandwidth, B/s)", Bound::kPositive, 0,
      MEMWALL_FIELD(xbar.port_bandwidth, Bandwidth)},
     {"xbar.latency", KeyType::kDuration, "100 cycles",
-     "One-way crossbar traversal, SM to L2 slice; part of l2.hit_latency.", "", true,
+     "One-way crossbar traversal, SM to L2 slice: when a request reaches its slice. Part of "
+     "l2.hit_latency, which is measured from the SM.", "", true,
      "HardwareConfig::xbar.latency (Tick, ps)", Bound::kNonNegative, 0,
      MEMWALL_FIELD(xbar.latency, Tick)},
 
@@ -109,9 +123,16 @@ const KeyDecl kSchema[] = {
      false, "HardwareConfig::l2.partitions (uint32)", Bound::kPositive, 1024,
      MEMWALL_FIELD(l2.partitions, U64)},
     {"l2.hit_latency", KeyType::kDuration, "260 cycles",
-     "Load-to-use latency of an L2 hit from the SM; includes xbar.latency.", "", true,
+     "Unloaded load-to-use latency of an L2 hit in the SM's own partition, from the SM (what a "
+     "pointer chase measures); includes xbar.latency. A hit is ready xbar.latency + (hit_latency - "
+     "xbar.latency) after the request leaves the SM, plus any queueing.", "", true,
      "HardwareConfig::l2.hit_latency (Tick, ps)", Bound::kNonNegative, 0,
      MEMWALL_FIELD(l2.hit_latency, Tick)},
+    {"l2.far_latency", KeyType::kDuration, "200 cycles",
+     "Latency added to a request from an SM to a slice of the other L2 partition (the hop between "
+     "partitions); SMs are split evenly among l2.partitions, slices likewise.", "0 ns", false,
+     "HardwareConfig::l2.far_latency (Tick, ps)", Bound::kNonNegative, 0,
+     MEMWALL_FIELD(l2.far_latency, Tick)},
     {"l2.bandwidth", KeyType::kBandwidth, "5120 B/cycle", "Total L2 bandwidth, all slices together.",
      "", true, "HardwareConfig::l2.bandwidth (Bandwidth, B/s)", Bound::kPositive, 0,
      MEMWALL_FIELD(l2.bandwidth, Bandwidth)},
@@ -137,6 +158,11 @@ const KeyDecl kSchema[] = {
      "Extra channel occupancy when an access opens a new row.", "0 ns", false,
      "HardwareConfig::hbm.row_miss_penalty (Tick, ps)", Bound::kNonNegative, 0,
      MEMWALL_FIELD(hbm.row_miss_penalty, Tick)},
+    {"hbm.banks_per_channel", KeyType::kInteger, "16",
+     "Banks per channel for the row-buffer model, each with one open row (HBM3: 4 bank groups x 4 "
+     "banks per pseudo-channel, JESD238).", "16", false,
+     "HardwareConfig::hbm.banks_per_channel (uint32)", Bound::kPositive, 1024,
+     MEMWALL_FIELD(hbm.banks_per_channel, U64)},
     {"hbm.interleave", KeyType::kSize, "256 B",
      "Bytes mapped to one channel before the next; a multiple of l2.sector_size.", "256 B", false,
      "HardwareConfig::hbm.interleave (Bytes)", Bound::kPositive, kGiB,
@@ -178,6 +204,13 @@ const KeyDecl kSchema[] = {
     {"efficiency.launch_overhead", KeyType::kDuration, "4 us", "Fixed cost of every kernel launch.",
      "0 ns", false, "HardwareConfig::efficiency.launch_overhead (Tick, ps)", Bound::kNonNegative, 0,
      MEMWALL_FIELD(efficiency.launch_overhead, Tick)},
+
+    {"sim.issue_window", KeyType::kDuration, "100 ns",
+     "How far ahead of the earliest other event a CTA may book its SM port when it issues the lines "
+     "of a box. A simulator setting, not a chip fact: boxes are issued in chunks so that shared "
+     "resources are reserved roughly in time order; smaller is more exact and slower.", "100 ns",
+     false, "HardwareConfig::sim.issue_window (Tick, ps)", Bound::kPositive, 0,
+     MEMWALL_FIELD(sim.issue_window, Tick)},
 };
 
 #undef MEMWALL_FIELD
@@ -357,6 +390,7 @@ std::string config_reference_markdown() {
         "bytes (sets per slice need not be a power of two).\n";
   md += "- `l2.slices` is a multiple of `l2.partitions`.\n";
   md += "- `l2.hit_latency` >= `xbar.latency` (a hit includes the crossbar traversal).\n";
+  md += "- `sm.register_alloc_unit` is a multiple of `sm.warp_size`.\n";
   md += "- `hbm.interleave` is a multiple of `l2.sector_size`.\n";
   md += "- Absurd sizes are rejected before anything is allocated: `sm.count` <= 1,000,000, "
         "`l2.size` <= 1 GiB, `hbm.capacity` <= 1 PiB, `l2.slices` and `hbm.channels` <= 1024.\n";

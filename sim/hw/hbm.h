@@ -5,8 +5,9 @@
 /// visits every channel once per round, and a stride that is a multiple of the interleave does not
 /// camp on a few channels.
 /// Each channel's data bus keeps the tick at which it is next free (bandwidth by reservation, at
-/// hbm.bandwidth / channels × efficiency.hbm). Row locality: a channel's address space is cut
-/// into rows of hbm.row_size bytes, spread over kBanksPerChannel banks (row mod banks), each
+/// the channel's edge bandwidth in the topology × efficiency.hbm). Row locality: a channel's
+/// address space is cut into rows of hbm.row_size bytes, spread over hbm.banks_per_channel banks
+/// (row mod banks), each
 /// with one open row. An access to a row that is not open first holds its bank for
 /// hbm.row_miss_penalty (precharge + activate) once the bank's previous activation is done;
 /// only then can it take the bus. Activations in different banks overlap with each other and
@@ -14,7 +15,7 @@
 /// must open rows faster than one per row_miss_penalty. (A real controller also reorders
 /// requests to batch row hits; this model does not, which is why the bank is not held while a
 /// request queues for the bus.)
-/// hbm.latency is added on top by the caller.
+/// The latency beyond the channel (the slice → channel edge) is added by the caller.
 
 #include <cstdint>
 #include <vector>
@@ -22,15 +23,19 @@
 #include "sim/core/hash.h"
 #include "sim/core/units.h"
 #include "sim/hw/config.h"
+#include "sim/hw/topology.h"
 
 namespace memwall {
 
 class Hbm {
  public:
-  /// Banks per channel for the row-buffer model (HBM3: 4 bank groups × 4 banks per pseudo-channel).
-  static constexpr std::uint32_t kBanksPerChannel = 16;
+  /// Channel bandwidths from `topology`'s channel edges, × efficiency.hbm.
+  Hbm(const HardwareConfig& config, const Topology& topology);
+  /// The same on the topology `config` builds.
+  explicit Hbm(const HardwareConfig& config) : Hbm(config, Topology(config)) {}
 
-  explicit Hbm(const HardwareConfig& config);
+  /// Banks per channel of the row-buffer model (hbm.banks_per_channel).
+  std::uint32_t banks_per_channel() const { return m_banks; }
 
   /// The channel that holds byte address `addr`.
   std::uint32_t channel_of(std::uint64_t addr) const {
@@ -40,15 +45,18 @@ class Hbm {
   }
 
   /// Reserves the channel of `addr` for `sectors` sectors arriving at `t` (read or write alike).
-  /// Returns the tick the transfer ends; adds the wait for the channel to `queue_delay`.
-  Tick access(std::uint64_t addr, std::uint32_t sectors, Tick t, Tick& queue_delay) {
+  /// Returns the tick the transfer ends; adds the wait for the channel to `queue_delay` and sets
+  /// `channel` to the channel used.
+  Tick access(std::uint64_t addr, std::uint32_t sectors, Tick t, Tick& queue_delay,
+              std::uint32_t& channel) {
     const std::uint64_t block = m_interleave_shift != 0 ? addr >> m_interleave_shift : addr / m_interleave;
     const std::uint64_t round = block / m_channels;
     const std::uint32_t ch = channel_in_round(round, block - round * m_channels);
     // Address within the channel: whole interleave blocks of this channel, then the offset.
     const std::uint64_t local = round * m_interleave + (addr - block * m_interleave);
     const std::uint64_t row = m_row_shift != 0 ? local >> m_row_shift : local / m_row_size;
-    const std::size_t bank = std::size_t{ch} * kBanksPerChannel + row % kBanksPerChannel;
+    channel = ch;
+    const std::size_t bank = std::size_t{ch} * m_banks + row % m_banks;
     Tick ready = t;  // when the data could take the bus
     if (m_open_row[bank] != row) {
       m_open_row[bank] = row;
@@ -64,8 +72,14 @@ class Hbm {
     Tick& free = m_next_free[ch];
     const Tick start = ready > free ? ready : free;
     queue_delay += start - ready;
-    free = start + m_sector_ticks[sectors];
+    free = start + m_sector_ticks[std::size_t{ch} * m_stride + sectors];
     return free;
+  }
+
+  /// The same, when the caller does not need the channel.
+  Tick access(std::uint64_t addr, std::uint32_t sectors, Tick t, Tick& queue_delay) {
+    std::uint32_t channel = 0;
+    return access(addr, sectors, t, queue_delay, channel);
   }
 
   /// The tick every channel's bus is free again: the end of the last transfer booked so far.
@@ -75,10 +89,10 @@ class Hbm {
     return t;
   }
 
-  /// Added latency of an access that misses L2.
-  Tick latency() const { return m_latency; }
-  /// Ticks one channel's bus needs for `sectors` sectors.
-  Tick transfer_ticks(std::uint32_t sectors) const { return m_sector_ticks[sectors]; }
+  /// Ticks channel `channel`'s bus needs for `sectors` sectors.
+  Tick transfer_ticks(std::uint32_t channel, std::uint32_t sectors) const {
+    return m_sector_ticks[std::size_t{channel} * m_stride + sectors];
+  }
   /// Accesses that opened a new row so far.
   std::uint64_t row_misses() const { return m_row_misses; }
 
@@ -96,8 +110,9 @@ class Hbm {
   std::uint32_t m_interleave_shift = 0;  ///< log2(interleave) when a power of two > 1, else 0
   std::uint32_t m_row_shift = 0;         ///< log2(row_size) when a power of two > 1, else 0
   Tick m_row_miss_penalty;
-  Tick m_latency;
-  std::vector<Tick> m_sector_ticks;
+  std::uint32_t m_banks;
+  std::vector<Tick> m_sector_ticks;       ///< [channel · m_stride + sectors] → transfer ticks
+  std::size_t m_stride = 0;               ///< sectors_per_line + 1
   std::vector<Tick> m_next_free;          ///< per channel: the data bus
   std::vector<std::uint64_t> m_open_row;  ///< per bank
   std::vector<Tick> m_row_open_at;        ///< per bank: when its last activation ends

@@ -9,15 +9,14 @@
 
 namespace memwall {
 
-L2::L2(const HardwareConfig& c)
+L2::L2(const HardwareConfig& c, const Topology& topology)
     : m_line_bytes(c.l2.line_size.count),
       m_sector_bytes(c.l2.sector_size.count),
       m_sectors_per_line(0),
       m_slices(c.l2.slices),
       m_sets_per_slice(0),
       m_sets(0),
-      m_ways(c.l2.ways),
-      m_hit_latency(c.l2.hit_latency) {
+      m_ways(c.l2.ways) {
   if (m_line_bytes == 0 || !std::has_single_bit(m_line_bytes) || m_sector_bytes == 0 ||
       m_line_bytes % m_sector_bytes != 0 || m_line_bytes / m_sector_bytes > 8) {
     throw UsageError("l2: line_size must be a power of two, a multiple of sector_size, and at most "
@@ -42,9 +41,13 @@ L2::L2(const HardwareConfig& c)
   m_tags.assign(m_sets * m_ways, kInvalid);
   m_masks.assign(m_sets * m_ways, 0);
   m_next_free.assign(c.l2.slices, 0);
-  m_sector_ticks = sector_transfer_table(
-      Bandwidth{c.l2.bandwidth.bytes_per_second / c.l2.slices * c.efficiency.l2}, c.l2.sector_size,
-      m_sectors_per_line);
+  m_stride = std::size_t{m_sectors_per_line} + 1;
+  for (std::uint32_t slice = 0; slice < topology.slice_count(); ++slice) {
+    const std::vector<Tick> t = sector_transfer_table(
+        Bandwidth{topology.slice_bandwidth(slice).bytes_per_second * c.efficiency.l2}, c.l2.sector_size,
+        m_sectors_per_line);
+    m_sector_ticks.insert(m_sector_ticks.end(), t.begin(), t.end());
+  }
 }
 
 std::uint16_t& L2::find_or_allocate(std::size_t set_base, std::uint64_t line, L2Outcome& out) {

@@ -15,6 +15,7 @@
 #include "sim/core/hash.h"
 #include "sim/core/units.h"
 #include "sim/hw/config.h"
+#include "sim/hw/topology.h"
 
 namespace memwall {
 
@@ -30,7 +31,10 @@ class L2 {
  public:
   /// Throws UsageError if the geometry cannot be simulated (line not a power of two, sector not
   /// dividing it, more than 8 sectors per line, no whole set per slice).
-  explicit L2(const HardwareConfig& config);
+  /// Each slice's bandwidth is its edge's in `topology`, × efficiency.l2.
+  L2(const HardwareConfig& config, const Topology& topology);
+  /// The same on the topology `config` builds.
+  explicit L2(const HardwareConfig& config) : L2(config, Topology(config)) {}
 
   /// Where a line lives: its slice and the index of its set's first way.
   struct Place {
@@ -73,14 +77,14 @@ class L2 {
     Tick& free = m_next_free[slice];
     const Tick start = t > free ? t : free;
     queue_delay += start - t;
-    free = start + m_sector_ticks[sectors];
+    free = start + m_sector_ticks[std::size_t{slice} * m_stride + sectors];
     return free;
   }
 
-  /// Ticks one slice needs for `sectors` sectors.
-  Tick transfer_ticks(std::uint32_t sectors) const { return m_sector_ticks[sectors]; }
-  /// Load-to-use latency of a hit.
-  Tick hit_latency() const { return m_hit_latency; }
+  /// Ticks slice `slice` needs for `sectors` sectors.
+  Tick transfer_ticks(std::uint32_t slice, std::uint32_t sectors) const {
+    return m_sector_ticks[std::size_t{slice} * m_stride + sectors];
+  }
 
   /// Bytes in dirty sectors now (not yet written back).
   std::uint64_t dirty_bytes() const;
@@ -120,13 +124,13 @@ class L2 {
   std::uint64_t m_sets_per_slice;
   std::uint64_t m_sets;  ///< slices × sets_per_slice
   std::uint32_t m_ways;
-  Tick m_hit_latency;
   /// [set·ways + position] → line index or kInvalid; each set is kept in LRU order, most
   /// recently used first, so no stamps are needed and invalid ways sit at the end.
   std::vector<std::uint32_t> m_tags;
   std::vector<std::uint16_t> m_masks;    ///< same index: valid | dirty << 8
   std::vector<Tick> m_next_free;         ///< per slice
-  std::vector<Tick> m_sector_ticks;      ///< [sectors] → slice transfer ticks
+  std::vector<Tick> m_sector_ticks;      ///< [slice · m_stride + sectors] → transfer ticks
+  std::size_t m_stride = 0;              ///< sectors_per_line + 1
 };
 
 }  // namespace memwall

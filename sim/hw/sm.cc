@@ -32,11 +32,12 @@ Occupancy occupancy(const SmConfig& sm, const CtaResources& cta, const std::stri
     throw UsageError(what + "a CTA has " + std::to_string(cta.threads) + " threads, but at most " +
                      std::to_string(sm.max_threads_per_block) + " fit one CTA (sm.max_threads_per_block)");
   }
-  // Registers are allocated per warp, in units of kRegisterAllocUnit (every NVIDIA GPU since
-  // Kepler): a CTA holds whole units for each of its warps.
-  const std::uint64_t warps = round_up(cta.threads, 32) / 32;
+  // Registers are allocated per warp, in whole units of sm.register_alloc_unit: a CTA holds
+  // whole units for each of its warps.
+  const std::uint64_t warp = sm.warp_size;
+  const std::uint64_t warps = round_up(cta.threads, warp) / warp;
   const std::uint64_t regs_per_warp =
-      round_up(std::uint64_t{cta.registers_per_thread} * 32, kRegisterAllocUnit);
+      round_up(std::uint64_t{cta.registers_per_thread} * warp, sm.register_alloc_unit);
   const std::uint64_t regs = regs_per_warp * warps;
   if (regs > sm.registers_per_sm) {
     throw UsageError(what + "a CTA needs " + std::to_string(regs) + " registers (" +

@@ -1,7 +1,7 @@
 #pragma once
 /// One streaming multiprocessor's resources: what is resident (occupancy) and when each of its
 /// pipes (tensor, fp32, SFU, shared memory) is next free. The CTA scheduler and the op execution
-/// live in sim/run; this class only books resources.
+/// live in sim/engine; this class only books resources.
 
 #include <array>
 #include <cstdint>
@@ -25,12 +25,8 @@ struct Occupancy {
   std::string limited_by;         ///< "shared memory", "threads", "registers" or "max_ctas_per_sm"
 };
 
-/// Registers are allocated to a warp in units of this many (256, i.e. per-thread counts rounded
-/// up to a multiple of 8, on every NVIDIA GPU since Kepler).
-inline constexpr std::uint64_t kRegisterAllocUnit = 256;
-
-/// Resident CTAs per SM for `cta` on `sm`; a CTA's registers are counted per warp, rounded up to
-/// whole kRegisterAllocUnit. Throws UsageError (naming `kernel_name`, what the CTA
+/// Resident CTAs per SM for `cta` on `sm`; a CTA has ⌈threads / sm.warp_size⌉ warps, and each
+/// warp's registers are rounded up to whole sm.register_alloc_unit. Throws UsageError (naming `kernel_name`, what the CTA
 /// asks and what fits) when the CTA cannot be resident on any SM: shared memory above
 /// smem_per_block, threads above max_threads_per_block, or registers above registers_per_sm.
 Occupancy occupancy(const SmConfig& sm, const CtaResources& cta, const std::string& kernel_name);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <iterator>
+#include <map>
 #include <utility>
 
 #include <boost/graph/topological_sort.hpp>
@@ -18,11 +19,11 @@ using Vertex = TopologyGraph::vertex_descriptor;
   throw ConfigError(SourcePos{}, "topology", reason);
 }
 
-/// The DOT identifier of a node, also used in error messages: sm3, xbar, slice7, ch12.
+/// The DOT identifier of a node, also used in error messages: sm3, xbar1, slice7, ch12.
 std::string node_name(const TopologyNode& n) {
   switch (n.kind) {
     case NodeKind::kSm: return "sm" + std::to_string(n.index);
-    case NodeKind::kXbar: return "xbar";
+    case NodeKind::kXbar: return "xbar" + std::to_string(n.index);
     case NodeKind::kSlice: return "slice" + std::to_string(n.index);
     case NodeKind::kChannel: return "ch" + std::to_string(n.index);
   }
@@ -42,12 +43,16 @@ Topology::Topology(TopologyGraph graph) : m_graph(std::move(graph)) { check_and_
 
 TopologyGraph Topology::build_graph(const HardwareConfig& c) {
   TopologyGraph g;
-  std::vector<Vertex> sms, slices, channels;
-  for (std::uint32_t i = 0; i < c.sm.count; ++i) sms.push_back(add_vertex({NodeKind::kSm, i, 0}, g));
-  const Vertex xbar = add_vertex({NodeKind::kXbar, 0, 0}, g);
-  // Slices are assigned to partitions in contiguous, equal groups (validation made slices a
-  // multiple of partitions).
-  const std::uint32_t per_partition = c.l2.partitions == 0 ? c.l2.slices : c.l2.slices / c.l2.partitions;
+  // SMs and slices are split among the partitions in contiguous, equal groups (validation made
+  // slices a multiple of partitions; SM groups differ by at most one).
+  const std::uint32_t partitions = std::max<std::uint32_t>(c.l2.partitions, 1);
+  const std::uint32_t per_partition = c.l2.slices / partitions;
+  std::vector<Vertex> sms, xbars, slices, channels;
+  for (std::uint32_t i = 0; i < c.sm.count; ++i) {
+    const auto p = static_cast<std::uint32_t>(std::uint64_t{i} * partitions / c.sm.count);
+    sms.push_back(add_vertex({NodeKind::kSm, i, p}, g));
+  }
+  for (std::uint32_t p = 0; p < partitions; ++p) xbars.push_back(add_vertex({NodeKind::kXbar, p, p}, g));
   for (std::uint32_t i = 0; i < c.l2.slices; ++i) {
     slices.push_back(add_vertex({NodeKind::kSlice, i, per_partition == 0 ? 0 : i / per_partition}, g));
   }
@@ -55,10 +60,16 @@ TopologyGraph Topology::build_graph(const HardwareConfig& c) {
     channels.push_back(add_vertex({NodeKind::kChannel, i, 0}, g));
   }
   const TopologyEdge port{c.xbar.port_bandwidth, c.xbar.latency};
-  for (const Vertex s : sms) add_edge(s, xbar, port, g);
-  const TopologyEdge to_slice{Bandwidth{c.l2.bandwidth.bytes_per_second / c.l2.slices},
-                              c.l2.hit_latency - c.xbar.latency};
-  for (const Vertex s : slices) add_edge(xbar, s, to_slice, g);
+  for (const Vertex s : sms) add_edge(s, xbars[g[s].partition], port, g);
+  // Validation keeps hit_latency >= xbar.latency; a hand-made config that does not is clamped.
+  const Tick lookup = c.l2.hit_latency > c.xbar.latency ? c.l2.hit_latency - c.xbar.latency : 0;
+  const Bandwidth slice_bw{c.l2.bandwidth.bytes_per_second / c.l2.slices};
+  for (const Vertex x : xbars) {
+    for (const Vertex s : slices) {
+      const bool far = g[s].partition != g[x].partition;
+      add_edge(x, s, TopologyEdge{slice_bw, lookup + (far ? c.l2.far_latency : 0)}, g);
+    }
+  }
   const TopologyEdge to_channel{Bandwidth{c.hbm.bandwidth.bytes_per_second / c.hbm.channels},
                                 c.hbm.latency};
   for (const Vertex s : slices) {
@@ -79,9 +90,8 @@ void Topology::check_and_index() {
                                               : channels;
     list.push_back(*v);
   }
-  if (xbars.size() != 1) topology_error("expected exactly one crossbar, found " + std::to_string(xbars.size()));
-  if (sms.empty() || slices.empty() || channels.empty()) {
-    topology_error("needs at least one SM, one L2 slice and one HBM channel");
+  if (sms.empty() || xbars.empty() || slices.empty() || channels.empty()) {
+    topology_error("needs at least one SM, one crossbar, one L2 slice and one HBM channel");
   }
   auto dense = [&](std::vector<Vertex>& list, const char* what) {
     std::vector<Vertex> by_index(list.size(), TopologyGraph::null_vertex());
@@ -96,6 +106,7 @@ void Topology::check_and_index() {
     list = std::move(by_index);
   };
   dense(sms, "SM");
+  dense(xbars, "crossbar");
   dense(slices, "slice");
   dense(channels, "channel");
 
@@ -141,22 +152,30 @@ void Topology::check_and_index() {
     if (!found) topology_error("missing edge " + node_name(g[from]) + " -> " + node_name(g[to]));
     return g[e];
   };
-  const Vertex xbar = xbars.front();
   m_sm_latency.clear();
   m_sm_bandwidth.clear();
+  m_sm_crossbar.clear();
   for (const Vertex s : sms) {
-    const TopologyEdge& e = edge_of(s, xbar);
-    m_sm_latency.push_back(e.latency);
-    m_sm_bandwidth.push_back(e.bandwidth);
+    if (out_degree(s, g) != 1 || g[target(*out_edges(s, g).first, g)].kind != NodeKind::kXbar) {
+      topology_error(node_name(g[s]) + " must have exactly one edge, to a crossbar");
+    }
+    const auto e = *out_edges(s, g).first;
+    m_sm_latency.push_back(g[e].latency);
+    m_sm_bandwidth.push_back(g[e].bandwidth);
+    m_sm_crossbar.push_back(g[target(e, g)].index);
   }
-  m_slice_latency.clear();
+  m_crossbars = static_cast<std::uint32_t>(xbars.size());
+  m_crossbar_slice_latency.assign(xbars.size() * slices.size(), 0);
+  for (const Vertex x : xbars) {
+    for (const Vertex s : slices) {
+      m_crossbar_slice_latency[std::size_t{g[x].index} * slices.size() + g[s].index] = edge_of(x, s).latency;
+    }
+  }
   m_slice_bandwidth.clear();
   m_slice_partition.clear();
   m_partitions = 0;
   for (const Vertex s : slices) {
-    const TopologyEdge& e = edge_of(xbar, s);
-    m_slice_latency.push_back(e.latency);
-    m_slice_bandwidth.push_back(e.bandwidth);
+    m_slice_bandwidth.push_back(edge_of(xbars.front(), s).bandwidth);
     m_slice_partition.push_back(g[s].partition);
     m_partitions = std::max(m_partitions, g[s].partition + 1);
   }
@@ -188,7 +207,9 @@ std::string Topology::to_dot() const {
   for (auto [v, end] = vertices(g); v != end; ++v) {
     const TopologyNode& n = g[*v];
     if (n.kind == NodeKind::kSm || n.kind == NodeKind::kXbar) {
-      out += "  " + node_name(n) + " [label=\"" + (n.kind == NodeKind::kSm ? "SM " + std::to_string(n.index) : std::string("crossbar")) + "\"];\n";
+      out += "  " + node_name(n) + " [label=\"" +
+             (n.kind == NodeKind::kSm ? "SM " + std::to_string(n.index) : "crossbar " + std::to_string(n.index)) +
+             "\"];\n";
     }
   }
   for (std::uint32_t p = 0; p < m_partitions; ++p) {
@@ -211,6 +232,71 @@ std::string Topology::to_dot() const {
   for (auto [e, end] = edges(g); e != end; ++e) {
     out += "  " + node_name(g[source(*e, g)]) + " -> " + node_name(g[target(*e, g)]) + " [label=\"" +
            edge_label(g[*e]) + "\"];\n";
+  }
+  out += "}\n";
+  return out;
+}
+
+std::string Topology::to_dot_collapsed() const {
+  const TopologyGraph& g = m_graph;
+  // The group of a node: SMs by crossbar, each crossbar, slices by partition, all channels.
+  auto group = [&](Vertex v) -> std::string {
+    const TopologyNode& n = g[v];
+    switch (n.kind) {
+      case NodeKind::kSm: return "sms_xbar" + std::to_string(m_sm_crossbar[n.index]);
+      case NodeKind::kXbar: return "xbar" + std::to_string(n.index);
+      case NodeKind::kSlice: return "slices_p" + std::to_string(n.partition);
+      case NodeKind::kChannel: return "channels";
+    }
+    return "?";
+  };
+  // Nodes per group, and per pair of groups the edges between them (ordered maps: deterministic).
+  std::map<std::string, std::pair<std::string, std::uint64_t>> nodes;  // id -> (kind label, count)
+  struct Bundle {
+    std::uint64_t count = 0;
+    Tick min_latency = 0, max_latency = 0;
+    double min_bw = 0, max_bw = 0;
+  };
+  std::map<std::pair<std::string, std::string>, Bundle> bundles;
+  for (auto [v, end] = vertices(g); v != end; ++v) {
+    const TopologyNode& n = g[*v];
+    const char* what = n.kind == NodeKind::kSm      ? "SMs"
+                       : n.kind == NodeKind::kXbar  ? "crossbar"
+                       : n.kind == NodeKind::kSlice ? "L2 slices"
+                                                    : "HBM channels";
+    auto& entry = nodes[group(*v)];
+    entry.first = what;
+    ++entry.second;
+  }
+  for (auto [e, end] = edges(g); e != end; ++e) {
+    Bundle& b = bundles[{group(source(*e, g)), group(target(*e, g))}];
+    const TopologyEdge& te = g[*e];
+    if (b.count == 0) {
+      b.min_latency = b.max_latency = te.latency;
+      b.min_bw = b.max_bw = te.bandwidth.bytes_per_second;
+    }
+    ++b.count;
+    b.min_latency = std::min(b.min_latency, te.latency);
+    b.max_latency = std::max(b.max_latency, te.latency);
+    b.min_bw = std::min(b.min_bw, te.bandwidth.bytes_per_second);
+    b.max_bw = std::max(b.max_bw, te.bandwidth.bytes_per_second);
+  }
+  auto duration = [](Tick t) { return t == 0 ? std::string("0 ns") : format_duration(t); };
+  std::string out = "digraph memwall {\n  rankdir=LR;\n  node [shape=box, fontname=\"Helvetica\"];\n";
+  for (const auto& [id, entry] : nodes) {
+    const std::string label = entry.first == "crossbar" ? "crossbar " + id.substr(4)
+                                                         : std::to_string(entry.second) + " " + entry.first;
+    out += "  " + id + " [label=\"" + label + "\"];\n";
+  }
+  for (const auto& [ends, b] : bundles) {
+    const std::string bw = b.min_bw == b.max_bw ? format_bandwidth(Bandwidth{b.min_bw})
+                                                : format_bandwidth(Bandwidth{b.min_bw}) + " - " +
+                                                      format_bandwidth(Bandwidth{b.max_bw});
+    const std::string lat = b.min_latency == b.max_latency
+                                ? duration(b.min_latency)
+                                : duration(b.min_latency) + " - " + duration(b.max_latency);
+    out += "  " + ends.first + " -> " + ends.second + " [label=\"" + std::to_string(b.count) +
+           " edges, " + bw + " each, " + lat + "\"];\n";
   }
   out += "}\n";
   return out;

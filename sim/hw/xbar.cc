@@ -15,11 +15,14 @@ std::vector<Tick> sector_transfer_table(Bandwidth bandwidth, Bytes sector_bytes,
   return table;
 }
 
-Xbar::Xbar(const HardwareConfig& c)
-    : m_next_free(2 * std::size_t{c.sm.count}, 0),
-      m_sector_ticks(sector_transfer_table(
-          c.xbar.port_bandwidth, c.l2.sector_size,
-          static_cast<std::uint32_t>(c.l2.line_size.count / c.l2.sector_size.count))),
-      m_latency(c.xbar.latency) {}
+Xbar::Xbar(const HardwareConfig& c, const Topology& topology)
+    : m_next_free(2 * std::size_t{topology.sm_count()}, 0) {
+  const auto sectors = static_cast<std::uint32_t>(c.l2.line_size.count / c.l2.sector_size.count);
+  m_stride = std::size_t{sectors} + 1;
+  for (std::uint32_t sm = 0; sm < topology.sm_count(); ++sm) {
+    const std::vector<Tick> t = sector_transfer_table(topology.sm_port_bandwidth(sm), c.l2.sector_size, sectors);
+    m_sector_ticks.insert(m_sector_ticks.end(), t.begin(), t.end());
+  }
+}
 
 }  // namespace memwall

@@ -1,13 +1,15 @@
 #pragma once
-/// The crossbar between SMs and L2 slices: each SM has a port of fixed bandwidth (one per
-/// direction) and every traversal adds a fixed latency. Ports are booked by reservation: a
-/// transfer of B bytes arriving at t starts at max(t, next_free) and holds the port B / bandwidth.
+/// The SMs' ports into the crossbar: each SM has a port (one per direction) whose bandwidth is its
+/// SM → crossbar edge in the topology. Ports are booked by reservation: a transfer of B bytes
+/// arriving at t starts at max(t, next_free) and holds the port B / bandwidth. Latencies are the
+/// topology's too; the memory path adds them.
 
 #include <cstdint>
 #include <vector>
 
 #include "sim/core/units.h"
 #include "sim/hw/config.h"
+#include "sim/hw/topology.h"
 
 namespace memwall {
 
@@ -16,9 +18,11 @@ enum class PortDirection : std::uint8_t { to_sm = 0, from_sm = 1 };
 
 class Xbar {
  public:
-  /// One port per SM and direction, at xbar.port_bandwidth; transfer times are precomputed for
-  /// 1..sectors_per_line sectors of l2.sector_size bytes.
-  explicit Xbar(const HardwareConfig& config);
+  /// One port per SM and direction, at the bandwidth of the SM's edge in `topology`; transfer
+  /// times are precomputed for 1..sectors_per_line sectors of l2.sector_size bytes.
+  Xbar(const HardwareConfig& config, const Topology& topology);
+  /// The same on the topology `config` builds.
+  explicit Xbar(const HardwareConfig& config) : Xbar(config, Topology(config)) {}
 
   /// Reserves SM `sm`'s port in `dir` for `sectors` sectors arriving at `t`. Returns the tick the
   /// transfer ends; adds the wait for the port (start - t) to `queue_delay`.
@@ -27,7 +31,7 @@ class Xbar {
     Tick& free = m_next_free[2 * sm + static_cast<std::uint32_t>(dir)];
     const Tick start = t > free ? t : free;
     queue_delay += start - t;
-    free = start + m_sector_ticks[sectors];
+    free = start + m_sector_ticks[std::size_t{sm} * m_stride + sectors];
     return free;
   }
 
@@ -36,15 +40,15 @@ class Xbar {
     return m_next_free[2 * sm + static_cast<std::uint32_t>(dir)];
   }
 
-  /// Ticks the port needs for `sectors` sectors.
-  Tick transfer_ticks(std::uint32_t sectors) const { return m_sector_ticks[sectors]; }
-  /// One-way traversal latency.
-  Tick latency() const { return m_latency; }
+  /// Ticks SM `sm`'s port needs for `sectors` sectors.
+  Tick transfer_ticks(std::uint32_t sm, std::uint32_t sectors) const {
+    return m_sector_ticks[std::size_t{sm} * m_stride + sectors];
+  }
 
  private:
   std::vector<Tick> m_next_free;     ///< [2·sm + direction]
-  std::vector<Tick> m_sector_ticks;  ///< [sectors] → transfer ticks
-  Tick m_latency = 0;
+  std::vector<Tick> m_sector_ticks;  ///< [sm · m_stride + sectors] → transfer ticks
+  std::size_t m_stride = 0;          ///< sectors_per_line + 1
 };
 
 /// Ticks to move `sectors` sectors of `sector_bytes` at `bandwidth`, rounded to the nearest

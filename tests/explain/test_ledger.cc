@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "models/explain/ledger.h"
+#include "explain/ledger.h"
 #include "sim/core/error.h"
 
 using namespace memwall;

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "models/explain/race.h"
+#include "explain/race.h"
 #include "sim/core/error.h"
 
 using namespace memwall;

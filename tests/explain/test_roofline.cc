@@ -4,7 +4,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "models/explain/roofline.h"
+#include "explain/roofline.h"
 #include "sim/core/error.h"
 #include "sim/core/json.h"
 #include "tests/support/cli.h"

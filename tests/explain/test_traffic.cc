@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "models/closed_forms.h"
-#include "models/explain/traffic.h"
+#include "explain/traffic.h"
 #include "sim/core/error.h"
 
 using namespace memwall;

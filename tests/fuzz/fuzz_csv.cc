@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "sim/core/error.h"
-#include "sim/run/sweep_csv.h"
+#include "studies/sweep_csv.h"
 #include "tests/fuzz/fuzz_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "sim/core/error.h"
-#include "sim/run/sweep_plan.h"
-#include "sim/run/sweep_runner.h"
+#include "studies/sweep_plan.h"
+#include "studies/sweep_runner.h"
 #include "tests/fuzz/fuzz_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -1,6 +1,6 @@
 // Occupancy: how many CTAs of a kernel are resident on one SM, and which limit decides it.
 // Expected counts are computed here from the SM's limits, with registers allocated per warp in
-// whole units of kRegisterAllocUnit.
+// whole units of sm.register_alloc_unit, warps of sm.warp_size threads.
 
 #include <catch2/catch.hpp>
 
@@ -25,9 +25,9 @@ SmConfig h200_like() {
 /// CTAs the register file holds: whole allocation units per warp, whole warps per CTA.
 std::uint64_t ctas_by_registers(const SmConfig& sm, std::uint64_t regs_per_thread,
                                 std::uint64_t threads) {
-  const std::uint64_t per_warp =
-      (regs_per_thread * 32 + kRegisterAllocUnit - 1) / kRegisterAllocUnit * kRegisterAllocUnit;
-  const std::uint64_t warps = (threads + 31) / 32;
+  const std::uint64_t unit = sm.register_alloc_unit;
+  const std::uint64_t per_warp = (regs_per_thread * sm.warp_size + unit - 1) / unit * unit;
+  const std::uint64_t warps = (threads + sm.warp_size - 1) / sm.warp_size;
   return sm.registers_per_sm / (per_warp * warps);
 }
 
@@ -68,6 +68,20 @@ TEST_CASE("A CTA whose rounded registers exceed the SM's is rejected by name", "
   REQUIRE_THROWS_AS(occupancy(sm, CtaResources{0, 257, 255}, "big"), UsageError);
   REQUIRE_THROWS_WITH(occupancy(sm, CtaResources{0, 257, 255}, "big"),
                       Catch::Contains("kernel \"big\"") && Catch::Contains("sm.registers_per_sm"));
+}
+
+
+
+TEST_CASE("The warp size and the register allocation unit come from the config", "[occupancy]") {
+  SmConfig sm = h200_like();
+  // A chip with 64-thread warps and 512-register units: a 256-thread CTA of 33 registers is 4
+  // warps of round_up(33 x 64, 512) = 2560 registers, so 65536 / 10240 = 6 CTAs.
+  sm.warp_size = 64;
+  sm.register_alloc_unit = 512;
+  const Occupancy o = occupancy(sm, CtaResources{0, 256, 33}, "k");
+  CHECK(o.ctas_per_sm == ctas_by_registers(sm, 33, 256));
+  CHECK(o.ctas_per_sm == 6);
+  CHECK(o.limited_by == "registers");
 }
 
 }  // namespace memwall

@@ -25,10 +25,17 @@ TEST_CASE("A config's topology has one node per SM, slice and channel and the co
   CHECK(t.slice_count() == c.l2.slices);
   CHECK(t.channel_count() == c.hbm.channels);
   CHECK(t.partition_count() == c.l2.partitions);
-  CHECK(boost::num_vertices(t.graph()) == c.sm.count + 1 + c.l2.slices + c.hbm.channels);
-  CHECK(boost::num_edges(t.graph()) == c.sm.count + c.l2.slices + std::size_t{c.l2.slices} * c.hbm.channels);
-  // Path latencies: SM → slice is the L2 hit latency; a miss adds the HBM latency.
-  CHECK(t.sm_to_slice_latency(0, c.l2.slices - 1) == c.l2.hit_latency);
+  // One crossbar per partition; every crossbar reaches every slice.
+  CHECK(t.crossbar_count() == c.l2.partitions);
+  CHECK(boost::num_vertices(t.graph()) == c.sm.count + c.l2.partitions + c.l2.slices + c.hbm.channels);
+  CHECK(boost::num_edges(t.graph()) == c.sm.count + std::size_t{c.l2.partitions} * c.l2.slices +
+                                           std::size_t{c.l2.slices} * c.hbm.channels);
+  // Path latencies: SM → slice of its own partition is the L2 hit latency (SM 0 and slice 0 are in
+  // partition 0); another partition's adds l2.far_latency; a miss adds the HBM latency.
+  CHECK(t.sm_port_latency(0) == c.xbar.latency);
+  CHECK(t.sm_to_slice_latency(0, 0) == c.l2.hit_latency);
+  CHECK(t.sm_to_slice_latency(0, c.l2.slices - 1) == c.l2.hit_latency + c.l2.far_latency);
+  CHECK(t.sm_to_slice_latency(c.sm.count - 1, c.l2.slices - 1) == c.l2.hit_latency);
   CHECK(t.slice_to_channel_latency(3, c.hbm.channels - 1) == c.hbm.latency);
   // Bandwidth shares of the totals.
   CHECK(t.sm_port_bandwidth(7) == c.xbar.port_bandwidth);
@@ -50,8 +57,45 @@ TEST_CASE("DOT export has one node per SM, slice and channel and a cluster per p
   CHECK(count_of(dot, "[label=\"L2 slice ") == c.l2.slices);
   CHECK(count_of(dot, "[label=\"HBM channel ") == c.hbm.channels);
   CHECK(count_of(dot, "subgraph cluster_partition") == c.l2.partitions);
-  CHECK(count_of(dot, " -> ") == c.sm.count + c.l2.slices + std::size_t{c.l2.slices} * c.hbm.channels);
+  CHECK(count_of(dot, " -> ") == c.sm.count + std::size_t{c.l2.partitions} * c.l2.slices +
+                                     std::size_t{c.l2.slices} * c.hbm.channels);
   CHECK(dot == Topology(c).to_dot());  // deterministic
+}
+
+TEST_CASE("SMs and slices are split evenly among partitions, each SM on its partition's crossbar",
+          "[topology]") {
+  HardwareConfig c = load_config("h200", {"l2.far_latency=200 cycles"});
+  const Topology t(c);
+  REQUIRE(c.l2.partitions == 2);
+  // 132 SMs: 0..65 on crossbar 0, 66..131 on crossbar 1.
+  CHECK(t.crossbar_of_sm(0) == 0);
+  CHECK(t.crossbar_of_sm(c.sm.count / 2 - 1) == 0);
+  CHECK(t.crossbar_of_sm(c.sm.count / 2) == 1);
+  CHECK(t.crossbar_of_sm(c.sm.count - 1) == 1);
+  const Tick lookup = c.l2.hit_latency - c.xbar.latency;
+  CHECK(t.crossbar_to_slice_latency(1, c.l2.slices - 1) == lookup);
+  CHECK(t.crossbar_to_slice_latency(1, 0) == lookup + c.l2.far_latency);
+  CHECK(t.sm_to_slice_latency(c.sm.count - 1, 0) == c.l2.hit_latency + c.l2.far_latency);
+}
+
+TEST_CASE("The collapsed DOT has one node per group and counts the edges it stands for",
+          "[topology]") {
+  const HardwareConfig c = load_config("h200");
+  const std::string dot = Topology(c).to_dot_collapsed();
+  CHECK(dot.rfind("digraph memwall {", 0) == 0);
+  // Groups: SMs per crossbar, crossbars, slices per partition, one channel group.
+  const std::size_t p = c.l2.partitions;
+  const std::size_t groups = 2 * p + p + 1;
+  const std::size_t bundles = p + p * p + p;  // SMs -> crossbar, crossbar -> slices, slices -> channels
+  CHECK(count_of(dot, " -> ") == bundles);
+  CHECK(count_of(dot, " [label=") == groups + bundles);
+  CHECK(count_of(dot, "[label=\"" + std::to_string(c.sm.count / 2) + " SMs\"]") == 2);
+  CHECK(count_of(dot, "[label=\"" + std::to_string(c.hbm.channels) + " HBM channels\"]") == 1);
+  const std::string slice_to_channels =
+      "slices_p0 -> channels [label=\"" + std::to_string(c.l2.slices / 2 * c.hbm.channels) + " edges, ";
+  CHECK(count_of(dot, slice_to_channels) == 1);
+  CHECK(dot.size() < 4096);  // a page, where the full graph of an H200 is thousands of lines
+  CHECK(dot == Topology(c).to_dot_collapsed());  // deterministic
 }
 
 TEST_CASE("A graph in which an SM cannot reach a channel is rejected", "[topology]") {

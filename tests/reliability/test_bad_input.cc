@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "sim/core/error.h"
-#include "sim/run/sweep_plan.h"
+#include "studies/sweep_plan.h"
 #include "tests/reliability/process.h"
 
 using namespace memwall;

@@ -16,8 +16,8 @@
 
 #include "sim/core/error.h"
 #include "sim/hw/config_loader.h"
-#include "sim/run/calibration_measured.h"
-#include "sim/run/sweep_csv.h"
+#include "studies/calibration_measured.h"
+#include "studies/sweep_csv.h"
 #include "tests/reliability/process.h"
 
 using namespace memwall;

@@ -1,0 +1,200 @@
+#include "explain/traffic.h"
+
+#include <cstdio>
+#include <string>
+
+#include "sim/core/error.h"
+#include "sim/core/units.h"
+
+namespace memwall::explain {
+namespace {
+
+constexpr WorkloadKind kVariants[] = {WorkloadKind::naive, WorkloadKind::flash1, WorkloadKind::flash2};
+
+std::string u64(std::uint64_t v) { return std::to_string(v); }
+
+std::string human(std::uint64_t bytes) { return format_bytes(Bytes{bytes}); }
+
+std::string tiling(const TrafficVariant& v) {
+  const WorkloadParams& p = v.params;
+  char text[160];
+  switch (v.kind) {
+    case WorkloadKind::naive:
+      std::snprintf(text, sizeof text, "bm = %u, bn = %u", *p.block_q, *p.block_kv);
+      break;
+    case WorkloadKind::flash1:
+      if (p.sram_bytes) {
+        std::snprintf(text, sizeof text, "Br = %u, Bc = %u (M = %s)", *p.block_q, *p.block_kv,
+                      human(*p.sram_bytes).c_str());
+      } else {
+        std::snprintf(text, sizeof text, "Br = %u, Bc = %u", *p.block_q, *p.block_kv);
+      }
+      break;
+    default:
+      std::snprintf(text, sizeof text, "Br = %u, Bc = %u", *p.block_q, *p.block_kv);
+      break;
+  }
+  return text;
+}
+
+double ratio(std::uint64_t a, std::uint64_t b) {
+  return b == 0 ? 0.0 : static_cast<double>(a) / static_cast<double>(b);
+}
+
+std::string json_double(double v) {
+  char text[40];
+  std::snprintf(text, sizeof text, "%.17g", v);
+  return text;
+}
+
+}  // namespace
+
+const TrafficVariant* TrafficTable::find(WorkloadKind kind) const {
+  for (const TrafficVariant& v : variants) {
+    if (v.kind == kind) return &v;
+  }
+  return nullptr;
+}
+
+TrafficTable compute_traffic(const WorkloadParams& shape) {
+  TrafficTable table;
+  table.shape = shape;
+  for (WorkloadKind kind : kVariants) {
+    WorkloadParams p = shape;
+    p.workload = kind;
+    if (kind == WorkloadKind::flash1 && !p.sram_bytes && !(p.block_q && p.block_kv)) {
+      table.flash1_missing =
+          "flash1 is left out: its block sizes come from the on-chip memory M (Bc = ceil(M/4d), "
+          "Br = min(Bc, d)); give --sram SIZE or --config FILE, or both --block-q and --block-kv";
+      continue;
+    }
+    TrafficVariant v;
+    v.kind = kind;
+    v.params = resolve_workload(p);
+    v.traffic = closed_form_traffic(v.params);
+    table.variants.push_back(v);
+  }
+  const WorkloadParams& r = table.variants.front().params;
+  table.matmul_flops = 4.0 * static_cast<double>(r.batch_heads()) * static_cast<double>(r.seq) *
+                       static_cast<double>(r.seq) * static_cast<double>(r.head_dim);
+  return table;
+}
+
+std::string format_traffic(const TrafficTable& t) {
+  std::string out;
+  char line[320];
+  const WorkloadParams& p = t.variants.front().params;
+  std::snprintf(line, sizeof line,
+                "Global-memory traffic from the closed forms: batch %llu x heads %llu, N = %llu, d = %llu, "
+                "%s (statistics l, m, L in fp32)\n"
+                "(bytes the kernels request from global memory: HBM bytes if the L2 caught no reuse; "
+                "`memwall run` shows what the L2 saves)\n",
+                static_cast<unsigned long long>(p.batch), static_cast<unsigned long long>(p.heads),
+                static_cast<unsigned long long>(p.seq), static_cast<unsigned long long>(p.head_dim),
+                std::string(to_string(p.dtype)).c_str());
+  out += line;
+  for (const TrafficVariant& v : t.variants) {
+    std::snprintf(line, sizeof line, "  %-7s %s\n", std::string(to_string(v.kind)).c_str(), tiling(v).c_str());
+    out += line;
+  }
+  if (!t.flash1_missing.empty()) out += "  " + t.flash1_missing + "\n";
+  out += "\n";
+  std::snprintf(line, sizeof line, "%-8s %-6s %22s %22s %12s %12s\n", "variant", "tensor",
+                "read bytes", "written bytes", "read", "written");
+  out += line;
+  for (const TrafficVariant& v : t.variants) {
+    const std::string name(to_string(v.kind));
+    for (const TensorTraffic& x : v.traffic.by_tensor) {
+      std::snprintf(line, sizeof line, "%-8s %-6s %22s %22s %12s %12s\n", name.c_str(), x.tensor.c_str(),
+                    u64(x.read_bytes).c_str(), u64(x.write_bytes).c_str(), human(x.read_bytes).c_str(),
+                    human(x.write_bytes).c_str());
+      out += line;
+    }
+    std::snprintf(line, sizeof line, "%-8s %-6s %22s %22s %12s %12s   total %s\n", name.c_str(), "all",
+                  u64(v.traffic.read_bytes).c_str(), u64(v.traffic.write_bytes).c_str(),
+                  human(v.traffic.read_bytes).c_str(), human(v.traffic.write_bytes).c_str(),
+                  human(v.total_bytes()).c_str());
+    out += line;
+  }
+  out += "\n";
+  std::snprintf(line, sizeof line,
+                "matmul FLOPs (QK^T and PV, 4 x B x H x N^2 x d, the same for every variant): %.6e\n",
+                t.matmul_flops);
+  out += line;
+  for (const TrafficVariant& v : t.variants) {
+    std::snprintf(line, sizeof line, "  %-7s %22s bytes  %10.2f FLOP/byte\n",
+                  std::string(to_string(v.kind)).c_str(), u64(v.total_bytes()).c_str(),
+                  t.matmul_flops / static_cast<double>(v.total_bytes()));
+    out += line;
+  }
+  if (const TrafficVariant* naive = t.find(WorkloadKind::naive)) {
+    const TensorTraffic* s = naive->traffic.find("S");
+    const TensorTraffic* pp = naive->traffic.find("P");
+    if (s && pp) {
+      const std::uint64_t bh = naive->params.batch_heads();
+      std::snprintf(line, sizeof line,
+                    "naive, per head: S written + read = %s + %s, P written + read = %s + %s "
+                    "(N^2 x %u B each way)\n",
+                    human(s->write_bytes / bh).c_str(), human(s->read_bytes / bh).c_str(),
+                    human(pp->write_bytes / bh).c_str(), human(pp->read_bytes / bh).c_str(),
+                    naive->params.element_size());
+      out += line;
+    }
+  }
+  out += "ratios of total HBM bytes:\n";
+  for (std::size_t a = 0; a < t.variants.size(); ++a) {
+    for (std::size_t b = a + 1; b < t.variants.size(); ++b) {
+      std::snprintf(line, sizeof line, "  %s / %s = %.2f\n",
+                    std::string(to_string(t.variants[a].kind)).c_str(),
+                    std::string(to_string(t.variants[b].kind)).c_str(),
+                    ratio(t.variants[a].total_bytes(), t.variants[b].total_bytes()));
+      out += line;
+    }
+  }
+  return out;
+}
+
+std::string traffic_json(const TrafficTable& t) {
+  const WorkloadParams& p = t.variants.front().params;
+  std::string j = "{\n";
+  j += "  \"batch\": " + u64(p.batch) + ",\n";
+  j += "  \"heads\": " + u64(p.heads) + ",\n";
+  j += "  \"seq\": " + u64(p.seq) + ",\n";
+  j += "  \"head_dim\": " + u64(p.head_dim) + ",\n";
+  j += "  \"dtype\": \"" + std::string(to_string(p.dtype)) + "\",\n";
+  j += "  \"matmul_flops\": " + json_double(t.matmul_flops) + ",\n";
+  j += "  \"variants\": [\n";
+  for (std::size_t i = 0; i < t.variants.size(); ++i) {
+    const TrafficVariant& v = t.variants[i];
+    j += "    {\"workload\": \"" + std::string(to_string(v.kind)) + "\", \"block_q\": " +
+         u64(*v.params.block_q) + ", \"block_kv\": " + u64(*v.params.block_kv);
+    if (v.params.sram_bytes) j += ", \"sram_bytes\": " + u64(*v.params.sram_bytes);
+    j += ", \"read_bytes\": " + u64(v.traffic.read_bytes) + ", \"write_bytes\": " +
+         u64(v.traffic.write_bytes) + ", \"total_bytes\": " + u64(v.total_bytes()) +
+         ", \"flop_per_byte\": " + json_double(t.matmul_flops / static_cast<double>(v.total_bytes())) +
+         ",\n     \"tensors\": [";
+    for (std::size_t k = 0; k < v.traffic.by_tensor.size(); ++k) {
+      const TensorTraffic& x = v.traffic.by_tensor[k];
+      j += std::string(k ? ", " : "") + "{\"tensor\": \"" + x.tensor + "\", \"read_bytes\": " +
+           u64(x.read_bytes) + ", \"write_bytes\": " + u64(x.write_bytes) + "}";
+    }
+    j += "]}";
+    j += i + 1 < t.variants.size() ? ",\n" : "\n";
+  }
+  j += "  ],\n  \"ratios\": {";
+  bool first = true;
+  for (std::size_t a = 0; a < t.variants.size(); ++a) {
+    for (std::size_t b = a + 1; b < t.variants.size(); ++b) {
+      j += std::string(first ? "" : ", ") + "\"" + std::string(to_string(t.variants[a].kind)) + "/" +
+           std::string(to_string(t.variants[b].kind)) + "\": " +
+           json_double(ratio(t.variants[a].total_bytes(), t.variants[b].total_bytes()));
+      first = false;
+    }
+  }
+  j += "}";
+  if (!t.flash1_missing.empty()) j += ",\n  \"flash1_missing\": \"" + t.flash1_missing + "\"";
+  j += "\n}\n";
+  return j;
+}
+
+}  // namespace memwall::explain

@@ -1,0 +1,298 @@
+#include "sim/engine/memory_path.h"
+
+#include <algorithm>
+#include <bit>
+#include <limits>
+#include <numeric>
+#include <string>
+
+#include "sim/core/error.h"
+
+namespace memwall {
+namespace {
+
+/// Bits [lo, hi) set.
+std::uint32_t bit_range(std::uint64_t lo, std::uint64_t hi) {
+  if (hi <= lo) return 0;
+  const std::uint64_t width_mask = (hi - lo >= 64) ? ~std::uint64_t{0} : ((std::uint64_t{1} << (hi - lo)) - 1);
+  return static_cast<std::uint32_t>(width_mask << lo);
+}
+
+/// Set bits of a sector mask (at most 8 bits), without a library call.
+/// How many rows ahead of the current one a box prefetches its L2 sets into the host cache.
+constexpr std::uint64_t kPrefetchRows = 4;
+
+std::uint32_t popcount(std::uint32_t m) {
+  m = m - ((m >> 1) & 0x55u);
+  m = (m & 0x33u) + ((m >> 2) & 0x33u);
+  return (m + (m >> 4)) & 0x0Fu;
+}
+
+}  // namespace
+
+MemoryPath::MemoryPath(const HardwareConfig& config, const WorkloadInfo& workload)
+    : MemoryPath(config, Topology(config), workload) {}
+
+MemoryPath::MemoryPath(const HardwareConfig& config, const Topology& topology,
+                       const WorkloadInfo& workload)
+    : m_xbar(config, topology),
+      m_l2(config, topology),
+      m_hbm(config, topology),
+      m_line_bytes(m_l2.line_bytes()),
+      m_sector_bytes(m_l2.sector_bytes()),
+      m_line_shift(static_cast<std::uint32_t>(std::countr_zero(m_l2.line_bytes()))),
+      m_sectors_per_line(m_l2.sectors_per_line()),
+      m_slices(topology.slice_count()),
+      m_channels(topology.channel_count()) {
+  if (topology.sm_count() != config.sm.count || m_slices != config.l2.slices ||
+      m_channels != config.hbm.channels) {
+    throw UsageError("memory path: the topology's SM, slice or channel count differs from the config's");
+  }
+  for (std::uint32_t sm = 0; sm < topology.sm_count(); ++sm) {
+    m_port_latency.push_back(topology.sm_port_latency(sm));
+    m_sm_crossbar.push_back(topology.crossbar_of_sm(sm));
+  }
+  for (std::uint32_t x = 0; x < topology.crossbar_count(); ++x) {
+    for (std::uint32_t slice = 0; slice < m_slices; ++slice) {
+      m_return_latency.push_back(topology.crossbar_to_slice_latency(x, slice));
+    }
+  }
+  for (std::uint32_t slice = 0; slice < m_slices; ++slice) {
+    for (std::uint32_t ch = 0; ch < m_channels; ++ch) {
+      m_channel_latency.push_back(topology.slice_to_channel_latency(slice, ch));
+    }
+  }
+  // Sort the tensors by address for the lookup; remember the report order.
+  std::vector<std::size_t> order(workload.tensors.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return workload.tensors[a].base < workload.tensors[b].base;
+  });
+  m_report_order.assign(workload.tensors.size(), 0);
+  for (std::size_t sorted = 0; sorted < order.size(); ++sorted) {
+    const TensorInfo& t = workload.tensors[order[sorted]];
+    TensorState s;
+    s.first_sector = t.base / m_sector_bytes;
+    s.end_sector = (t.base + t.bytes + m_sector_bytes - 1) / m_sector_bytes;
+    s.fetched.assign((s.end_sector - s.first_sector + 63) / 64, 0);
+    s.traffic.name = t.name;
+    m_tensors.push_back(std::move(s));
+    m_report_order[order[sorted]] = sorted;
+  }
+  TensorState untracked;
+  untracked.traffic.name = "(untracked)";
+  m_tensors.push_back(std::move(untracked));
+}
+
+std::size_t MemoryPath::tensor_of(std::uint64_t sector) {
+  const std::size_t untracked = m_tensors.size() - 1;
+  const TensorState& last = m_tensors[m_last_tensor];
+  if (m_last_tensor != untracked && sector >= last.first_sector && sector < last.end_sector) {
+    return m_last_tensor;
+  }
+  // The last tensor whose first sector is <= sector.
+  std::size_t lo = 0;
+  std::size_t hi = untracked;
+  while (lo < hi) {
+    const std::size_t mid = (lo + hi) / 2;
+    if (m_tensors[mid].first_sector <= sector) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  if (lo > 0 && sector < m_tensors[lo - 1].end_sector) {
+    m_last_tensor = lo - 1;
+    return lo - 1;
+  }
+  return untracked;
+}
+
+std::size_t MemoryPath::tensor_of_line(std::uint64_t line) {
+  const std::uint64_t first = line * m_sectors_per_line;
+  const std::size_t ti = tensor_of(first);
+  const TensorState& ts = m_tensors[ti];
+  if (ti != m_tensors.size() - 1 && first + m_sectors_per_line <= ts.end_sector) return ti;
+  return kMixedLine;
+}
+
+void MemoryPath::count_dram_read(std::uint64_t line, std::uint32_t mask) {
+  const std::uint64_t bytes = popcount(mask) * m_sector_bytes;
+  m_counters->dram_read_bytes += bytes;
+  const std::size_t untracked = m_tensors.size() - 1;
+  const std::size_t line_tensor = tensor_of_line(line);
+  if (line_tensor != kMixedLine) m_tensors[line_tensor].traffic.read += bytes;
+  for (std::uint32_t bits = mask; bits != 0; bits &= bits - 1) {
+    const std::uint64_t sector =
+        line * m_sectors_per_line + static_cast<std::uint32_t>(std::countr_zero(bits));
+    const std::size_t ti = line_tensor != kMixedLine ? line_tensor : tensor_of(sector);
+    TensorState& ts = m_tensors[ti];
+    if (line_tensor == kMixedLine) ts.traffic.read += m_sector_bytes;
+    if (ti == untracked) {
+      m_reason.compulsory += m_sector_bytes;
+      continue;
+    }
+    const std::uint64_t bit = sector - ts.first_sector;
+    std::uint64_t& word = ts.fetched[bit / 64];
+    const std::uint64_t flag = std::uint64_t{1} << (bit % 64);
+    if (word & flag) {
+      m_reason.reread += m_sector_bytes;
+    } else {
+      word |= flag;
+      m_reason.compulsory += m_sector_bytes;
+    }
+  }
+}
+
+void MemoryPath::write_back(std::uint64_t line, std::uint32_t mask, Tick t) {
+  const std::uint32_t n = popcount(mask);
+  Tick ignored_delay = 0;
+  m_hbm.access(line << m_line_shift, n, t, ignored_delay);
+  const std::uint64_t bytes = n * m_sector_bytes;
+  m_counters->dram_write_bytes += bytes;
+  m_reason.writeback += bytes;
+  const std::size_t line_tensor = tensor_of_line(line);
+  if (line_tensor != kMixedLine) {
+    m_tensors[line_tensor].traffic.write += bytes;
+    return;
+  }
+  for (std::uint32_t bits = mask; bits != 0; bits &= bits - 1) {
+    const std::uint64_t sector =
+        line * m_sectors_per_line + static_cast<std::uint32_t>(std::countr_zero(bits));
+    m_tensors[tensor_of(sector)].traffic.write += m_sector_bytes;
+  }
+}
+
+template <bool kStore>
+void MemoryPath::access_line(std::uint32_t sm, std::uint64_t line, std::uint32_t mask,
+                               std::uint32_t full, Tick t, Tick box_issue, Arrival& arrival) {
+  const std::uint32_t n = popcount(mask);
+  Tick queue_delay = 0;
+  const L2::Place place = m_l2.place(line);
+  const std::uint32_t slice = place.slice;
+  const Tick t1 = m_xbar.transfer(sm, kStore ? PortDirection::from_sm : PortDirection::to_sm, n, t,
+                                  queue_delay);
+  const Tick t3 = m_l2.transfer(slice, n, t1 + m_port_latency[sm], queue_delay);
+  const L2Outcome o = kStore ? m_l2.write(place, line, mask, full) : m_l2.read(place, line, mask);
+  TrafficCounters& c = *m_counters;
+  ++c.l2_line_accesses;
+  if constexpr (kStore) {
+    c.l2_write_bytes += n * m_sector_bytes;
+  } else {
+    c.l2_read_bytes += n * m_sector_bytes;
+    c.l2_hit_sectors += popcount(o.hit_mask);
+    c.l2_miss_sectors += popcount(o.fetch_mask);
+  }
+  if (o.victim_dirty != 0) write_back(o.victim_line, o.victim_dirty, t3);
+  const Tick back = m_return_latency[std::size_t{m_sm_crossbar[sm]} * m_slices + slice];
+  Tick done = kStore ? t3 : t3 + back;
+  if (o.fetch_mask != 0) {
+    std::uint32_t ch = 0;
+    const Tick t4 = m_hbm.access(line << m_line_shift, popcount(o.fetch_mask), t3, queue_delay, ch);
+    const Tick dram = m_channel_latency[std::size_t{slice} * m_channels + ch];
+    done = t4 + (kStore ? dram : dram + back);
+    count_dram_read(line, o.fetch_mask);
+  }
+  if (done > arrival.ready) arrival.ready = done;
+  const Tick unloaded = box_issue + (done - queue_delay - t);
+  if (unloaded > arrival.unloaded) arrival.unloaded = unloaded;
+}
+
+void MemoryPath::check_range(const Box& box) const {
+  // The last byte, computed without overflow: base + (rows - 1)·pitch + row_bytes - 1.
+  const std::uint64_t limit = (L2::kMaxLine + 1) << m_line_shift;
+  const std::uint64_t span = box.rows > 1 ? box.pitch : 0;
+  bool ok = box.base < limit && (box.rows <= 1 || span <= (limit - box.base) / (box.rows - 1));
+  if (ok) {
+    const std::uint64_t last_row = box.base + (box.rows - 1) * span;
+    ok = box.row_bytes <= limit - last_row;
+  }
+  if (!ok) {
+    throw UsageError("trace: a box at address " + std::to_string(box.base) + " (" +
+                     std::to_string(box.rows) + " rows of " + std::to_string(box.row_bytes) +
+                     " bytes, pitch " + std::to_string(box.pitch) +
+                     ") reaches beyond the simulated address space of " +
+                     std::to_string(limit) + " bytes");
+  }
+}
+
+template <bool kStore>
+bool MemoryPath::access(std::uint32_t sm, const Box& box, Tick t, Tick box_issue, Tick limit,
+                          BoxCursor& cursor, Arrival& arrival) {
+  std::uint64_t rows = box.rows;
+  std::uint64_t row_bytes = box.row_bytes;
+  if (rows == 0 || row_bytes == 0) return true;
+  if (!cursor.started && cursor.row == 0) check_range(box);
+  if (rows > 1 && box.pitch == row_bytes) {  // contiguous rows: one span
+    row_bytes *= rows;
+    rows = 1;
+  }
+  const PortDirection dir = kStore ? PortDirection::from_sm : PortDirection::to_sm;
+  const std::uint32_t all = bit_range(0, m_sectors_per_line);
+  bool issued_any = false;
+  for (; cursor.row < rows; ++cursor.row, cursor.started = false) {
+    const std::uint64_t start = box.base + cursor.row * box.pitch;
+    const std::uint64_t end = start + row_bytes;
+    const std::uint64_t first = start >> m_line_shift;
+    const std::uint64_t last = (end - 1) >> m_line_shift;
+    if (!cursor.started) {
+      cursor.line = first;
+      cursor.started = true;
+    }
+    // Later rows' sets are usually far away: ask the host to fetch them while this row runs.
+    if (cursor.row + kPrefetchRows < rows) m_l2.prefetch((start + kPrefetchRows * box.pitch) >> m_line_shift);
+    for (; cursor.line <= last; ++cursor.line) {
+      if (issued_any && m_xbar.next_free(sm, dir) > limit) return false;
+      issued_any = true;
+      const std::uint64_t line = cursor.line;
+      const std::uint64_t line_base = line << m_line_shift;
+      if (line != first && line != last) {
+        access_line<kStore>(sm, line, all, all, t, box_issue, arrival);
+        continue;
+      }
+      const std::uint64_t lo = std::max(start, line_base) - line_base;
+      const std::uint64_t hi = std::min(end, line_base + m_line_bytes) - line_base;
+      const std::uint32_t mask = bit_range(lo / m_sector_bytes, (hi - 1) / m_sector_bytes + 1);
+      const std::uint32_t full =
+          bit_range((lo + m_sector_bytes - 1) / m_sector_bytes, hi / m_sector_bytes);
+      access_line<kStore>(sm, line, mask, full, t, box_issue, arrival);
+    }
+  }
+  return true;
+}
+
+bool MemoryPath::issue(std::uint32_t sm, const Box& box, bool is_store, Tick t, Tick box_issue,
+                         Tick limit, BoxCursor& cursor, Arrival& arrival) {
+  return is_store ? access<true>(sm, box, t, box_issue, limit, cursor, arrival)
+                  : access<false>(sm, box, t, box_issue, limit, cursor, arrival);
+}
+
+Arrival MemoryPath::load(std::uint32_t sm, const Box& box, Tick t) {
+  Arrival a{t, t};
+  BoxCursor cursor;
+  access<false>(sm, box, t, t, std::numeric_limits<Tick>::max(), cursor, a);
+  return a;
+}
+
+Arrival MemoryPath::store(std::uint32_t sm, const Box& box, Tick t) {
+  Arrival a{t, t};
+  BoxCursor cursor;
+  access<true>(sm, box, t, t, std::numeric_limits<Tick>::max(), cursor, a);
+  return a;
+}
+
+void MemoryPath::flush_l2() {
+  m_l2.flush([&](std::uint64_t, std::uint32_t dirty) {
+    m_flush_writeback_bytes += popcount(dirty) * m_sector_bytes;
+  });
+}
+
+std::vector<TensorDramBytes> MemoryPath::tensor_traffic() const {
+  std::vector<TensorDramBytes> out;
+  for (const std::size_t i : m_report_order) out.push_back(m_tensors[i].traffic);
+  const TensorDramBytes& untracked = m_tensors.back().traffic;
+  if (untracked.read != 0 || untracked.write != 0) out.push_back(untracked);
+  return out;
+}
+
+}  // namespace memwall

@@ -1,0 +1,140 @@
+#pragma once
+/// The memory path of every load and store: SM port → crossbar → L2 slice → HBM channel, timed on
+/// the edges of the topology (sim/hw/topology.h). Expands a trace box into 128-byte lines with
+/// sector masks, books each resource by reservation, updates the L2 per line in issue order, and
+/// counts bytes (per kernel, by tensor, by reason).
+///
+/// Per line of a load by SM s issued at t (n = requested sectors, S = sector size, x = the
+/// crossbar of s, latencies are the topology's edges):
+///   port:  t1 = reserve(port of s, t, n·S)
+///   to the slice:  t2 = t1 + lat(s → x)                   (xbar.latency)
+///   slice: t3 = reserve(slice, t2, n·S)                   slice = hash(line)
+///   hit:   arrival = t3 + lat(x → slice)                  (l2.hit_latency - xbar.latency [+ far])
+///   miss:  t4 = reserve(channel, t3, m·S [after a row miss's penalty]),  m = sectors missing
+///          arrival = t4 + lat(slice → channel) + lat(x → slice)         (+ hbm.latency)
+/// So with no queueing and transfers of 0 ps, a near hit arrives l2.hit_latency after issue, a
+/// far hit l2.far_latency later, a miss hbm.latency later still: the config reference's contract.
+/// A store follows the same path into the slice (accepted at t3, or at t4 + lat(slice → channel)
+/// when a partially written sector has to be fetched first). Dirty victims are written back on
+/// the victim's channel at t3 without delaying the request.
+///
+/// Latencies are cached per (crossbar, slice) and (slice, channel) pair when the path is built,
+/// from the graph's edges; the hot path reads two small tables.
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/core/units.h"
+#include "sim/hw/config.h"
+#include "sim/hw/hbm.h"
+#include "sim/hw/l2.h"
+#include "sim/hw/topology.h"
+#include "sim/hw/xbar.h"
+#include "sim/engine/run_result.h"
+#include "traces/op.h"
+
+namespace memwall {
+
+/// When a box's data is there, and when it would be with no queueing anywhere.
+struct Arrival {
+  Tick ready = 0;     ///< max over its lines of the arrival (load) or acceptance (store)
+  Tick unloaded = 0;  ///< the box's issue tick + the largest per-line latency without queueing
+};
+
+/// Where the expansion of a box stands, so that a large box can be issued in several steps.
+struct BoxCursor {
+  std::uint64_t row = 0;   ///< next row (of the box after merging contiguous rows)
+  std::uint64_t line = 0;  ///< next line index within that row, valid when `started`
+  bool started = false;
+};
+
+class MemoryPath {
+ public:
+  /// `workload` names the tensors used to attribute DRAM bytes.
+  MemoryPath(const HardwareConfig& config, const WorkloadInfo& workload);
+  /// The same on a topology built elsewhere (whose counts match `config`'s).
+  MemoryPath(const HardwareConfig& config, const Topology& topology, const WorkloadInfo& workload);
+
+  /// Counters of the kernel now running; every access adds to them. Must be set before access.
+  void set_kernel_counters(TrafficCounters* counters) { m_counters = counters; }
+
+  /// A load of `box` by SM `sm` issued at `t`, all of it at once.
+  Arrival load(std::uint32_t sm, const Box& box, Tick t);
+  /// A store of `box` by SM `sm` issued at `t`, all of it at once.
+  Arrival store(std::uint32_t sm, const Box& box, Tick t);
+
+  /// Issues the lines of `box` from `cursor` at `t` (a load, or a store if `is_store`), folding
+  /// them into `arrival`; `box_issue` is when the box's op issued (for `arrival.unloaded`). Stops
+  /// before a line once the SM's port is booked beyond `limit` (after at least one line), so
+  /// that reservations are made roughly in time order. Returns true when the box is finished.
+  bool issue(std::uint32_t sm, const Box& box, bool is_store, Tick t, Tick box_issue, Tick limit,
+             BoxCursor& cursor, Arrival& arrival);
+
+  /// The tick SM `sm`'s port is next free for loads (`is_store` false) or stores.
+  Tick port_free(std::uint32_t sm, bool is_store) const {
+    return m_xbar.next_free(sm, is_store ? PortDirection::from_sm : PortDirection::to_sm);
+  }
+
+  /// Writes back every dirty line and invalidates the L2 (no timing, not counted in any kernel).
+  void flush_l2();
+
+  /// Bytes still dirty in L2.
+  std::uint64_t dirty_bytes() const { return m_l2.dirty_bytes(); }
+  /// Bytes written back by flush_l2 so far.
+  std::uint64_t flush_writeback_bytes() const { return m_flush_writeback_bytes; }
+  /// DRAM bytes per tensor (WorkloadInfo::tensors order, then "(untracked)" if any byte fell
+  /// outside every tensor).
+  std::vector<TensorDramBytes> tensor_traffic() const;
+  const ReasonTraffic& reason_traffic() const { return m_reason; }
+
+  const Xbar& xbar() const { return m_xbar; }
+  const L2& l2() const { return m_l2; }
+  const Hbm& hbm() const { return m_hbm; }
+
+ private:
+  /// One tensor's address range and the sectors of it ever fetched from DRAM.
+  struct TensorState {
+    std::uint64_t first_sector = 0;   ///< base / sector_size
+    std::uint64_t end_sector = 0;     ///< ⌈(base + bytes) / sector_size⌉
+    std::vector<std::uint64_t> fetched;  ///< bitmap over [first_sector, end_sector)
+    TensorDramBytes traffic;
+  };
+
+  template <bool kStore>
+  bool access(std::uint32_t sm, const Box& box, Tick t, Tick box_issue, Tick limit,
+              BoxCursor& cursor, Arrival& arrival);
+  template <bool kStore>
+  void access_line(std::uint32_t sm, std::uint64_t line, std::uint32_t mask, std::uint32_t full,
+                   Tick t, Tick box_issue, Arrival& arrival);
+  /// Throws UsageError if `box` reaches beyond the addresses the L2 can tag.
+  void check_range(const Box& box) const;
+  /// Index into m_tensors of the tensor holding `sector`, or m_tensors.size() - 1 (untracked).
+  std::size_t tensor_of(std::uint64_t sector);
+  /// The tensor holding every sector of `line`, or kMixedLine (straddles a boundary, untracked).
+  std::size_t tensor_of_line(std::uint64_t line);
+  static constexpr std::size_t kMixedLine = ~std::size_t{0};
+  void count_dram_read(std::uint64_t line, std::uint32_t mask);
+  void write_back(std::uint64_t line, std::uint32_t mask, Tick t);
+
+  Xbar m_xbar;
+  L2 m_l2;
+  Hbm m_hbm;
+  std::uint64_t m_line_bytes;
+  std::uint64_t m_sector_bytes;
+  std::uint32_t m_line_shift;
+  std::uint32_t m_sectors_per_line;
+  std::uint32_t m_slices;
+  std::uint32_t m_channels;
+  std::vector<Tick> m_port_latency;     ///< per SM: SM → crossbar edge
+  std::vector<std::uint32_t> m_sm_crossbar;  ///< per SM: its crossbar
+  std::vector<Tick> m_return_latency;   ///< [crossbar · slices + slice]: crossbar → slice edge
+  std::vector<Tick> m_channel_latency;  ///< [slice · channels + channel]: slice → channel edge
+  TrafficCounters* m_counters = nullptr;
+  std::vector<TensorState> m_tensors;  ///< sorted by address; last = "(untracked)"
+  std::vector<std::size_t> m_report_order;  ///< m_tensors index for each WorkloadInfo tensor
+  std::size_t m_last_tensor = 0;
+  ReasonTraffic m_reason;
+  std::uint64_t m_flush_writeback_bytes = 0;
+};
+
+}  // namespace memwall

@@ -1,0 +1,179 @@
+#include "sim/report/report_json.h"
+
+#include <cstdio>
+#include <string_view>
+
+#include "sim/core/json.h"
+
+namespace memwall {
+namespace {
+
+/// A tiny JSON writer: objects and arrays with two-space indentation, fixed number formats.
+class JsonWriter {
+ public:
+  void open(std::string_view key, char bracket) {
+    prefix(key);
+    m_out += bracket;
+    m_first = true;
+    ++m_depth;
+  }
+  void close(char bracket) {
+    --m_depth;
+    if (!m_first) newline();
+    m_out += bracket;
+    m_first = false;
+  }
+  void integer(std::string_view key, std::uint64_t v) {
+    prefix(key);
+    m_out += std::to_string(v);
+  }
+  void number(std::string_view key, double v) {
+    prefix(key);
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.9g", v);
+    m_out += buf;
+  }
+  void boolean(std::string_view key, bool v) {
+    prefix(key);
+    m_out += v ? "true" : "false";
+  }
+  void string(std::string_view key, const std::string& v) {
+    prefix(key);
+    m_out += json_quote(v);
+  }
+  /// A workload parameter: a plain non-negative integer is written as a number, else a string.
+  void param(std::string_view key, const std::string& v) {
+    const bool digits = !v.empty() && v.size() < 19 &&
+                        v.find_first_not_of("0123456789") == std::string::npos &&
+                        (v.size() == 1 || v[0] != '0');
+    prefix(key);
+    m_out += digits ? v : json_quote(v);
+  }
+  std::string take() { return std::move(m_out) + "\n"; }
+
+ private:
+  void newline() {
+    m_out += '\n';
+    m_out.append(2 * static_cast<std::size_t>(m_depth), ' ');
+  }
+  void prefix(std::string_view key) {
+    if (m_depth > 0) {
+      if (!m_first) m_out += ',';
+      newline();
+    }
+    m_first = false;
+    if (!key.empty()) {
+      m_out += json_quote(std::string(key));
+      m_out += ": ";
+    }
+  }
+  std::string m_out;
+  int m_depth = 0;
+  bool m_first = true;
+};
+
+double seconds(Tick t) { return static_cast<double>(t) / static_cast<double>(kTicksPerSecond); }
+
+/// The figures every level (run and kernel) has.
+void write_figures(JsonWriter& w, const TrafficCounters& c, const StallTime& stall,
+                   std::uint32_t sm_count, Tick span) {
+  w.number("time_s", seconds(span));
+  w.integer("dram_read_bytes", c.dram_read_bytes);
+  w.integer("dram_write_bytes", c.dram_write_bytes);
+  w.integer("l2_read_bytes", c.l2_read_bytes);
+  w.integer("l2_write_bytes", c.l2_write_bytes);
+  w.number("l2_hit_rate", c.l2_hit_rate());
+  w.integer("l2_hit_sectors", c.l2_hit_sectors);
+  w.integer("l2_miss_sectors", c.l2_miss_sectors);
+  w.integer("l2_line_accesses", c.l2_line_accesses);
+  w.integer("smem_bytes", c.smem_bytes);
+  w.integer("flops", c.flops);
+  w.integer("ctas", c.ctas);
+  w.number("achieved_dram_bandwidth", achieved_dram_bandwidth(c, span));
+  const StallTime f = stall_fractions(stall, sm_count, span);
+  w.open("stall", '{');
+  w.number("compute", f.compute);
+  w.number("memory_latency", f.memory_latency);
+  w.number("memory_bandwidth", f.memory_bandwidth);
+  w.number("idle", f.idle);
+  w.close('}');
+}
+
+void write_run(JsonWriter& w, const RunResult& r) {
+  w.open("", '{');
+  w.open("workload", '{');
+  w.string("name", r.workload.name);
+  w.open("params", '{');
+  for (const auto& [key, value] : r.workload.params) w.param(key, value);
+  w.close('}');
+  w.close('}');
+  w.open("config", '{');
+  w.string("name", r.config_name);
+  w.close('}');
+  w.boolean("flush_l2_between_kernels", r.flush_l2_between_kernels);
+  write_figures(w, r.traffic, r.stall, r.sm_count, r.time);
+  w.integer("dram_dirty_bytes_at_end", r.dram_dirty_bytes_at_end);
+  w.integer("dram_flush_writeback_bytes", r.dram_flush_writeback_bytes);
+  w.open("dram_bytes_by_tensor", '{');
+  for (const TensorDramBytes& t : r.dram_bytes_by_tensor) {
+    w.open(t.name, '{');
+    w.integer("read", t.read);
+    w.integer("write", t.write);
+    w.close('}');
+  }
+  w.close('}');
+  w.open("dram_bytes_by_reason", '{');
+  w.integer("compulsory", r.dram_bytes_by_reason.compulsory);
+  w.integer("reread", r.dram_bytes_by_reason.reread);
+  w.integer("writeback", r.dram_bytes_by_reason.writeback);
+  w.close('}');
+  w.open("kernels", '[');
+  for (const KernelResult& k : r.kernels) {
+    w.open("", '{');
+    w.string("name", k.name);
+    w.integer("grid_ctas", k.info.ctas);
+    w.integer("threads_per_cta", k.info.threads_per_cta);
+    w.integer("smem_bytes_per_cta", k.info.smem_bytes_per_cta);
+    w.integer("ctas_per_sm", k.ctas_per_sm);
+    w.string("occupancy_limit", k.occupancy_limit);
+    w.number("start_s", seconds(k.start));
+    write_figures(w, k.traffic, k.stall, r.sm_count, k.duration());
+    w.close('}');
+  }
+  w.close(']');
+  w.close('}');
+}
+
+}  // namespace
+
+StallTime stall_fractions(const StallTime& stall, std::uint32_t sm_count, Tick span) {
+  StallTime f;
+  const double total = static_cast<double>(sm_count) * static_cast<double>(span);
+  if (total <= 0.0) return f;
+  f.compute = stall.compute / total;
+  f.memory_latency = stall.memory_latency / total;
+  f.memory_bandwidth = stall.memory_bandwidth / total;
+  f.idle = stall.idle / total;
+  return f;
+}
+
+double achieved_dram_bandwidth(const TrafficCounters& c, Tick time) {
+  if (time <= 0) return 0.0;
+  return static_cast<double>(c.dram_read_bytes + c.dram_write_bytes) / seconds(time);
+}
+
+std::string run_to_json(const RunResult& result) {
+  JsonWriter w;
+  write_run(w, result);
+  return w.take();
+}
+
+std::string runs_to_json(const std::vector<RunResult>& results) {
+  JsonWriter w;
+  w.open("", '[');
+  for (const RunResult& r : results) write_run(w, r);
+  w.close(']');
+  return w.take();
+}
+
+}  // namespace memwall

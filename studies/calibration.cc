@@ -1,0 +1,570 @@
+#include "studies/calibration.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <utility>
+
+#include <Eigen/Dense>
+
+#include "models/model_source.h"
+#include "sim/core/error.h"
+#include "sim/core/json.h"
+#include "sim/hw/config_loader.h"
+#include "studies/calibration_load.h"
+#include "studies/parallel_for.h"
+#include "sim/engine/simulator.h"
+
+namespace memwall {
+namespace {
+
+constexpr double kMinFraction = 0.01;
+constexpr double kMinOverhead_s = 1e-12;
+constexpr double kMaxOverhead_s = 100e-6;
+constexpr double kFdStep = 0.05;  ///< forward-difference step in log(parameter)
+constexpr double kMaxStep = 1.0;  ///< largest change of one log(parameter) in a step (a factor e)
+constexpr double kLaunchStart_s = 1e-6;  ///< where a launch overhead below it starts
+constexpr double kOpStart_s = 10e-9;     ///< where a per-op overhead below it starts
+
+bool is_fraction(FitParam p) { return p != FitParam::op_overhead && p != FitParam::launch_overhead; }
+
+/// Clamps a parameter to its physical range.
+double clamp_param(FitParam p, double v) {
+  return is_fraction(p) ? std::clamp(v, kMinFraction, 1.0) : std::clamp(v, kMinOverhead_s, kMaxOverhead_s);
+}
+
+/// The value as the calibrated YAML writes it (4 decimals; whole picoseconds).
+double rounded_param(FitParam p, double v) {
+  if (is_fraction(p)) return std::clamp(std::round(v * 1e4) / 1e4, kMinFraction, 1.0);
+  return std::round(v * 1e12) / 1e12;
+}
+
+std::string fmt(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+std::string json_number(double v) { return fmt("%.6g", v); }
+
+/// ½Σ log(sim/meas)² over the rows, and the residual vector.
+Eigen::VectorXd log_residuals(const std::vector<KernelComparison>& rows) {
+  Eigen::VectorXd r(static_cast<Eigen::Index>(rows.size()));
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    r(static_cast<Eigen::Index>(i)) = std::log(rows[i].sim_time_s / rows[i].meas_time_s);
+  }
+  return r;
+}
+
+double mean(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x;
+  return v.empty() ? 0.0 : s / static_cast<double>(v.size());
+}
+
+std::string metrics_json(const ErrorMetrics& m) {
+  return "{\"rows\": " + std::to_string(m.rows) + ", \"time_mape\": " + json_number(m.time_mape) +
+         ", \"time_max_error\": " + json_number(m.time_max_error) +
+         ", \"time_correlation\": " + json_number(m.time_correlation) +
+         ", \"dram_mape\": " + json_number(m.dram_mape) +
+         ", \"dram_max_error\": " + json_number(m.dram_max_error) +
+         ", \"l2_mape\": " + json_number(m.l2_mape) + ", \"l2_max_error\": " + json_number(m.l2_max_error) + "}";
+}
+
+std::string param_text(FitParam p, double v) {
+  return is_fraction(p) ? fmt("%.4f", v) : fmt("%.3f ns", v * 1e9);
+}
+
+}  // namespace
+
+std::string fit_param_name(FitParam p) {
+  switch (p) {
+    case FitParam::tensor: return "tensor";
+    case FitParam::fp32: return "fp32";
+    case FitParam::sfu: return "sfu";
+    case FitParam::l2: return "l2";
+    case FitParam::hbm: return "hbm";
+    case FitParam::op_overhead: return "op_overhead";
+    case FitParam::launch_overhead: return "launch_overhead";
+    case FitParam::pipe_serial: return "pipe_serial";
+    case FitParam::l2_capacity: return "l2_capacity";
+  }
+  return "?";
+}
+
+std::vector<FitParam> parse_fit_params(const std::string& list) {
+  constexpr FitParam kAll[] = {FitParam::tensor, FitParam::fp32,        FitParam::sfu,
+                               FitParam::l2,     FitParam::hbm,         FitParam::op_overhead,
+                               FitParam::launch_overhead, FitParam::pipe_serial,
+                               FitParam::l2_capacity};
+  std::vector<FitParam> out;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    const std::size_t comma = std::min(list.find(',', start), list.size());
+    const std::string name = list.substr(start, comma - start);
+    const auto it = std::find_if(std::begin(kAll), std::end(kAll),
+                                 [&](FitParam p) { return fit_param_name(p) == name; });
+    if (it == std::end(kAll)) {
+      throw UsageError("--params: unknown parameter \"" + name +
+                       "\" (known: tensor, fp32, sfu, l2, hbm, op_overhead, launch_overhead, pipe_serial, l2_capacity)");
+    }
+    if (std::find(out.begin(), out.end(), *it) != out.end()) {
+      throw UsageError("--params: \"" + name + "\" given twice");
+    }
+    out.push_back(*it);
+    start = comma + 1;
+  }
+  return out;
+}
+
+double fit_param_value(const HardwareConfig& c, FitParam p) {
+  switch (p) {
+    case FitParam::tensor: return c.efficiency.tensor;
+    case FitParam::fp32: return c.efficiency.fp32;
+    case FitParam::sfu: return c.efficiency.sfu;
+    case FitParam::l2: return c.efficiency.l2;
+    case FitParam::hbm: return c.efficiency.hbm;
+    case FitParam::op_overhead: return static_cast<double>(c.efficiency.op_overhead) * 1e-12;
+    case FitParam::launch_overhead: return static_cast<double>(c.efficiency.launch_overhead) * 1e-12;
+    case FitParam::l2_capacity: return c.efficiency.l2_capacity;
+    case FitParam::pipe_serial: return c.efficiency.pipe_serial;
+  }
+  return 0;
+}
+
+void set_fit_param(HardwareConfig& c, FitParam p, double v) {
+  switch (p) {
+    case FitParam::tensor: c.efficiency.tensor = v; break;
+    case FitParam::fp32: c.efficiency.fp32 = v; break;
+    case FitParam::sfu: c.efficiency.sfu = v; break;
+    case FitParam::l2: c.efficiency.l2 = v; break;
+    case FitParam::hbm: c.efficiency.hbm = v; break;
+    case FitParam::op_overhead: c.efficiency.op_overhead = static_cast<Tick>(std::llround(v * 1e12)); break;
+    case FitParam::launch_overhead: c.efficiency.launch_overhead = static_cast<Tick>(std::llround(v * 1e12)); break;
+    case FitParam::l2_capacity: c.efficiency.l2_capacity = v; break;
+    case FitParam::pipe_serial: c.efficiency.pipe_serial = v; break;
+  }
+}
+
+bool is_held_out(const MeasuredCase& c) { return c.params.seq == 1024 || c.params.seq == 8192; }
+
+std::vector<std::size_t> small_heldout_cases(const std::vector<MeasuredCase>& cases) {
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    if (cases[i].profiled() && is_held_out(cases[i]) && cases[i].params.seq <= 1024) out.push_back(i);
+  }
+  return out;
+}
+
+std::vector<KernelComparison> compare_cases(const HardwareConfig& config,
+                                            const std::vector<MeasuredCase>& cases,
+                                            const std::vector<std::size_t>& which, unsigned threads) {
+  std::vector<std::vector<KernelComparison>> per_case(which.size());
+  parallel_for(which.size(), threads, [&](std::size_t slot) {
+    const std::size_t ci = which.at(slot);
+    const MeasuredCase& mc = cases.at(ci);
+    std::unique_ptr<TraceSource> source = make_model_source(mc.params);
+    SimOptions options;
+    options.flush_l2_between_kernels = true;
+    const RunResult run = simulate(config, *source, options);
+    for (const MeasuredKernel& k : mc.kernels) {
+      if (!k.profiled()) continue;
+      const KernelResult& sim = model_kernel(run.kernels, mc, k);
+      KernelComparison c;
+      c.case_index = ci;
+      c.kernel = k.name;
+      c.line = k.line;
+      c.sim_time_s = static_cast<double>(sim.duration()) * 1e-12;
+      c.meas_time_s = *k.ncu_time_s;
+      c.sim_dram = static_cast<double>(sim.traffic.dram_read_bytes + sim.traffic.dram_write_bytes);
+      c.meas_dram = *k.dram_read_bytes + *k.dram_write_bytes;
+      c.sim_l2 = static_cast<double>(sim.traffic.l2_read_bytes + sim.traffic.l2_write_bytes);
+      c.meas_l2 = *k.xbar_read_bytes + *k.xbar_write_bytes;
+      if (!(c.meas_time_s > 0) || !(c.sim_time_s > 0)) {
+        throw UsageError("line " + std::to_string(k.line) + ": " + mc.label + " " + k.name +
+                         ": a kernel time of zero cannot be compared");
+      }
+      per_case[slot].push_back(std::move(c));
+    }
+  });
+  std::vector<KernelComparison> rows;
+  for (auto& v : per_case) {
+    for (auto& r : v) rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+ErrorMetrics error_metrics(const std::vector<KernelComparison>& rows) {
+  ErrorMetrics m;
+  m.rows = rows.size();
+  if (rows.empty()) return m;
+  std::vector<double> te, de, le, ls, lm;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const KernelComparison& r = rows[i];
+    te.push_back(std::abs(r.time_error()));
+    if (te.back() > m.time_max_error || i == 0) {
+      m.time_max_error = te.back();
+      m.time_worst = i;
+    }
+    if (r.meas_dram > 0) {
+      de.push_back(std::abs(r.dram_error()));
+      if (de.back() > m.dram_max_error || de.size() == 1) {
+        m.dram_max_error = de.back();
+        m.dram_worst = i;
+      }
+    }
+    if (r.meas_l2 > 0) {
+      le.push_back(std::abs(r.l2_error()));
+      m.l2_max_error = std::max(m.l2_max_error, le.back());
+    }
+    ls.push_back(std::log(r.sim_time_s));
+    lm.push_back(std::log(r.meas_time_s));
+  }
+  m.time_mape = mean(te);
+  m.dram_mape = mean(de);
+  m.l2_mape = mean(le);
+  const double ms = mean(ls), mm = mean(lm);
+  double sxy = 0, sxx = 0, syy = 0;
+  for (std::size_t i = 0; i < ls.size(); ++i) {
+    sxy += (ls[i] - ms) * (lm[i] - mm);
+    sxx += (ls[i] - ms) * (ls[i] - ms);
+    syy += (lm[i] - mm) * (lm[i] - mm);
+  }
+  m.time_correlation = (sxx > 0 && syy > 0) ? sxy / std::sqrt(sxx * syy) : 0.0;
+  return m;
+}
+
+namespace {
+
+/// Stage 1 of run_calibration: the l2_capacity with the least DRAM MAPE over res.iter_cases (see
+/// calibration.h for the search); counts its sweeps in res and reports each on options.progress.
+double fit_l2_capacity(const HardwareConfig& base, const std::vector<MeasuredCase>& cases,
+                       const CalibrationOptions& options, CalibrationResult& res) {
+  std::vector<std::pair<int, double>> tried;  // (hundredths, DRAM MAPE)
+  auto mape_at = [&](int hundredths) {
+    for (const auto& [h, m] : tried) {
+      if (h == hundredths) return m;
+    }
+    HardwareConfig c = base;
+    c.efficiency.l2_capacity = hundredths / 100.0;
+    const double m = error_metrics(compare_cases(c, cases, res.iter_cases, options.threads)).dram_mape;
+    ++res.evaluations;
+    ++res.capacity_evaluations;
+    tried.emplace_back(hundredths, m);
+    if (options.progress) {
+      options.progress("l2_capacity " + fmt("%.2f", hundredths / 100.0) + ": DRAM MAPE " +
+                       fmt("%.2f%%", m * 100));
+    }
+    return m;
+  };
+  int best = 100;
+  double best_mape = mape_at(best);
+  const auto consider = [&](int h) {
+    const double m = mape_at(h);
+    if (m < best_mape) {
+      best = h;
+      best_mape = m;
+    }
+  };
+  for (int h = 95; h >= 25; h -= 5) consider(h);
+  const int centre = best;
+  for (int h = std::min(100, centre + 4); h >= std::max(1, centre - 4); --h) consider(h);
+  res.capacity_dram_mape = best_mape;
+  return best / 100.0;
+}
+
+}  // namespace
+
+CalibrationResult run_calibration(const HardwareConfig& base, const std::vector<MeasuredCase>& cases,
+                                  const std::string& measured_path, const CalibrationOptions& options) {
+  if (options.params.empty()) throw UsageError("calibrate: no parameter to fit");
+  CalibrationResult res;
+  res.measured_path = measured_path;
+  res.eval_budget_bytes = options.eval_budget_bytes;
+  // Split the cases; the iterations use the fit cases within the byte budget.
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    if (!cases[i].profiled()) {
+      ++res.unprofiled_cases;
+      continue;
+    }
+    std::uint64_t bytes = 0;
+    for (const KernelSectorBytes& k : count_sector_bytes(cases[i].params)) bytes += k.read_bytes + k.write_bytes;
+    if (bytes > options.eval_budget_bytes) {
+      ++res.skipped_cases;
+      continue;
+    }
+    if (is_held_out(cases[i])) {
+      res.heldout_cases.push_back(i);
+      continue;
+    }
+    res.fit_cases.push_back(i);
+    if (bytes <= options.fit_budget_bytes) res.iter_cases.push_back(i);
+  }
+  res.small_heldout_cases = small_heldout_cases(cases);
+  if (res.iter_cases.empty()) throw UsageError("calibrate: no profiled fit case within the fit budget");
+
+  // Stage 1 (when asked): the L2's usable capacity, from the DRAM bytes alone.
+  HardwareConfig start = base;
+  std::vector<FitParam> params;  // the parameters fitted to the times
+  for (const FitParam p : options.params) {
+    if (p != FitParam::l2_capacity) params.push_back(p);
+  }
+  if (params.size() != options.params.size()) {
+    const double v = fit_l2_capacity(base, cases, options, res);
+    res.fitted.push_back({FitParam::l2_capacity, base.efficiency.l2_capacity, v});
+    start.efficiency.l2_capacity = v;
+  }
+
+  // Stage 2: Levenberg–Marquardt on the log time residuals.
+  const std::size_t first = res.fitted.size();  // index of params[0] in res.fitted
+  const std::size_t np = params.size();
+  const auto n = static_cast<Eigen::Index>(np);
+  auto config_at = [&](const Eigen::VectorXd& x) {
+    HardwareConfig c = start;
+    for (std::size_t j = 0; j < np; ++j) {
+      set_fit_param(c, params[j], clamp_param(params[j], std::exp(x(static_cast<Eigen::Index>(j)))));
+    }
+    return c;
+  };
+  auto residuals_at = [&](const Eigen::VectorXd& x) {
+    ++res.evaluations;
+    return log_residuals(compare_cases(config_at(x), cases, res.iter_cases, options.threads));
+  };
+  auto clamp_x = [&](Eigen::VectorXd x) {
+    for (std::size_t j = 0; j < np; ++j) {
+      auto& v = x(static_cast<Eigen::Index>(j));
+      v = std::log(clamp_param(params[j], std::exp(v)));
+    }
+    return x;
+  };
+
+  // Start: the base values (a zero overhead starts at 1 ns, where its log is defined).
+  Eigen::VectorXd x(n);
+  for (std::size_t j = 0; j < np; ++j) {
+    const FitParam p = params[j];
+    double v = fit_param_value(base, p);
+    res.fitted.push_back({p, v, v});
+    if (p == FitParam::launch_overhead) v = std::max(v, kLaunchStart_s);
+    if (p == FitParam::op_overhead) v = std::max(v, kOpStart_s);
+    x(static_cast<Eigen::Index>(j)) = std::log(clamp_param(p, v));
+  }
+  res.before_fit = error_metrics(compare_cases(base, cases, res.iter_cases, options.threads));
+  Eigen::VectorXd r = np > 0 ? residuals_at(x) : Eigen::VectorXd();
+  double cost = 0.5 * r.squaredNorm();
+  res.initial_cost = cost;
+  double lambda = 1e-2;
+  for (unsigned iter = 0; np > 0 && iter < options.max_iterations; ++iter) {
+    // Forward-difference Jacobian, stepping away from the bound when at it.
+    Eigen::MatrixXd jac(r.size(), n);
+    for (Eigen::Index j = 0; j < n; ++j) {
+      Eigen::VectorXd xs = x;
+      const bool at_upper = is_fraction(params[static_cast<std::size_t>(j)]) && x(j) + kFdStep > 0.0;
+      const double h = at_upper ? -kFdStep : kFdStep;
+      xs(j) += h;
+      jac.col(j) = (residuals_at(xs) - r) / h;
+    }
+    const Eigen::MatrixXd jtj = jac.transpose() * jac;
+    const Eigen::VectorXd grad = jac.transpose() * r;
+    bool accepted = false;
+    bool converged = false;
+    for (int attempt = 0; attempt < 6 && !accepted; ++attempt) {
+      Eigen::MatrixXd a = jtj;
+      for (Eigen::Index j = 0; j < n; ++j) a(j, j) += lambda * (jtj(j, j) + 1e-9);
+      Eigen::VectorXd step = a.ldlt().solve(-grad);
+      const double largest = step.cwiseAbs().maxCoeff();
+      if (largest > kMaxStep) step *= kMaxStep / largest;
+      const Eigen::VectorXd xn = clamp_x(x + step);
+      if ((xn - x).norm() < 1e-6) break;
+      const Eigen::VectorXd rn = residuals_at(xn);
+      const double cn = 0.5 * rn.squaredNorm();
+      if (cn < cost) {
+        const double gain = (cost - cn) / cost;
+        x = xn;
+        r = rn;
+        cost = cn;
+        lambda = std::max(lambda / 3.0, 1e-6);
+        accepted = true;
+        ++res.iterations;
+        if (options.progress) {
+          std::string line = "iteration " + std::to_string(res.iterations) + ": cost " + fmt("%.6f", cost);
+          for (std::size_t j = 0; j < np; ++j) {
+            line += " " + fit_param_name(params[j]) + "=" +
+                    param_text(params[j], std::exp(x(static_cast<Eigen::Index>(j))));
+          }
+          options.progress(line);
+        }
+        converged = gain < 1e-3;
+      } else {
+        lambda *= 4.0;
+      }
+    }
+    if (!accepted || converged) break;
+  }
+  res.final_cost = cost;
+
+  // The final values, rounded as the YAML writes them, then every profiled case.
+  res.calibrated = start;
+  for (std::size_t j = 0; j < np; ++j) {
+    const FitParam p = params[j];
+    const double v = rounded_param(p, clamp_param(p, std::exp(x(static_cast<Eigen::Index>(j)))));
+    res.fitted[first + j].value = v;
+    set_fit_param(res.calibrated, p, v);
+  }
+  validate_config(res.calibrated);
+  res.fit_rows = compare_cases(res.calibrated, cases, res.fit_cases, options.threads);
+  res.heldout_rows = compare_cases(res.calibrated, cases, res.heldout_cases, options.threads);
+  res.fit = error_metrics(res.fit_rows);
+  res.heldout = error_metrics(res.heldout_rows);
+  std::vector<KernelComparison> small;
+  for (const KernelComparison& k : res.heldout_rows) {
+    if (std::find(res.small_heldout_cases.begin(), res.small_heldout_cases.end(), k.case_index) !=
+        res.small_heldout_cases.end()) {
+      small.push_back(k);
+    }
+  }
+  res.small_heldout = error_metrics(small);
+  return res;
+}
+
+std::string calibrated_yaml(const CalibrationResult& res, const std::string& base_extends,
+                            const std::string& date, const std::string& command) {
+  std::string y;
+  y += "# " + res.calibrated.name + ", calibrated: the efficiencies below were fitted by `memwall calibrate`\n";
+  y += "# to the real kernels measured on the GPU; every other value comes from the base config.\n";
+  y += "# measured: " + res.measured_path + "\n";
+  y += "# date (UTC): " + date + "\n";
+  y += "# command: " + command + "\n";
+  y += "# fit: Levenberg-Marquardt on log(simulated / ncu kernel time), " + std::to_string(res.iterations) +
+       " steps, " + std::to_string(res.evaluations) + " simulation sweeps over " +
+       std::to_string(res.iter_cases.size()) + " cases\n";
+  if (res.capacity_evaluations > 0) {
+    y += "#   l2_capacity first, alone: least DRAM MAPE over the same cases (" +
+         std::to_string(res.capacity_evaluations) + " of the sweeps; " +
+         fmt("%.2f%%", res.capacity_dram_mape * 100) + ")\n";
+  }
+  y += "#   held out: N in {1024, 8192} (" + std::to_string(res.heldout_cases.size()) + " cases)\n";
+  auto line = [&](const char* set, const ErrorMetrics& m) {
+    char buf[256];
+    std::snprintf(buf, sizeof buf,
+                  "#   %-8s %3zu kernels: time MAPE %.1f%% (worst %.1f%%, r %.3f), DRAM MAPE %.1f%% (worst "
+                  "%.1f%%), SM->L2 MAPE %.2f%%\n",
+                  set, m.rows, m.time_mape * 100, m.time_max_error * 100, m.time_correlation,
+                  m.dram_mape * 100, m.dram_max_error * 100, m.l2_mape * 100);
+    y += buf;
+  };
+  line("fit", res.fit);
+  line("held out", res.heldout);
+  y += "extends: " + base_extends + "\n";
+  y += "name: " + res.calibrated.name + " (calibrated)\n";
+  y += "description: " + res.calibrated.name + " with efficiencies fitted to measured kernels\n";
+  y += "efficiency:\n";
+  for (const FittedParam& f : res.fitted) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "  %-16s %-12s # base %s\n", (fit_param_name(f.param) + ":").c_str(),
+                  param_text(f.param, f.value).c_str(), param_text(f.param, f.initial).c_str());
+    y += buf;
+  }
+  return y;
+}
+
+std::string calibration_to_json(const CalibrationResult& res, const std::vector<MeasuredCase>& cases) {
+  std::string j = "{\n";
+  j += "  \"measured\": " + json_quote(res.measured_path) + ",\n";
+  j += "  \"config\": " + json_quote(res.calibrated.source_file) + ",\n";
+  j += "  \"heldout_rule\": \"seq in {1024, 8192}\",\n";
+  j += "  \"params\": {";
+  for (std::size_t i = 0; i < res.fitted.size(); ++i) {
+    j += (i ? ", " : "") + json_quote(fit_param_name(res.fitted[i].param)) + ": " +
+         json_number(res.fitted[i].value);
+  }
+  j += "},\n";
+  j += "  \"iterations\": " + std::to_string(res.iterations) + ", \"evaluations\": " +
+       std::to_string(res.evaluations) + ", \"capacity_evaluations\": " + std::to_string(res.capacity_evaluations) +
+       ", \"iteration_cases\": " + std::to_string(res.iter_cases.size()) +
+       ", \"skipped_cases\": " + std::to_string(res.skipped_cases) + ", \"initial_cost\": " + json_number(res.initial_cost) + ", \"final_cost\": " +
+       json_number(res.final_cost) + ",\n";
+  j += "  \"before_fit\": " + metrics_json(res.before_fit) + ",\n";
+  j += "  \"fit\": " + metrics_json(res.fit) + ",\n";
+  j += "  \"heldout\": " + metrics_json(res.heldout) + ",\n";
+  j += "  \"heldout_small\": " + metrics_json(res.small_heldout) + ",\n";
+  j += "  \"rows\": [";
+  bool first = true;
+  auto rows = [&](const std::vector<KernelComparison>& v, const char* set) {
+    for (const KernelComparison& r : v) {
+      j += first ? "\n" : ",\n";
+      first = false;
+      j += "    {\"set\": \"" + std::string(set) + "\", \"case\": " + json_quote(cases[r.case_index].label) +
+           ", \"kernel\": " + json_quote(r.kernel) + ", \"line\": " + std::to_string(r.line) +
+           ", \"sim_time_s\": " + json_number(r.sim_time_s) + ", \"meas_time_s\": " + json_number(r.meas_time_s) +
+           ", \"sim_dram_bytes\": " + json_number(r.sim_dram) + ", \"meas_dram_bytes\": " + json_number(r.meas_dram) +
+           ", \"sim_l2_bytes\": " + json_number(r.sim_l2) + ", \"meas_l2_bytes\": " + json_number(r.meas_l2) + "}";
+    }
+  };
+  rows(res.fit_rows, "fit");
+  rows(res.heldout_rows, "heldout");
+  j += "\n  ]\n}\n";
+  return j;
+}
+
+std::string calibration_to_text(const CalibrationResult& res, const std::vector<MeasuredCase>& cases) {
+  std::string t;
+  char buf[512];
+  t += "Fitted (" + std::to_string(res.iterations) + " Levenberg-Marquardt steps, " +
+       std::to_string(res.evaluations) + " sweeps over " + std::to_string(res.iter_cases.size()) +
+       " fit cases; cost " + fmt("%.4f", res.initial_cost) + " -> " + fmt("%.4f", res.final_cost) + "):\n";
+  if (res.capacity_evaluations > 0) {
+    t += "  (l2_capacity first, from DRAM bytes alone: " + std::to_string(res.capacity_evaluations) +
+         " of the sweeps; DRAM MAPE " + fmt("%.2f%%", res.capacity_dram_mape * 100) + " on those cases)\n";
+  }
+  for (const FittedParam& f : res.fitted) {
+    std::snprintf(buf, sizeof buf, "  efficiency.%-16s %12s   (base %s)\n", fit_param_name(f.param).c_str(),
+                  param_text(f.param, f.value).c_str(), param_text(f.param, f.initial).c_str());
+    t += buf;
+  }
+  t += "\nPer kernel (time: ncu_time_s; DRAM: dram read+write; SM->L2: xbar read+write), errors sim/meas-1:\n";
+  std::snprintf(buf, sizeof buf, "  %-4s %-44s %-10s %11s %11s %8s %12s %12s %8s %8s\n", "set", "case", "kernel",
+                "meas time", "sim time", "error", "meas DRAM", "sim DRAM", "error", "SM->L2");
+  t += buf;
+  auto rows = [&](const std::vector<KernelComparison>& v, const char* set) {
+    for (const KernelComparison& r : v) {
+      std::snprintf(buf, sizeof buf, "  %-4s %-44s %-10s %9.3fus %9.3fus %+7.1f%% %12.0f %12.0f %+7.1f%% %+7.2f%%\n",
+                    set, cases[r.case_index].label.c_str(), r.kernel.c_str(), r.meas_time_s * 1e6,
+                    r.sim_time_s * 1e6, r.time_error() * 100, r.meas_dram, r.sim_dram, r.dram_error() * 100,
+                    r.l2_error() * 100);
+      t += buf;
+    }
+  };
+  rows(res.fit_rows, "fit");
+  rows(res.heldout_rows, "held");
+  t += "\nSummary (MAPE = mean |sim/meas - 1|; r = Pearson correlation of log times):\n";
+  auto summary = [&](const char* name, const ErrorMetrics& m, const std::vector<KernelComparison>* v) {
+    std::snprintf(buf, sizeof buf,
+                  "  %-22s %3zu kernels  time MAPE %6.2f%% worst %6.2f%% r %.4f  DRAM MAPE %6.2f%% worst %6.2f%%  "
+                  "SM->L2 MAPE %5.2f%%\n",
+                  name, m.rows, m.time_mape * 100, m.time_max_error * 100, m.time_correlation, m.dram_mape * 100,
+                  m.dram_max_error * 100, m.l2_mape * 100);
+    t += buf;
+    if (v && !v->empty()) {
+      const KernelComparison& tw = (*v)[m.time_worst];
+      const KernelComparison& dw = (*v)[m.dram_worst];
+      t += "      worst time: " + cases[tw.case_index].label + " " + tw.kernel + " (line " + std::to_string(tw.line) +
+           ")\n      worst DRAM: " + cases[dw.case_index].label + " " + dw.kernel + " (line " +
+           std::to_string(dw.line) + ")\n";
+    }
+  };
+  summary("base config (fit set)", res.before_fit, nullptr);
+  summary("fit", res.fit, &res.fit_rows);
+  summary("held out (N 1024, 8192)", res.heldout, &res.heldout_rows);
+  summary("held out, N <= 1024", res.small_heldout, nullptr);
+  if (res.skipped_cases > 0) {
+    t += "  " + std::to_string(res.skipped_cases) + " profiled cases above the evaluation budget (" +
+         format_bytes(Bytes{res.eval_budget_bytes}) + " SM->L2) not simulated\n";
+  }
+  if (res.unprofiled_cases > 0) {
+    t += "  " + std::to_string(res.unprofiled_cases) + " cases without ncu data not compared\n";
+  }
+  return t;
+}
+
+}  // namespace memwall

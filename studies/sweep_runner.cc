@@ -1,0 +1,268 @@
+#include "studies/sweep_runner.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <cstdio>
+#include <exception>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "sim/core/atomic_file.h"
+#include "sim/core/error.h"
+#include "sim/core/interrupt.h"
+#include "studies/sweep_csv.h"
+
+namespace memwall {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr const char* kPartialMagic = "# memwall sweep partial ";
+
+/// A one-line progress bar on stderr: points done/total, rate, time left.
+class ProgressBar {
+ public:
+  ProgressBar(bool enabled, std::uint64_t total, std::uint64_t already)
+      : m_enabled(enabled), m_total(total), m_done(already), m_start_done(already),
+        m_start(Clock::now()) {
+    draw();
+  }
+  void step() {
+    ++m_done;
+    draw();
+  }
+  void finish() {
+    if (m_enabled) std::fputs("\n", stderr);
+  }
+
+ private:
+  void draw() {
+    if (!m_enabled) return;
+    constexpr int kWidth = 30;
+    const double frac = m_total ? static_cast<double>(m_done) / static_cast<double>(m_total) : 1.0;
+    const int filled = static_cast<int>(frac * kWidth);
+    const double elapsed = std::chrono::duration<double>(Clock::now() - m_start).count();
+    const std::uint64_t fresh = m_done - m_start_done;
+    const double rate = elapsed > 0 && fresh > 0 ? static_cast<double>(fresh) / elapsed : 0.0;
+    char left[32] = "--:--";
+    if (rate > 0) {
+      const auto secs = static_cast<long long>(static_cast<double>(m_total - m_done) / rate + 0.5);
+      std::snprintf(left, sizeof left, "%lld:%02lld", secs / 60, secs % 60);
+    }
+    std::string bar(static_cast<std::size_t>(filled), '#');
+    bar.resize(kWidth, ' ');
+    std::fprintf(stderr, "\r[%s] %llu/%llu points  %.2f points/s  %s left ", bar.c_str(),
+                 static_cast<unsigned long long>(m_done), static_cast<unsigned long long>(m_total),
+                 rate, left);
+    std::fflush(stderr);
+  }
+
+  bool m_enabled;
+  std::uint64_t m_total;
+  std::uint64_t m_done;
+  std::uint64_t m_start_done;
+  Clock::time_point m_start;
+};
+
+std::vector<std::string> names_of(const FlatRow& row) {
+  std::vector<std::string> names;
+  names.reserve(row.size());
+  for (const auto& field : row) names.push_back(field.first);
+  return names;
+}
+
+/// One sidecar line: the point index, then name and value of each figure.
+std::string partial_line(std::uint64_t index, const FlatRow& figures) {
+  std::vector<std::string> cells{std::to_string(index)};
+  for (const auto& [name, value] : figures) {
+    cells.push_back(name);
+    cells.push_back(value);
+  }
+  return csv_line(cells);
+}
+
+/// Reads the complete lines of a sidecar with the right fingerprint; a torn last line is dropped.
+std::map<std::uint64_t, FlatRow> read_partial(const std::string& path, const std::string& print,
+                                              const SweepPlan& plan,
+                                              const std::vector<std::uint64_t>& wanted) {
+  std::map<std::uint64_t, FlatRow> rows;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return rows;
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::size_t pos = 0;
+  int line_no = 0;
+  while (pos < text.size()) {
+    const std::size_t end = text.find('\n', pos);
+    if (end == std::string::npos) break;  // torn by an interruption: run that point again
+    const std::string line = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++line_no;
+    const std::string where = path + ":" + std::to_string(line_no);
+    if (line_no == 1) {
+      if (line != kPartialMagic + print) {
+        throw UsageError(path + ": left by a different sweep (other config, workload, axes or "
+                         "shard); delete it or run without --resume");
+      }
+      continue;
+    }
+    const std::vector<std::string> cells = csv_split(line, where);
+    char* stop = nullptr;
+    const unsigned long long index = std::strtoull(cells[0].c_str(), &stop, 10);
+    if (cells[0].empty() || *stop != '\0' || cells.size() % 2 != 1 || index >= plan.count() ||
+        !std::binary_search(wanted.begin(), wanted.end(), index)) {
+      throw UsageError(where + ": not a row of this sweep; delete the file or run without --resume");
+    }
+    FlatRow figures;
+    for (std::size_t i = 1; i + 1 < cells.size(); i += 2) figures.emplace_back(cells[i], cells[i + 1]);
+    rows[index] = std::move(figures);
+  }
+  if (line_no == 0 && !text.empty()) {
+    throw UsageError(path + ": not a sweep sidecar; delete it or run without --resume");
+  }
+  return rows;
+}
+
+}  // namespace
+
+std::string partial_path(const std::string& output) { return output + ".partial"; }
+
+std::vector<FlatRow> run_points(const SweepPlan& plan, const std::vector<std::uint64_t>& indices,
+                                const PointRunner& runner, unsigned threads,
+                                const PointDone& on_done) {
+  std::vector<FlatRow> results(indices.size());
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> stop{false};
+  std::mutex lock;
+  std::optional<std::pair<std::uint64_t, std::exception_ptr>> failure;
+
+  const auto work = [&] {
+    while (!stop.load(std::memory_order_relaxed)) {
+      const std::size_t slot = next.fetch_add(1);
+      if (slot >= indices.size()) return;
+      const SweepPoint point = plan.point(indices[slot]);
+      try {
+        if (interrupt_requested()) throw Interrupted();
+        FlatRow figures = runner(point);
+        const std::lock_guard<std::mutex> guard(lock);
+        results[slot] = std::move(figures);
+        if (on_done) on_done(point, results[slot]);
+      } catch (...) {
+        const std::lock_guard<std::mutex> guard(lock);
+        if (!failure || point.index < failure->first) {
+          failure.emplace(point.index, std::current_exception());
+        }
+        stop = true;
+      }
+    }
+  };
+
+  const unsigned n = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(
+                                                                  std::max<std::size_t>(1, indices.size()))));
+  std::vector<std::thread> pool;
+  for (unsigned i = 1; i < n; ++i) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  if (failure) std::rethrow_exception(failure->second);
+  return results;
+}
+
+SweepSummary run_sweep(const SweepPlan& plan, const PointRunner& runner,
+                       const SweepOptions& options) {
+  if (options.output.empty()) throw UsageError("sweep: no output file (-o FILE.csv)");
+  if (options.threads < 1) throw UsageError("sweep: -j must be at least 1");
+  const auto start = Clock::now();
+  const std::vector<std::uint64_t> wanted = plan.shard_indices(options.shard);
+  const std::string print =
+      fingerprint(options.identity + "\n" + plan.describe() + "\nshard=" +
+                  std::to_string(options.shard.index) + "/" + std::to_string(options.shard.count));
+  const std::string sidecar = partial_path(options.output);
+
+  std::map<std::uint64_t, FlatRow> done;
+  if (options.resume) done = read_partial(sidecar, print, plan, wanted);
+
+  // Start the sidecar afresh with the rows kept, then append each new row as it finishes.
+  {
+    std::string kept = kPartialMagic + print + "\n";
+    for (const auto& [index, figures] : done) kept += partial_line(index, figures);
+    write_file_atomically(sidecar, kept);
+  }
+  std::ofstream partial(sidecar, std::ios::binary | std::ios::app);
+  if (!partial) throw Error(sidecar + ": cannot open for appending");
+
+  std::vector<std::uint64_t> todo;
+  for (const std::uint64_t i : wanted) {
+    if (!done.count(i)) todo.push_back(i);
+  }
+  ProgressBar bar(options.progress, wanted.size(), wanted.size() - todo.size());
+  bool any_fresh = false;
+  const PointDone on_done = [&](const SweepPoint& point, const FlatRow& figures) {
+    any_fresh = true;
+    partial << partial_line(point.index, figures);
+    partial.flush();
+    bar.step();
+  };
+  std::vector<FlatRow> fresh;
+  try {
+    fresh = run_points(plan, todo, runner, options.threads, on_done);
+  } catch (...) {
+    bar.finish();
+    partial.close();
+    // Keep the sidecar for --resume only when it holds a finished row.
+    if (done.empty() && !any_fresh) {
+      std::remove(sidecar.c_str());
+    }
+    throw;
+  }
+  bar.finish();
+  for (std::size_t i = 0; i < todo.size(); ++i) done[todo[i]] = std::move(fresh[i]);
+
+  // Assemble in point order; every row must have the same figure names.
+  std::vector<std::string> header;
+  if (options.shard.active()) header = {"point", "points"};
+  for (const SweepAxis& axis : plan.axes()) header.push_back(axis.name);
+  std::string csv;
+  std::vector<std::string> figure_names;
+  std::uint64_t first_index = 0;
+  bool first = true;
+  for (const std::uint64_t index : wanted) {
+    const FlatRow& figures = done.at(index);
+    std::vector<std::string> names = names_of(figures);
+    if (first) {
+      figure_names = names;
+      first_index = index;
+      first = false;
+      header.insert(header.end(), names.begin(), names.end());
+      csv += csv_line(header);
+    } else if (names != figure_names) {
+      throw Error("sweep: the report of point " + std::to_string(index) +
+                  " has other figures than point " + std::to_string(first_index) +
+                  "'s, so they cannot share CSV columns");
+    }
+    std::vector<std::string> cells;
+    if (options.shard.active()) {
+      cells = {std::to_string(index), std::to_string(plan.count())};
+    }
+    for (const auto& field : plan.point(index).params) cells.push_back(field.second);
+    for (const auto& field : figures) cells.push_back(field.second);
+    csv += csv_line(cells);
+  }
+  if (first) csv += csv_line(header);  // a shard with no points: header of the axes only
+  partial.close();
+  write_file_atomically(options.output, csv);
+  std::remove(sidecar.c_str());
+
+  SweepSummary summary;
+  summary.points = wanted.size();
+  summary.ran = todo.size();
+  summary.resumed = wanted.size() - todo.size();
+  summary.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return summary;
+}
+
+}  // namespace memwall

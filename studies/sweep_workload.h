@@ -1,0 +1,40 @@
+#pragma once
+/// The workload side of a sweep point: which axes are workload parameters (shape and tiling, named
+/// as in WorkloadParams::named, e.g. "seq", "head_dim") and which are config overrides (dotted
+/// config keys, e.g. "l2.size"), and how a point becomes WorkloadParams and --set strings.
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "models/workload_params.h"
+#include "studies/sweep_plan.h"
+
+namespace memwall {
+
+/// A workload parameter a sweep can vary: its command-line flag and its axis (column) name.
+struct WorkloadAxis {
+  const char* flags;  ///< CLI11 flag spec, e.g. "--seq" (the same spelling as `memwall run`)
+  const char* name;   ///< axis and CSV column name, e.g. "seq"
+  const char* help;   ///< one line for --help
+};
+
+/// Every workload axis, in the fixed order sweep axes take (workload first, then dtype, the
+/// attention shape, its tiling, flash1's SRAM size, then the gemm shape and tiling).
+std::span<const WorkloadAxis> workload_axes();
+
+/// True for an axis that is a config key ("l2.size"): its name has a dot.
+bool is_config_axis(std::string_view name);
+
+/// Sets workload parameter `name` of `params` from `value`. "sram_bytes" takes a size with a unit
+/// ("64 KiB") or a byte count. Throws UsageError naming the parameter on a bad value or name.
+void set_workload_param(WorkloadParams& params, std::string_view name, std::string_view value);
+
+/// The workload parameters of a point (unresolved): `base` with every workload axis applied.
+WorkloadParams workload_params_of(const SweepPoint& point, const WorkloadParams& base = {});
+
+/// The config overrides of a point: "key=value" for every config axis, in axis order.
+std::vector<std::string> config_overrides_of(const SweepPoint& point);
+
+}  // namespace memwall
