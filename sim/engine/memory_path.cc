@@ -41,6 +41,7 @@ MemoryPath::MemoryPath(const HardwareConfig& config, const Topology& topology,
       m_line_bytes(m_l2.line_bytes()),
       m_sector_bytes(m_l2.sector_bytes()),
       m_line_shift(static_cast<std::uint32_t>(std::countr_zero(m_l2.line_bytes()))),
+      m_sector_shift(static_cast<std::uint32_t>(std::countr_zero(m_l2.sector_bytes()))),
       m_sectors_per_line(m_l2.sectors_per_line()),
       m_slices(topology.slice_count()),
       m_channels(topology.channel_count()) {
@@ -164,9 +165,23 @@ void MemoryPath::write_back(std::uint64_t line, std::uint32_t mask, Tick t) {
 }
 
 template <bool kStore>
-void MemoryPath::access_line(std::uint32_t sm, std::uint64_t line, std::uint32_t mask,
-                               std::uint32_t full, Tick t, Tick box_issue, Arrival& arrival) {
-  const std::uint32_t n = popcount(mask);
+void MemoryPath::add_tally(const LineTally& tally) {
+  TrafficCounters& c = *m_counters;
+  c.l2_line_accesses += tally.lines;
+  if constexpr (kStore) {
+    c.l2_write_bytes += tally.sectors * m_sector_bytes;
+  } else {
+    c.l2_read_bytes += tally.sectors * m_sector_bytes;
+    c.l2_hit_sectors += tally.hit_sectors;
+    c.l2_miss_sectors += tally.miss_sectors;
+  }
+}
+
+template <bool kStore>
+[[gnu::always_inline]] inline void MemoryPath::access_line(std::uint32_t sm, std::uint64_t line,
+                                                           std::uint32_t mask, std::uint32_t full,
+                                                           std::uint32_t n, Tick t, Tick box_issue,
+                                                           Arrival& arrival, LineTally& tally) {
   Tick queue_delay = 0;
   const L2::Place place = m_l2.place(line);
   const std::uint32_t slice = place.slice;
@@ -174,21 +189,19 @@ void MemoryPath::access_line(std::uint32_t sm, std::uint64_t line, std::uint32_t
                                   queue_delay);
   const Tick t3 = m_l2.transfer(slice, n, t1 + m_port_latency[sm], queue_delay);
   const L2Outcome o = kStore ? m_l2.write(place, line, mask, full) : m_l2.read(place, line, mask);
-  TrafficCounters& c = *m_counters;
-  ++c.l2_line_accesses;
-  if constexpr (kStore) {
-    c.l2_write_bytes += n * m_sector_bytes;
-  } else {
-    c.l2_read_bytes += n * m_sector_bytes;
-    c.l2_hit_sectors += popcount(o.hit_mask);
-    c.l2_miss_sectors += popcount(o.fetch_mask);
+  const std::uint32_t fetched = o.fetch_mask == 0 ? 0 : popcount(o.fetch_mask);
+  ++tally.lines;
+  tally.sectors += n;
+  if constexpr (!kStore) {
+    tally.hit_sectors += n - fetched;  // a load's sectors are hits or fetched
+    tally.miss_sectors += fetched;
   }
   if (o.victim_dirty != 0) write_back(o.victim_line, o.victim_dirty, t3);
   const Tick back = m_return_latency[std::size_t{m_sm_crossbar[sm]} * m_slices + slice];
   Tick done = kStore ? t3 : t3 + back;
   if (o.fetch_mask != 0) {
     std::uint32_t ch = 0;
-    const Tick t4 = m_hbm.access(line << m_line_shift, popcount(o.fetch_mask), t3, queue_delay, ch);
+    const Tick t4 = m_hbm.access(line << m_line_shift, fetched, t3, queue_delay, ch);
     const Tick dram = m_channel_latency[std::size_t{slice} * m_channels + ch];
     done = t4 + (kStore ? dram : dram + back);
     count_dram_read(line, o.fetch_mask);
@@ -229,7 +242,9 @@ bool MemoryPath::access(std::uint32_t sm, const Box& box, Tick t, Tick box_issue
   }
   const PortDirection dir = kStore ? PortDirection::from_sm : PortDirection::to_sm;
   const std::uint32_t all = bit_range(0, m_sectors_per_line);
+  const std::uint32_t all_count = m_sectors_per_line;
   bool issued_any = false;
+  LineTally tally;
   for (; cursor.row < rows; ++cursor.row, cursor.started = false) {
     const std::uint64_t start = box.base + cursor.row * box.pitch;
     const std::uint64_t end = start + row_bytes;
@@ -242,22 +257,27 @@ bool MemoryPath::access(std::uint32_t sm, const Box& box, Tick t, Tick box_issue
     // Later rows' sets are usually far away: ask the host to fetch them while this row runs.
     if (cursor.row + kPrefetchRows < rows) m_l2.prefetch((start + kPrefetchRows * box.pitch) >> m_line_shift);
     for (; cursor.line <= last; ++cursor.line) {
-      if (issued_any && m_xbar.next_free(sm, dir) > limit) return false;
+      if (issued_any && m_xbar.next_free(sm, dir) > limit) {
+        add_tally<kStore>(tally);
+        return false;
+      }
       issued_any = true;
       const std::uint64_t line = cursor.line;
       const std::uint64_t line_base = line << m_line_shift;
-      if (line != first && line != last) {
-        access_line<kStore>(sm, line, all, all, t, box_issue, arrival);
+      const std::uint64_t lo = line == first ? start - line_base : 0;
+      const std::uint64_t hi = line == last ? end - line_base : m_line_bytes;
+      if (lo == 0 && hi == m_line_bytes) {  // a whole line: the common case
+        access_line<kStore>(sm, line, all, all, all_count, t, box_issue, arrival, tally);
         continue;
       }
-      const std::uint64_t lo = std::max(start, line_base) - line_base;
-      const std::uint64_t hi = std::min(end, line_base + m_line_bytes) - line_base;
-      const std::uint32_t mask = bit_range(lo / m_sector_bytes, (hi - 1) / m_sector_bytes + 1);
-      const std::uint32_t full =
-          bit_range((lo + m_sector_bytes - 1) / m_sector_bytes, hi / m_sector_bytes);
-      access_line<kStore>(sm, line, mask, full, t, box_issue, arrival);
+      // Sector sizes divide the (power-of-two) line size, so they are powers of two too.
+      const std::uint32_t s = m_sector_shift;
+      const std::uint32_t mask = bit_range(lo >> s, ((hi - 1) >> s) + 1);
+      const std::uint32_t full = bit_range((lo + m_sector_bytes - 1) >> s, hi >> s);
+      access_line<kStore>(sm, line, mask, full, popcount(mask), t, box_issue, arrival, tally);
     }
   }
+  add_tally<kStore>(tally);
   return true;
 }
 

@@ -100,12 +100,25 @@ class MemoryPath {
     TensorDramBytes traffic;
   };
 
+  /// Counts of one issue step, kept in registers and added to the kernel's counters once per step
+  /// (not per line: the per-line increments through a pointer were a measurable share of the
+  /// hot path).
+  struct LineTally {
+    std::uint64_t lines = 0;
+    std::uint64_t sectors = 0;       ///< requested sectors (reads or writes)
+    std::uint64_t hit_sectors = 0;
+    std::uint64_t miss_sectors = 0;
+  };
+
   template <bool kStore>
   bool access(std::uint32_t sm, const Box& box, Tick t, Tick box_issue, Tick limit,
               BoxCursor& cursor, Arrival& arrival);
   template <bool kStore>
   void access_line(std::uint32_t sm, std::uint64_t line, std::uint32_t mask, std::uint32_t full,
-                   Tick t, Tick box_issue, Arrival& arrival);
+                   std::uint32_t sectors, Tick t, Tick box_issue, Arrival& arrival,
+                   LineTally& tally);
+  template <bool kStore>
+  void add_tally(const LineTally& tally);
   /// Throws UsageError if `box` reaches beyond the addresses the L2 can tag.
   void check_range(const Box& box) const;
   /// Index into m_tensors of the tensor holding `sector`, or m_tensors.size() - 1 (untracked).
@@ -122,6 +135,7 @@ class MemoryPath {
   std::uint64_t m_line_bytes;
   std::uint64_t m_sector_bytes;
   std::uint32_t m_line_shift;
+  std::uint32_t m_sector_shift;  ///< log2(sector size): sectors divide a power-of-two line
   std::uint32_t m_sectors_per_line;
   std::uint32_t m_slices;
   std::uint32_t m_channels;

@@ -38,6 +38,8 @@ L2::L2(const HardwareConfig& c, const Topology& topology)
   }
   m_sets_per_slice = derive(c).l2_usable_sets_per_slice;
   m_sets = c.l2.slices * m_sets_per_slice;
+  if (m_sets >= (std::uint64_t{1} << 32)) throw UsageError("l2: more than 2^32 sets");
+  m_set_mod = FastMod32(static_cast<std::uint32_t>(m_sets));
   m_tags.assign(m_sets * m_ways, kInvalid);
   m_masks.assign(m_sets * m_ways, 0);
   m_next_free.assign(c.l2.slices, 0);
@@ -48,53 +50,6 @@ L2::L2(const HardwareConfig& c, const Topology& topology)
         m_sectors_per_line);
     m_sector_ticks.insert(m_sector_ticks.end(), t.begin(), t.end());
   }
-}
-
-std::uint16_t& L2::find_or_allocate(std::size_t set_base, std::uint64_t line, L2Outcome& out) {
-  const auto tag = static_cast<std::uint32_t>(line);
-  std::uint32_t* tags = &m_tags[set_base];
-  std::uint16_t* masks = &m_masks[set_base];
-  std::uint32_t w = 0;
-  while (w < m_ways && tags[w] != tag) ++w;
-  std::uint16_t mask = 0;
-  if (w == m_ways) {
-    // Miss: the last way is the least recently used (or invalid).
-    w = m_ways - 1;
-    const std::uint32_t dirty = masks[w] >> 8;
-    if (tags[w] != kInvalid && dirty != 0) {
-      out.victim_dirty = dirty;
-      out.victim_line = tags[w];
-    }
-  } else {
-    mask = masks[w];
-  }
-  // Move to the front.
-  std::memmove(tags + 1, tags, w * sizeof *tags);
-  std::memmove(masks + 1, masks, w * sizeof *masks);
-  tags[0] = tag;
-  masks[0] = mask;
-  return masks[0];
-}
-
-L2Outcome L2::read(const Place& place, std::uint64_t line, std::uint32_t mask) {
-  L2Outcome out;
-  std::uint16_t& m = find_or_allocate(place.set_base, line, out);
-  const std::uint32_t valid = m & 0xFFu;
-  out.hit_mask = mask & valid;
-  out.fetch_mask = mask & ~valid;
-  m = static_cast<std::uint16_t>(m | mask);
-  return out;
-}
-
-L2Outcome L2::write(const Place& place, std::uint64_t line, std::uint32_t mask,
-                    std::uint32_t full_mask) {
-  L2Outcome out;
-  std::uint16_t& m = find_or_allocate(place.set_base, line, out);
-  const std::uint32_t valid = m & 0xFFu;
-  out.hit_mask = mask & valid;
-  out.fetch_mask = mask & ~full_mask & ~valid;
-  m = static_cast<std::uint16_t>(m | mask | (mask << 8));
-  return out;
 }
 
 std::uint64_t L2::dirty_bytes() const {

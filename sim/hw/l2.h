@@ -10,8 +10,10 @@
 /// access. Lines are identified by their line index (byte address / line_size).
 
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
+#include "sim/core/fast_mod.h"
 #include "sim/core/hash.h"
 #include "sim/core/units.h"
 #include "sim/hw/config.h"
@@ -50,15 +52,14 @@ class L2 {
   /// keeps the simulator's own memory accesses local.
   Place place(std::uint64_t line) const {
     const auto slice = static_cast<std::uint32_t>(reduce_hash(mix64(line), m_slices));
-    const std::uint64_t folded = line ^ (line >> 11) ^ (line >> 22);
-    return Place{slice, static_cast<std::size_t>(folded % m_sets) * m_ways};
+    return Place{slice, set_of(line) * m_ways};
   }
 
   /// Hints the host CPU to fetch `line`'s set into its cache (no effect on the simulation).
   void prefetch(std::uint64_t line) const {
-    const Place p = place(line);
-    __builtin_prefetch(&m_tags[p.set_base]);
-    __builtin_prefetch(&m_masks[p.set_base]);
+    const std::size_t base = set_of(line) * m_ways;
+    __builtin_prefetch(&m_tags[base]);
+    __builtin_prefetch(&m_masks[base]);
   }
 
   /// A load of sectors `mask` of `line` in `slice`: hits are the valid ones; the rest are
@@ -112,6 +113,12 @@ class L2 {
  private:
   static constexpr std::uint32_t kInvalid = 0xFFFFFFFFu;
 
+  /// The set of `line` (< 2^32): the line index XOR-folded with its higher bits, modulo the sets.
+  std::size_t set_of(std::uint64_t line) const {
+    const auto folded = static_cast<std::uint32_t>(line ^ (line >> 11) ^ (line >> 22));
+    return m_set_mod(folded);
+  }
+
   /// Moves `line` to the front (most recently used) of its set, allocating it in place of the
   /// least recently used way if absent (reporting a dirty victim); returns its sector masks
   /// (valid in the low byte, dirty in the high byte).
@@ -122,7 +129,8 @@ class L2 {
   std::uint32_t m_sectors_per_line;
   std::uint64_t m_slices;
   std::uint64_t m_sets_per_slice;
-  std::uint64_t m_sets;  ///< slices × sets_per_slice
+  std::uint64_t m_sets;  ///< slices × sets_per_slice, < 2^32
+  FastMod32 m_set_mod{1};  ///< remainder by m_sets
   std::uint32_t m_ways;
   /// [set·ways + position] → line index or kInvalid; each set is kept in LRU order, most
   /// recently used first, so no stamps are needed and invalid ways sit at the end.
@@ -132,5 +140,54 @@ class L2 {
   std::vector<Tick> m_sector_ticks;      ///< [slice · m_stride + sectors] → transfer ticks
   std::size_t m_stride = 0;              ///< sectors_per_line + 1
 };
+
+// The per-line operations are defined here so that the memory path's hot loop inlines them.
+
+inline std::uint16_t& L2::find_or_allocate(std::size_t set_base, std::uint64_t line, L2Outcome& out) {
+  const auto tag = static_cast<std::uint32_t>(line);
+  std::uint32_t* tags = &m_tags[set_base];
+  std::uint16_t* masks = &m_masks[set_base];
+  std::uint32_t w = 0;
+  while (w < m_ways && tags[w] != tag) ++w;
+  std::uint16_t mask = 0;
+  if (w == m_ways) {
+    // Miss: the last way is the least recently used (or invalid).
+    w = m_ways - 1;
+    const std::uint32_t dirty = masks[w] >> 8;
+    if (tags[w] != kInvalid && dirty != 0) {
+      out.victim_dirty = dirty;
+      out.victim_line = tags[w];
+    }
+  } else {
+    mask = masks[w];
+  }
+  // Move to the front.
+  std::memmove(tags + 1, tags, w * sizeof *tags);
+  std::memmove(masks + 1, masks, w * sizeof *masks);
+  tags[0] = tag;
+  masks[0] = mask;
+  return masks[0];
+}
+
+inline L2Outcome L2::read(const Place& place, std::uint64_t line, std::uint32_t mask) {
+  L2Outcome out;
+  std::uint16_t& m = find_or_allocate(place.set_base, line, out);
+  const std::uint32_t valid = m & 0xFFu;
+  out.hit_mask = mask & valid;
+  out.fetch_mask = mask & ~valid;
+  m = static_cast<std::uint16_t>(m | mask);
+  return out;
+}
+
+inline L2Outcome L2::write(const Place& place, std::uint64_t line, std::uint32_t mask,
+                    std::uint32_t full_mask) {
+  L2Outcome out;
+  std::uint16_t& m = find_or_allocate(place.set_base, line, out);
+  const std::uint32_t valid = m & 0xFFu;
+  out.hit_mask = mask & valid;
+  out.fetch_mask = mask & ~full_mask & ~valid;
+  m = static_cast<std::uint16_t>(m | mask | (mask << 8));
+  return out;
+}
 
 }  // namespace memwall
