@@ -18,6 +18,7 @@
 
 #include "models/cuda/cuda_check.h"
 #include "models/cuda/flash2_attention.h"
+#include "models/cuda/green_context.h"
 #include "models/cuda/harness_cases.h"
 #include "models/cuda/naive_attention.h"
 #include "models/cuda/reference.h"
@@ -43,6 +44,7 @@ struct Options {
   bool help = false;
   int repeats = 25;
   int warmup = 3;
+  int sms = 0;  ///< SMs of the green context to run in; 0: none (the whole GPU, as before)
   std::uint64_t seed = 1;
 };
 
@@ -60,6 +62,9 @@ const char* const kHelp =
     "  --repeats N      timed runs per case; the median is reported (default 25)\n"
     "  --warmup N       untimed runs before timing (default 3)\n"
     "  --seed N         base seed; case i draws its inputs with seed N + i (default 1)\n"
+    "  --sms N          run everything in a green context of N SMs (CUDA driver API; the driver\n"
+    "                   rounds N up to its partition granularity; N = all SMs is a control) and\n"
+    "                   add the CSV columns sms_requested and sms (the SMs it holds)\n"
     "  --list           print the cases' parameter columns and exit\n"
     "  --help           print this help and exit\n"
     "\n"
@@ -69,6 +74,7 @@ const char* const kHelp =
     "  memwall-cuda --sweep check\n"
     "  memwall-cuda --sweep sweep --csv timing.csv\n"
     "  memwall-cuda --case workload=flash2,batch=4,heads=16,seq=4096,head_dim=128,block_q=64\n"
+    "  memwall-cuda --sweep sweep --sms 66 --csv timing-66.csv\n"
     "  ncu --clock-control none --csv ... memwall-cuda --sweep profile --once --csv launches.csv\n";
 
 int parse_count(const std::string& flag, const std::string& value, int min_value) {
@@ -115,6 +121,8 @@ Options parse_options(int argc, char** argv) {
       opt.repeats = parse_count(arg, value(), 1);
     } else if (arg == "--warmup") {
       opt.warmup = parse_count(arg, value(), 0);
+    } else if (arg == "--sms") {
+      opt.sms = parse_count(arg, value(), 1);
     } else if (arg == "--seed") {
       opt.seed = static_cast<std::uint64_t>(parse_count(arg, value(), 0));
     } else if (arg == "--list") {
@@ -353,11 +361,12 @@ std::string format_double(double x, const char* fmt) {
   return buf;
 }
 
-/// Runs one case: inputs, poison, one checked run, then (unless once) the timed repeats.
-/// Appends its CSV rows to `csv`; returns whether the check passed.
+/// Runs one case: inputs, poison, one checked run, then (unless once) the timed repeats, the
+/// kernels and the L2 flushes on `stream`. Appends its CSV rows to `csv`, each ending in
+/// `extra_columns`; returns whether the check passed.
 bool run_case(const HarnessCase& c, const Options& opt, std::uint64_t seed, const int4* flush_buf,
               std::int64_t flush_count, int* d_sink, unsigned long long* d_bad,
-              std::ostringstream& csv) {
+              cudaStream_t stream, const std::string& extra_columns, std::ostringstream& csv) {
   const AttentionShape& s = c.shape;
   const bool naive = c.workload == Workload::kNaive;
   if (naive) {
@@ -391,7 +400,6 @@ bool run_case(const HarnessCase& c, const Options& opt, std::uint64_t seed, cons
   }
   check_cuda(cudaDeviceSynchronize(), "input setup");
 
-  const cudaStream_t stream = nullptr;
   auto run_once = [&](cudaEvent_t* marks) {
     if (marks != nullptr) check_cuda(cudaEventRecord(marks[0], stream), "cudaEventRecord");
     if (naive) {
@@ -445,7 +453,7 @@ bool run_case(const HarnessCase& c, const Options& opt, std::uint64_t seed, cons
         times[kidx].empty() ? "" : format_double(median(times[kidx]) * 1e-3, "%.6e");
     csv << params << "," << name << "," << t << "," << (times[kidx].empty() ? 0 : opt.repeats)
         << "," << err << "," << lse_err << "," << (check.ok ? "pass" : "FAIL") << "," << seed
-        << "\n";
+        << extra_columns << "\n";
   }
   std::fprintf(stderr, "%-6s B=%d H=%d N=%d d=%d %s: rel_err %.2e%s, %d rows checked, %s%s\n",
                workload_name(c.workload).c_str(), s.batch, s.heads, s.seq, s.head_dim,
@@ -501,11 +509,32 @@ int run(int argc, char** argv) {
   }
   int device = 0;
   check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  // Created before any allocation, destroyed after them all: everything runs in it.
+  std::unique_ptr<GreenContext> green;
+  if (opt.sms > 0) {
+    green = std::make_unique<GreenContext>(device, opt.sms);
+  }
+  const cudaStream_t stream = green != nullptr ? green->stream() : nullptr;
   cudaDeviceProp prop{};
   check_cuda(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
   std::fprintf(stderr, "memwall-cuda: %s, %d SMs, L2 %d bytes, %zu cases%s\n", prop.name,
                prop.multiProcessorCount, prop.l2CacheSize, cases.size(),
                opt.once ? ", once each (untimed)" : "");
+  std::string extra_columns;
+  if (green != nullptr) {
+    const std::vector<int> used = sms_used(stream);
+    std::string ids;
+    for (const int id : used) ids += (ids.empty() ? "" : " ") + std::to_string(id);
+    std::fprintf(stderr,
+                 "memwall-cuda: green context of %d SMs (asked for %d; %s; the device's %d SMs "
+                 "split by default in partitions of at least %d, aligned to %d); a probe grid ran "
+                 "on %zu SMs: %s\n",
+                 green->sm_count(), green->requested_sm_count(), green->how().c_str(),
+                 green->device_sm_count(), green->min_partition_sm_count(),
+                 green->partition_alignment_sm_count(), used.size(), ids.c_str());
+    extra_columns = "," + std::to_string(green->requested_sm_count()) + "," +
+                    std::to_string(green->sm_count());
+  }
 
   const std::int64_t flush_count =
       opt.once ? 1 : std::max<std::int64_t>(4 * static_cast<std::int64_t>(prop.l2CacheSize), 1 << 20) / 16;
@@ -515,7 +544,8 @@ int run(int argc, char** argv) {
   DeviceArray<unsigned long long> bad(1);
 
   std::ostringstream csv;
-  csv << case_csv_header() << ",kernel,time_s,repeats,rel_err,lse_max_abs_err,check,seed\n";
+  csv << case_csv_header() << ",kernel,time_s,repeats,rel_err,lse_max_abs_err,check,seed"
+      << (green != nullptr ? ",sms_requested,sms" : "") << "\n";
   int failed = 0;
   auto write_csv = [&]() {
     if (csv_file == nullptr) {
@@ -528,7 +558,7 @@ int run(int argc, char** argv) {
   try {
     for (std::size_t i = 0; i < cases.size(); ++i) {
       if (!run_case(cases[i], opt, opt.seed + i, flush_buf.get(), flush_count, sink.get(),
-                    bad.get(), csv)) {
+                    bad.get(), stream, extra_columns, csv)) {
         ++failed;
       }
     }

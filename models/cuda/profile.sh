@@ -68,7 +68,8 @@ cat "$out/provenance.txt" >>"$log"
 step build
 mkdir -p "$build"
 srcs=(models/cuda/harness.cu models/cuda/naive_attention.cu models/cuda/flash2_attention.cu
-      models/cuda/harness_cases.cc models/cuda/reference.cc sim/core/error.cc sim/core/atomic_file.cc)
+      models/cuda/green_context.cu models/cuda/harness_cases.cc models/cuda/reference.cc
+      sim/core/error.cc sim/core/atomic_file.cc)
 pids=()
 for src in "${srcs[@]}"; do
   obj="$build/$(basename "$src").o"
@@ -80,7 +81,7 @@ ok=1
 for p in "${pids[@]}"; do wait "$p" || ok=0; done
 cat "$build"/*.o.log >>"$log"
 if [[ $ok != 1 ]]; then step "build FAILED"; exit 1; fi
-"$nvcc" -o "$exe" "$build"/*.o >>"$log" 2>&1 || { step "link FAILED"; exit 1; }
+"$nvcc" -o "$exe" "$build"/*.o -lcuda >>"$log" 2>&1 || { step "link FAILED"; exit 1; }
 
 if want check; then
   step "check (every variant, partial blocks)"
