@@ -131,9 +131,29 @@ KernelResult Engine::run_kernel(const KernelInfo& info, Tick start) {
     }
     k.stall.idle += static_cast<double>(span - busy);
   }
+  take_resource_use(k);
   if (m_timeline != nullptr) m_timeline->kernel(k.name, k.start, k.end);
   m_kernel = nullptr;
   return k;
+}
+
+void Engine::take_resource_use(KernelResult& k) {
+  m_memory.take_resource_use(k.resources);
+  for (std::size_t pipe = 0; pipe < kPipeCount; ++pipe) {
+    ResourceUse& u = k.resources[static_cast<std::size_t>(ResourceClass::kTensorPipe) + pipe];
+    u = m_pipe_use[pipe];
+    m_pipe_use[pipe] = ResourceUse{};
+  }
+  for (std::uint32_t s = 0; s < m_config.sm.count; ++s) {
+    const std::array<Tick, kPipeCount> busy = m_sms[s].take_pipe_busy();
+    for (std::size_t pipe = 0; pipe < kPipeCount; ++pipe) {
+      ResourceUse& u = k.resources[static_cast<std::size_t>(ResourceClass::kTensorPipe) + pipe];
+      if (busy[pipe] > u.busiest_busy) {
+        u.busiest_busy = busy[pipe];
+        u.busiest = s;
+      }
+    }
+  }
 }
 
 bool Engine::start_cta(std::uint32_t sm, std::uint32_t j, Tick t) {
@@ -295,6 +315,9 @@ void Engine::step(std::uint32_t id, Tick t) {
         }
         const Tick d = sm.pipe_ticks(pipe, op.amount);
         const Tick begin = sm.reserve_pipe(pipe, issue, d);
+      ResourceUse& use = m_pipe_use[pipe];
+      ++use.requests;
+      use.queue += begin - issue;
         c.pipes_end = std::max(c.pipes_end, begin + d);
         // The CTA's next op waits for pipe_serial of this one (all of it at 1).
         next = m_pipe_serial >= 1.0 ? begin + d

@@ -12,6 +12,7 @@
 /// The time of every CTA is split into compute, memory latency (what the wait would be with no
 /// queueing) and memory bandwidth (the rest), and each SM's busy time is split in proportion.
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -102,6 +103,8 @@ class Engine {
   void step(std::uint32_t id, Tick t);
   /// CTA `id` leaves its SM at `t`; the SM takes the next CTA of the kernel.
   void finish(std::uint32_t id, Tick t);
+  /// Moves the kernel's use of ports, slices, channels and pipes into `k.resources`.
+  void take_resource_use(KernelResult& k);
 
   const HardwareConfig& m_config;
   TraceSource& m_source;
@@ -116,6 +119,7 @@ class Engine {
   Tick m_op_overhead;
   Tick m_issue_window;   ///< sim.issue_window
   double m_pipe_serial;  ///< efficiency.pipe_serial
+  std::array<ResourceUse, kPipeCount> m_pipe_use{};  ///< the kernel's pipe requests and waits
   KernelResult* m_kernel = nullptr;
   Tick m_kernel_end = 0;
   std::uint64_t m_next_index = 0;

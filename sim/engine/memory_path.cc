@@ -147,6 +147,7 @@ void MemoryPath::count_dram_read(std::uint64_t line, std::uint32_t mask) {
 
 void MemoryPath::write_back(std::uint64_t line, std::uint32_t mask, Tick t) {
   const std::uint32_t n = popcount(mask);
+  ++m_uses[static_cast<std::size_t>(ResourceClass::kHbmChannel)].requests;
   Tick ignored_delay = 0;
   m_hbm.access(line << m_line_shift, n, t, ignored_delay);
   const std::uint64_t bytes = n * m_sector_bytes;
@@ -166,6 +167,15 @@ void MemoryPath::write_back(std::uint64_t line, std::uint32_t mask, Tick t) {
 
 template <bool kStore>
 void MemoryPath::add_tally(const LineTally& tally) {
+  ResourceUse& port = m_uses[static_cast<std::size_t>(ResourceClass::kSmPort)];
+  ResourceUse& slice = m_uses[static_cast<std::size_t>(ResourceClass::kL2Slice)];
+  ResourceUse& channel = m_uses[static_cast<std::size_t>(ResourceClass::kHbmChannel)];
+  port.requests += tally.lines;
+  port.queue += tally.port_queue;
+  slice.requests += tally.lines;
+  slice.queue += tally.slice_queue;
+  channel.requests += tally.channel_requests;
+  channel.queue += tally.channel_queue;
   TrafficCounters& c = *m_counters;
   c.l2_line_accesses += tally.lines;
   if constexpr (kStore) {
@@ -182,12 +192,14 @@ template <bool kStore>
                                                            std::uint32_t mask, std::uint32_t full,
                                                            std::uint32_t n, Tick t, Tick box_issue,
                                                            Arrival& arrival, LineTally& tally) {
-  Tick queue_delay = 0;
+  Tick port_queue = 0;
+  Tick slice_queue = 0;
+  Tick channel_queue = 0;
   const L2::Place place = m_l2.place(line);
   const std::uint32_t slice = place.slice;
   const Tick t1 = m_xbar.transfer(sm, kStore ? PortDirection::from_sm : PortDirection::to_sm, n, t,
-                                  queue_delay);
-  const Tick t3 = m_l2.transfer(slice, n, t1 + m_port_latency[sm], queue_delay);
+                                  port_queue);
+  const Tick t3 = m_l2.transfer(slice, n, t1 + m_port_latency[sm], slice_queue);
   const L2Outcome o = kStore ? m_l2.write(place, line, mask, full) : m_l2.read(place, line, mask);
   const std::uint32_t fetched = o.fetch_mask == 0 ? 0 : popcount(o.fetch_mask);
   ++tally.lines;
@@ -201,12 +213,17 @@ template <bool kStore>
   Tick done = kStore ? t3 : t3 + back;
   if (o.fetch_mask != 0) {
     std::uint32_t ch = 0;
-    const Tick t4 = m_hbm.access(line << m_line_shift, fetched, t3, queue_delay, ch);
+    const Tick t4 = m_hbm.access(line << m_line_shift, fetched, t3, channel_queue, ch);
+    ++tally.channel_requests;
     const Tick dram = m_channel_latency[std::size_t{slice} * m_channels + ch];
     done = t4 + (kStore ? dram : dram + back);
     count_dram_read(line, o.fetch_mask);
   }
+  tally.port_queue += port_queue;
+  tally.slice_queue += slice_queue;
+  tally.channel_queue += channel_queue;
   if (done > arrival.ready) arrival.ready = done;
+  const Tick queue_delay = port_queue + slice_queue + channel_queue;
   const Tick unloaded = box_issue + (done - queue_delay - t);
   if (unloaded > arrival.unloaded) arrival.unloaded = unloaded;
 }
@@ -299,6 +316,23 @@ Arrival MemoryPath::store(std::uint32_t sm, const Box& box, Tick t) {
   BoxCursor cursor;
   access<true>(sm, box, t, t, std::numeric_limits<Tick>::max(), cursor, a);
   return a;
+}
+
+void MemoryPath::take_resource_use(ResourceUses& uses) {
+  auto take = [&](ResourceClass c, const std::vector<Tick>& busy) {
+    ResourceUse u = m_uses[static_cast<std::size_t>(c)];
+    const auto it = std::max_element(busy.begin(), busy.end());  // first of equals: deterministic
+    u.busiest = it == busy.end() ? 0 : static_cast<std::uint32_t>(it - busy.begin());
+    u.busiest_busy = it == busy.end() ? 0 : *it;
+    uses[static_cast<std::size_t>(c)] = u;
+    m_uses[static_cast<std::size_t>(c)] = ResourceUse{};
+  };
+  take(ResourceClass::kSmPort, m_xbar.busy());
+  take(ResourceClass::kL2Slice, m_l2.busy());
+  take(ResourceClass::kHbmChannel, m_hbm.busy());
+  m_xbar.reset_busy();
+  m_l2.reset_busy();
+  m_hbm.reset_busy();
 }
 
 void MemoryPath::flush_l2() {

@@ -75,6 +75,10 @@ class MemoryPath {
     return m_xbar.next_free(sm, is_store ? PortDirection::from_sm : PortDirection::to_sm);
   }
 
+  /// Moves the use of the ports, slices and channels since the last call (requests, queueing,
+  /// busiest instance) into `uses`' kSmPort, kL2Slice and kHbmChannel entries, and starts anew.
+  void take_resource_use(ResourceUses& uses);
+
   /// Writes back every dirty line and invalidates the L2 (no timing, not counted in any kernel).
   void flush_l2();
 
@@ -108,6 +112,10 @@ class MemoryPath {
     std::uint64_t sectors = 0;       ///< requested sectors (reads or writes)
     std::uint64_t hit_sectors = 0;
     std::uint64_t miss_sectors = 0;
+    Tick port_queue = 0;     ///< waits for the SM port
+    Tick slice_queue = 0;    ///< waits for the slice
+    Tick channel_queue = 0;  ///< waits for the channel's bank and bus
+    std::uint64_t channel_requests = 0;
   };
 
   template <bool kStore>
@@ -148,6 +156,7 @@ class MemoryPath {
   std::vector<std::size_t> m_report_order;  ///< m_tensors index for each WorkloadInfo tensor
   std::size_t m_last_tensor = 0;
   ReasonTraffic m_reason;
+  ResourceUses m_uses{};  ///< requests and queueing so far (busiest instances at take time)
   std::uint64_t m_flush_writeback_bytes = 0;
 };
 

@@ -3,6 +3,7 @@
 /// breakdown, DRAM bytes by tensor and by reason. Plain data; the writers (report_json.h,
 /// report_text.h) are separate from the counters.
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -60,6 +61,41 @@ struct StallTime {
   }
 };
 
+/// The kinds of reserved resource whose queueing the engine reports. The crossbar itself is
+/// latency only (its inputs, the SM ports, are the contended resource); an HBM channel's class
+/// counts both its banks' row activations and its data bus.
+enum class ResourceClass : std::uint8_t {
+  kSmPort = 0,      ///< an SM's port into the crossbar, one per SM and direction
+  kL2Slice = 1,     ///< an L2 slice
+  kHbmChannel = 2,  ///< an HBM channel (banks and bus)
+  kTensorPipe = 3,  ///< an SM's tensor pipe, booked by tensor ops
+  kFp32Pipe = 4,
+  kSfuPipe = 5,
+  kSmemPipe = 6,    ///< shared-memory ops (on the tensor pipe when sm.smem_pipe = tensor)
+};
+inline constexpr std::size_t kResourceClassCount = 7;
+
+/// "sm_port", "l2_slice", "hbm_channel", "tensor_pipe", "fp32_pipe", "sfu_pipe", "smem_pipe".
+const char* resource_class_name(ResourceClass c);
+
+/// The name of instance `index` of class `c`: "sm 5 to_sm", "slice 17", "channel 3", "sm 12".
+std::string resource_instance_name(ResourceClass c, std::uint32_t index);
+
+/// How one class of resources was used during a kernel.
+struct ResourceUse {
+  std::uint64_t requests = 0;  ///< bookings: lines at a port or slice, misses and write-backs at a channel, ops at a pipe
+  Tick queue = 0;              ///< the requests' waits for their instance, summed (write-backs wait for no one)
+  std::uint32_t busiest = 0;   ///< index of the busiest instance: 2·SM + direction (0 to the SM) for ports, SM for pipes
+  Tick busiest_busy = 0;       ///< that instance's busy time (transfer or op time booked on it)
+
+  /// queue / requests, 0 without requests.
+  double mean_queue() const {
+    return requests == 0 ? 0.0 : static_cast<double>(queue) / static_cast<double>(requests);
+  }
+};
+
+using ResourceUses = std::array<ResourceUse, kResourceClassCount>;
+
 /// One kernel launch as simulated.
 struct KernelResult {
   std::string name;
@@ -70,6 +106,7 @@ struct KernelResult {
   Tick end = 0;  ///< when its last CTA finished (stores accepted) and its DRAM traffic crossed the channels
   TrafficCounters traffic;
   StallTime stall;
+  ResourceUses resources{};  ///< by ResourceClass
 
   Tick duration() const { return end - start; }
 };

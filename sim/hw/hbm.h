@@ -17,6 +17,7 @@
 /// request queues for the bus.)
 /// The latency beyond the channel (the slice → channel edge) is added by the caller.
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -71,8 +72,10 @@ class Hbm {
     }
     Tick& free = m_next_free[ch];
     const Tick start = ready > free ? ready : free;
+    const Tick ticks = m_sector_ticks[std::size_t{ch} * m_stride + sectors];
     queue_delay += start - ready;
-    free = start + m_sector_ticks[std::size_t{ch} * m_stride + sectors];
+    m_busy[ch] += ticks;
+    free = start + ticks;
     return free;
   }
 
@@ -88,6 +91,10 @@ class Hbm {
     for (const Tick free : m_next_free) t = free > t ? free : t;
     return t;
   }
+
+  /// Busy ticks of each channel's bus since the last reset_busy.
+  const std::vector<Tick>& busy() const { return m_busy; }
+  void reset_busy() { std::fill(m_busy.begin(), m_busy.end(), Tick{0}); }
 
   /// Ticks channel `channel`'s bus needs for `sectors` sectors.
   Tick transfer_ticks(std::uint32_t channel, std::uint32_t sectors) const {
@@ -114,6 +121,7 @@ class Hbm {
   std::vector<Tick> m_sector_ticks;       ///< [channel · m_stride + sectors] → transfer ticks
   std::size_t m_stride = 0;               ///< sectors_per_line + 1
   std::vector<Tick> m_next_free;          ///< per channel: the data bus
+  std::vector<Tick> m_busy;               ///< per channel: bus ticks booked
   std::vector<std::uint64_t> m_open_row;  ///< per bank
   std::vector<Tick> m_row_open_at;        ///< per bank: when its last activation ends
   std::uint64_t m_row_misses = 0;

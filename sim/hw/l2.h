@@ -9,6 +9,7 @@
 /// one host cache line for a 16-way set) and 16-bit valid/dirty sector masks. No allocation per
 /// access. Lines are identified by their line index (byte address / line_size).
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -77,10 +78,16 @@ class L2 {
   Tick transfer(std::uint32_t slice, std::uint32_t sectors, Tick t, Tick& queue_delay) {
     Tick& free = m_next_free[slice];
     const Tick start = t > free ? t : free;
+    const Tick ticks = m_sector_ticks[std::size_t{slice} * m_stride + sectors];
     queue_delay += start - t;
-    free = start + m_sector_ticks[std::size_t{slice} * m_stride + sectors];
+    m_busy[slice] += ticks;
+    free = start + ticks;
     return free;
   }
+
+  /// Busy ticks of each slice since the last reset_busy.
+  const std::vector<Tick>& busy() const { return m_busy; }
+  void reset_busy() { std::fill(m_busy.begin(), m_busy.end(), Tick{0}); }
 
   /// Ticks slice `slice` needs for `sectors` sectors.
   Tick transfer_ticks(std::uint32_t slice, std::uint32_t sectors) const {
@@ -137,6 +144,7 @@ class L2 {
   std::vector<std::uint32_t> m_tags;
   std::vector<std::uint16_t> m_masks;    ///< same index: valid | dirty << 8
   std::vector<Tick> m_next_free;         ///< per slice
+  std::vector<Tick> m_busy;              ///< per slice: transfer ticks booked
   std::vector<Tick> m_sector_ticks;      ///< [slice · m_stride + sectors] → transfer ticks
   std::size_t m_stride = 0;              ///< sectors_per_line + 1
 };

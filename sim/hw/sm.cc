@@ -82,6 +82,7 @@ Tick Sm::reserve_pipe(std::size_t pipe, Tick t, Tick duration) {
   Tick& free = m_pipe_free[pipe == kSmemPipe && m_smem_on_tensor ? kTensorPipe : pipe];
   const Tick start = std::max(t, free);
   free = start + duration;
+  m_pipe_busy[pipe] += duration;
   return start;
 }
 

@@ -50,6 +50,14 @@ class Sm {
   /// With sm.smem_pipe = tensor, kSmemPipe is booked on the tensor pipe (at its own rate).
   Tick reserve_pipe(std::size_t pipe, Tick t, Tick duration);
 
+  /// Ticks booked on behalf of ops of each kind (indexed like pipes; smem ops count under
+  /// kSmemPipe even when booked on the tensor pipe) since the last take_pipe_busy.
+  std::array<Tick, kPipeCount> take_pipe_busy() {
+    const std::array<Tick, kPipeCount> b = m_pipe_busy;
+    m_pipe_busy = {};
+    return b;
+  }
+
   /// Resident CTAs right now.
   std::uint32_t resident() const { return m_resident; }
   /// Marks one more CTA resident at `t` (the SM becomes busy if it was empty).
@@ -63,6 +71,7 @@ class Sm {
  private:
   std::array<double, kPipeCount> m_ps_per_unit{};  ///< ps per FLOP/op/byte, 0 = no such pipe
   std::array<Tick, kPipeCount> m_pipe_free{};      ///< tick at which each pipe is next free
+  std::array<Tick, kPipeCount> m_pipe_busy{};      ///< ticks booked per op kind
   bool m_smem_on_tensor = false;                   ///< sm.smem_pipe = tensor
   std::uint32_t m_resident = 0;
   Tick m_busy_since = 0;

@@ -4,6 +4,7 @@
 /// arriving at t starts at max(t, next_free) and holds the port B / bandwidth. Latencies are the
 /// topology's too; the memory path adds them.
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -28,10 +29,13 @@ class Xbar {
   /// transfer ends; adds the wait for the port (start - t) to `queue_delay`.
   Tick transfer(std::uint32_t sm, PortDirection dir, std::uint32_t sectors, Tick t,
                 Tick& queue_delay) {
-    Tick& free = m_next_free[2 * sm + static_cast<std::uint32_t>(dir)];
+    const std::size_t port = 2 * std::size_t{sm} + static_cast<std::uint32_t>(dir);
+    Tick& free = m_next_free[port];
     const Tick start = t > free ? t : free;
+    const Tick ticks = m_sector_ticks[std::size_t{sm} * m_stride + sectors];
     queue_delay += start - t;
-    free = start + m_sector_ticks[std::size_t{sm} * m_stride + sectors];
+    m_busy[port] += ticks;
+    free = start + ticks;
     return free;
   }
 
@@ -40,6 +44,10 @@ class Xbar {
     return m_next_free[2 * sm + static_cast<std::uint32_t>(dir)];
   }
 
+  /// Busy ticks of each port since the last reset_busy, by 2·SM + direction.
+  const std::vector<Tick>& busy() const { return m_busy; }
+  void reset_busy() { std::fill(m_busy.begin(), m_busy.end(), Tick{0}); }
+
   /// Ticks SM `sm`'s port needs for `sectors` sectors.
   Tick transfer_ticks(std::uint32_t sm, std::uint32_t sectors) const {
     return m_sector_ticks[std::size_t{sm} * m_stride + sectors];
@@ -47,6 +55,7 @@ class Xbar {
 
  private:
   std::vector<Tick> m_next_free;     ///< [2·sm + direction]
+  std::vector<Tick> m_busy;          ///< [2·sm + direction]: transfer ticks booked
   std::vector<Tick> m_sector_ticks;  ///< [sm · m_stride + sectors] → transfer ticks
   std::size_t m_stride = 0;          ///< sectors_per_line + 1
 };

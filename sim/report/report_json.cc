@@ -99,6 +99,25 @@ void write_figures(JsonWriter& w, const TrafficCounters& c, const StallTime& sta
   w.close('}');
 }
 
+/// Per resource class: requests, summed and mean queueing, the busiest instance and its use.
+void write_resources(JsonWriter& w, const ResourceUses& uses, Tick span) {
+  w.open("resources", '{');
+  for (std::size_t i = 0; i < kResourceClassCount; ++i) {
+    const auto c = static_cast<ResourceClass>(i);
+    const ResourceUse& u = uses[i];
+    w.open(resource_class_name(c), '{');
+    w.integer("requests", u.requests);
+    w.number("queue_s", seconds(u.queue));
+    w.number("mean_queue_s", u.mean_queue() / static_cast<double>(kTicksPerSecond));
+    w.string("busiest", resource_instance_name(c, u.busiest));
+    w.number("busiest_busy_s", seconds(u.busiest_busy));
+    w.number("busiest_utilization",
+             span == 0 ? 0.0 : static_cast<double>(u.busiest_busy) / static_cast<double>(span));
+    w.close('}');
+  }
+  w.close('}');
+}
+
 void write_run(JsonWriter& w, const RunResult& r) {
   w.open("", '{');
   w.open("workload", '{');
@@ -138,6 +157,7 @@ void write_run(JsonWriter& w, const RunResult& r) {
     w.string("occupancy_limit", k.occupancy_limit);
     w.number("start_s", seconds(k.start));
     write_figures(w, k.traffic, k.stall, r.sm_count, k.duration());
+    write_resources(w, k.resources, k.duration());
     w.close('}');
   }
   w.close(']');

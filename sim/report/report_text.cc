@@ -1,5 +1,7 @@
 #include "sim/report/report_text.h"
 
+#include <cmath>
+
 #include <algorithm>
 #include <cstdio>
 
@@ -101,6 +103,28 @@ std::string params_text(const WorkloadInfo& w) {
   return out;
 }
 
+/// The resource table of each kernel: requests, mean wait per request, the busiest instance and
+/// the share of the kernel it was busy.
+std::string resources_text(const RunResult& r) {
+  std::string out = "\nQueueing by resource (wait per request; busiest instance, busy share of the kernel):\n";
+  for (const KernelResult& k : r.kernels) {
+    out += "  " + k.name + ":\n";
+    Table t({"", "requests", "mean wait", "busiest", "busy"});
+    for (std::size_t i = 0; i < kResourceClassCount; ++i) {
+      const auto c = static_cast<ResourceClass>(i);
+      const ResourceUse& u = k.resources[i];
+      if (u.requests == 0) continue;
+      const Tick mean = static_cast<Tick>(std::llround(u.mean_queue()));
+      t.row({"    " + std::string(resource_class_name(c)), std::to_string(u.requests),
+             mean == 0 ? std::string("0 ns") : format_duration(mean), resource_instance_name(c, u.busiest),
+             percent(k.duration() == 0 ? 0.0
+                                       : static_cast<double>(u.busiest_busy) / static_cast<double>(k.duration()))});
+    }
+    out += t.str();
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string format_run_report(const RunResult& r) {
@@ -131,6 +155,7 @@ std::string format_run_report(const RunResult& r) {
          ", re-read " + bytes(r.dram_bytes_by_reason.reread) + ", write-back " +
          bytes(r.dram_bytes_by_reason.writeback) + "\n";
   out += "Dirty in L2 at the end (never written back): " + bytes(r.dram_dirty_bytes_at_end) + "\n";
+  out += resources_text(r);
   if (r.flush_l2_between_kernels) {
     out += "Written back by the between-kernel flushes: " + bytes(r.dram_flush_writeback_bytes) + "\n";
   }

@@ -116,6 +116,44 @@ TEST_CASE("A load from a slice of the other L2 partition takes l2.far_latency lo
                                                                         c.hbm.channels}));
 }
 
+TEST_CASE("Each resource class reports its requests, its waits and its busiest instance",
+          "[run][resources]") {
+  const HardwareConfig c = small_config();
+  const std::uint64_t line = c.l2.line_size.count;
+  const std::uint64_t bytes = 256 * 1024;
+  const std::uint64_t lines = bytes / line;
+  const RunResult r = run(c, {streaming_kernel(1, bytes)}, bytes);
+  const ResourceUses& u = r.kernels[0].resources;
+  const ResourceUse& port = u[static_cast<std::size_t>(ResourceClass::kSmPort)];
+  const ResourceUse& slice = u[static_cast<std::size_t>(ResourceClass::kL2Slice)];
+  const ResourceUse& channel = u[static_cast<std::size_t>(ResourceClass::kHbmChannel)];
+  // One CTA on SM 0 loads every line once, cold: each line crosses SM 0's port towards the SM,
+  // one slice, and (a miss) one channel.
+  CHECK(port.requests == lines);
+  CHECK(slice.requests == lines);
+  CHECK(channel.requests == lines);
+  CHECK(port.busiest == 0);  // SM 0, direction to the SM
+  CHECK(resource_instance_name(ResourceClass::kSmPort, port.busiest) == "sm 0 to_sm");
+  CHECK(port.busiest_busy == static_cast<Tick>(lines) * ticks(line, c.xbar.port_bandwidth));
+  // Every load issues at the kernel's start (no op overhead, no other event to wait for), so the
+  // lines queue behind each other at the port: line i waits i transfer times.
+  REQUIRE(c.efficiency.op_overhead == 0);
+  const Tick per_line = ticks(line, c.xbar.port_bandwidth);
+  CHECK(port.queue == static_cast<Tick>(lines * (lines - 1) / 2) * per_line);
+  // No compute op ran: the pipes saw no request.
+  for (std::size_t i = static_cast<std::size_t>(ResourceClass::kTensorPipe); i < kResourceClassCount; ++i) {
+    CHECK(u[i].requests == 0);
+    CHECK(u[i].busiest_busy == 0);
+  }
+  // The JSON report carries every class under the kernel.
+  const std::string json = run_to_json(r);
+  for (std::size_t i = 0; i < kResourceClassCount; ++i) {
+    CHECK(json.find("\"" + std::string(resource_class_name(static_cast<ResourceClass>(i))) + "\": {") !=
+          std::string::npos);
+  }
+  CHECK(json.find("\"busiest\": \"sm 0 to_sm\"") != std::string::npos);
+}
+
 TEST_CASE("Launch and op overheads add to a kernel's time", "[run][latency]") {
   HardwareConfig c = small_config();
   c.efficiency.launch_overhead = 5000;
