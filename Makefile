@@ -22,7 +22,7 @@ FUZZ_SECONDS ?= 20
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps build demo test test-unit test-asan test-fuzz fuzz-long clean
+.PHONY: deps build demo test test-unit test-asan test-fuzz fuzz-long docs-refresh clean
 
 deps:
 	@missing=""; for p in $(PACKAGES); do \
@@ -66,6 +66,13 @@ test-fuzz: deps
 # The long campaign of docs/reliability.md: 10^6 executions per harness, one at a time.
 fuzz-long: deps
 	BUILD=$(FUZZ_BUILD) JOBS=$(JOBS) FUZZ_RUNS=1000000 tests/fuzz/run.sh 3600
+
+# Rewrites the `$ memwall ...` outputs pasted in README.md and docs/*.md with fresh ones, after a
+# deliberate change of the output; the doc_blocks test checks them (docs/reliability.md).
+docs-refresh: deps
+	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
+	cmake --build $(BUILD) -j $(JOBS) --target memwall
+	python3 tests/e2e/doc_blocks.py --update --memwall $(BUILD)/memwall
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
