@@ -31,8 +31,7 @@ Hbm::Hbm(const HardwareConfig& c, const Topology& topology)
         Bandwidth{topology.channel_bandwidth(ch).bytes_per_second * c.efficiency.hbm}, c.l2.sector_size, sectors);
     m_sector_ticks.insert(m_sector_ticks.end(), t.begin(), t.end());
   }
-  m_next_free.assign(m_channels, 0);
-  m_busy.assign(m_channels, 0);
+  m_bus = Reservations(m_channels);
   m_open_row.assign(m_channels * m_banks, std::numeric_limits<std::uint64_t>::max());
   m_row_open_at.assign(m_channels * m_banks, 0);
 }

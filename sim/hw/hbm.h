@@ -17,11 +17,11 @@
 /// request queues for the bus.)
 /// The latency beyond the channel (the slice → channel edge) is added by the caller.
 
-#include <algorithm>
 #include <cstdint>
 #include <vector>
 
 #include "sim/core/hash.h"
+#include "sim/core/reservation.h"
 #include "sim/core/units.h"
 #include "sim/hw/config.h"
 #include "sim/hw/topology.h"
@@ -70,13 +70,7 @@ class Hbm {
       queue_delay += m_row_open_at[bank] - t;  // the row is still opening for an earlier access
       ready = m_row_open_at[bank];
     }
-    Tick& free = m_next_free[ch];
-    const Tick start = ready > free ? ready : free;
-    const Tick ticks = m_sector_ticks[std::size_t{ch} * m_stride + sectors];
-    queue_delay += start - ready;
-    m_busy[ch] += ticks;
-    free = start + ticks;
-    return free;
+    return m_bus.reserve(ch, ready, m_sector_ticks[std::size_t{ch} * m_stride + sectors], queue_delay);
   }
 
   /// The same, when the caller does not need the channel.
@@ -86,15 +80,11 @@ class Hbm {
   }
 
   /// The tick every channel's bus is free again: the end of the last transfer booked so far.
-  Tick busy_until() const {
-    Tick t = 0;
-    for (const Tick free : m_next_free) t = free > t ? free : t;
-    return t;
-  }
+  Tick busy_until() const { return m_bus.busy_until(); }
 
   /// Busy ticks of each channel's bus since the last reset_busy.
-  const std::vector<Tick>& busy() const { return m_busy; }
-  void reset_busy() { std::fill(m_busy.begin(), m_busy.end(), Tick{0}); }
+  const std::vector<Tick>& busy() const { return m_bus.busy(); }
+  void reset_busy() { m_bus.reset_busy(); }
 
   /// Ticks channel `channel`'s bus needs for `sectors` sectors.
   Tick transfer_ticks(std::uint32_t channel, std::uint32_t sectors) const {
@@ -120,8 +110,7 @@ class Hbm {
   std::uint32_t m_banks;
   std::vector<Tick> m_sector_ticks;       ///< [channel · m_stride + sectors] → transfer ticks
   std::size_t m_stride = 0;               ///< sectors_per_line + 1
-  std::vector<Tick> m_next_free;          ///< per channel: the data bus
-  std::vector<Tick> m_busy;               ///< per channel: bus ticks booked
+  Reservations m_bus;                     ///< per channel: the data bus
   std::vector<std::uint64_t> m_open_row;  ///< per bank
   std::vector<Tick> m_row_open_at;        ///< per bank: when its last activation ends
   std::uint64_t m_row_misses = 0;

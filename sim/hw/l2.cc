@@ -42,8 +42,7 @@ L2::L2(const HardwareConfig& c, const Topology& topology)
   m_set_mod = FastMod32(static_cast<std::uint32_t>(m_sets));
   m_tags.assign(m_sets * m_ways, kInvalid);
   m_masks.assign(m_sets * m_ways, 0);
-  m_next_free.assign(c.l2.slices, 0);
-  m_busy.assign(c.l2.slices, 0);
+  m_slice_bus = Reservations(c.l2.slices);
   m_stride = std::size_t{m_sectors_per_line} + 1;
   for (std::uint32_t slice = 0; slice < topology.slice_count(); ++slice) {
     const std::vector<Tick> t = sector_transfer_table(

@@ -9,13 +9,13 @@
 /// one host cache line for a 16-way set) and 16-bit valid/dirty sector masks. No allocation per
 /// access. Lines are identified by their line index (byte address / line_size).
 
-#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <vector>
 
 #include "sim/core/fast_mod.h"
 #include "sim/core/hash.h"
+#include "sim/core/reservation.h"
 #include "sim/core/units.h"
 #include "sim/hw/config.h"
 #include "sim/hw/topology.h"
@@ -76,18 +76,13 @@ class L2 {
   /// Reserves `slice` for `sectors` sectors arriving at `t`; returns the end of the transfer and
   /// adds the wait for the slice to `queue_delay`.
   Tick transfer(std::uint32_t slice, std::uint32_t sectors, Tick t, Tick& queue_delay) {
-    Tick& free = m_next_free[slice];
-    const Tick start = t > free ? t : free;
-    const Tick ticks = m_sector_ticks[std::size_t{slice} * m_stride + sectors];
-    queue_delay += start - t;
-    m_busy[slice] += ticks;
-    free = start + ticks;
-    return free;
+    return m_slice_bus.reserve(slice, t, m_sector_ticks[std::size_t{slice} * m_stride + sectors],
+                               queue_delay);
   }
 
   /// Busy ticks of each slice since the last reset_busy.
-  const std::vector<Tick>& busy() const { return m_busy; }
-  void reset_busy() { std::fill(m_busy.begin(), m_busy.end(), Tick{0}); }
+  const std::vector<Tick>& busy() const { return m_slice_bus.busy(); }
+  void reset_busy() { m_slice_bus.reset_busy(); }
 
   /// Ticks slice `slice` needs for `sectors` sectors.
   Tick transfer_ticks(std::uint32_t slice, std::uint32_t sectors) const {
@@ -143,8 +138,7 @@ class L2 {
   /// recently used first, so no stamps are needed and invalid ways sit at the end.
   std::vector<std::uint32_t> m_tags;
   std::vector<std::uint16_t> m_masks;    ///< same index: valid | dirty << 8
-  std::vector<Tick> m_next_free;         ///< per slice
-  std::vector<Tick> m_busy;              ///< per slice: transfer ticks booked
+  Reservations m_slice_bus;              ///< per slice
   std::vector<Tick> m_sector_ticks;      ///< [slice · m_stride + sectors] → transfer ticks
   std::size_t m_stride = 0;              ///< sectors_per_line + 1
 };

@@ -16,8 +16,7 @@ std::vector<Tick> sector_transfer_table(Bandwidth bandwidth, Bytes sector_bytes,
 }
 
 Xbar::Xbar(const HardwareConfig& c, const Topology& topology)
-    : m_next_free(2 * std::size_t{topology.sm_count()}, 0),
-      m_busy(2 * std::size_t{topology.sm_count()}, 0) {
+    : m_ports(2 * std::size_t{topology.sm_count()}) {
   const auto sectors = static_cast<std::uint32_t>(c.l2.line_size.count / c.l2.sector_size.count);
   m_stride = std::size_t{sectors} + 1;
   for (std::uint32_t sm = 0; sm < topology.sm_count(); ++sm) {

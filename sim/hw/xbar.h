@@ -4,10 +4,10 @@
 /// arriving at t starts at max(t, next_free) and holds the port B / bandwidth. Latencies are the
 /// topology's too; the memory path adds them.
 
-#include <algorithm>
 #include <cstdint>
 #include <vector>
 
+#include "sim/core/reservation.h"
 #include "sim/core/units.h"
 #include "sim/hw/config.h"
 #include "sim/hw/topology.h"
@@ -29,24 +29,18 @@ class Xbar {
   /// transfer ends; adds the wait for the port (start - t) to `queue_delay`.
   Tick transfer(std::uint32_t sm, PortDirection dir, std::uint32_t sectors, Tick t,
                 Tick& queue_delay) {
-    const std::size_t port = 2 * std::size_t{sm} + static_cast<std::uint32_t>(dir);
-    Tick& free = m_next_free[port];
-    const Tick start = t > free ? t : free;
-    const Tick ticks = m_sector_ticks[std::size_t{sm} * m_stride + sectors];
-    queue_delay += start - t;
-    m_busy[port] += ticks;
-    free = start + ticks;
-    return free;
+    return m_ports.reserve(2 * std::size_t{sm} + static_cast<std::uint32_t>(dir), t,
+                           m_sector_ticks[std::size_t{sm} * m_stride + sectors], queue_delay);
   }
 
   /// The tick SM `sm`'s port in `dir` is next free.
   Tick next_free(std::uint32_t sm, PortDirection dir) const {
-    return m_next_free[2 * sm + static_cast<std::uint32_t>(dir)];
+    return m_ports.next_free(2 * std::size_t{sm} + static_cast<std::uint32_t>(dir));
   }
 
   /// Busy ticks of each port since the last reset_busy, by 2·SM + direction.
-  const std::vector<Tick>& busy() const { return m_busy; }
-  void reset_busy() { std::fill(m_busy.begin(), m_busy.end(), Tick{0}); }
+  const std::vector<Tick>& busy() const { return m_ports.busy(); }
+  void reset_busy() { m_ports.reset_busy(); }
 
   /// Ticks SM `sm`'s port needs for `sectors` sectors.
   Tick transfer_ticks(std::uint32_t sm, std::uint32_t sectors) const {
@@ -54,8 +48,7 @@ class Xbar {
   }
 
  private:
-  std::vector<Tick> m_next_free;     ///< [2·sm + direction]
-  std::vector<Tick> m_busy;          ///< [2·sm + direction]: transfer ticks booked
+  Reservations m_ports;              ///< [2·sm + direction]
   std::vector<Tick> m_sector_ticks;  ///< [sm · m_stride + sectors] → transfer ticks
   std::size_t m_stride = 0;          ///< sectors_per_line + 1
 };

@@ -1,0 +1,47 @@
+#pragma once
+/// Bandwidth by reservation, written once for every reserved resource (SM ports, L2 slices, HBM
+/// channel buses, SM pipes): each instance keeps the tick at which it is next free; a request of
+/// duration d arriving at t is served from max(t, next_free) and holds the instance for d. Each
+/// instance also sums the time booked on it, for the busiest-instance report.
+
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
+#include "sim/core/units.h"
+
+namespace memwall {
+
+class Reservations {
+ public:
+  /// `instances` resources, all free at tick 0.
+  explicit Reservations(std::size_t instances = 0) : m_next_free(instances, 0), m_busy(instances, 0) {}
+
+  /// Books instance `i` for `duration` from the first tick >= `t` at which it is free; adds the
+  /// wait (start - t) to `wait` and returns the end of the booking.
+  Tick reserve(std::size_t i, Tick t, Tick duration, Tick& wait) {
+    Tick& free = m_next_free[i];
+    const Tick start = t > free ? t : free;
+    wait += start - t;
+    m_busy[i] += duration;
+    free = start + duration;
+    return free;
+  }
+
+  /// The tick instance `i` is next free.
+  Tick next_free(std::size_t i) const { return m_next_free[i]; }
+  /// The latest tick any instance is booked until.
+  Tick busy_until() const {
+    return m_next_free.empty() ? 0 : *std::max_element(m_next_free.begin(), m_next_free.end());
+  }
+  /// Time booked on each instance since the last reset_busy.
+  const std::vector<Tick>& busy() const { return m_busy; }
+  void reset_busy() { std::fill(m_busy.begin(), m_busy.end(), Tick{0}); }
+  std::size_t size() const { return m_next_free.size(); }
+
+ private:
+  std::vector<Tick> m_next_free;
+  std::vector<Tick> m_busy;
+};
+
+}  // namespace memwall
