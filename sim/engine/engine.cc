@@ -31,6 +31,18 @@ void account_wait(Cta& c, Tick t, Tick ready, Tick unloaded) {
   c.bandwidth += wait - lat;
 }
 
+/// The SM pipe a compute or smem op books (the trace's units and the SM's pipes are numbered
+/// independently). Throws UsageError for a unit no pipe serves.
+std::size_t pipe_of(const Op& op) {
+  if (op.kind == OpKind::smem) return kSmemPipe;
+  switch (op.unit) {
+    case ComputeUnit::tensor: return kTensorPipe;
+    case ComputeUnit::fp32: return kFp32Pipe;
+    case ComputeUnit::sfu: return kSfuPipe;
+  }
+  throw UsageError("trace: unknown compute unit " + std::to_string(static_cast<unsigned>(op.unit)));
+}
+
 /// Compute and shared-memory ops run on an SM pipe; the others are memory ops, waits, barriers.
 bool is_pipe_op(OpKind kind) { return kind == OpKind::compute || kind == OpKind::smem; }
 
@@ -88,7 +100,7 @@ KernelResult Engine::run_kernel(const KernelInfo& info, Tick start) {
       m_config.sm, CtaResources{info.smem_bytes_per_cta, info.threads_per_cta, info.registers_per_thread},
       info.name);
   k.ctas_per_sm = occ.ctas_per_sm;
-  k.occupancy_limit = occ.limited_by;
+  k.occupancy_limit = to_string(occ.limited_by);
   m_scheduler.begin_kernel(occ.ctas_per_sm);
   m_slots.resize(std::max(m_slots.size(), m_scheduler.slot_count()));
   for (SmTime& s : m_sm_time) s = SmTime{};
@@ -305,9 +317,7 @@ void Engine::step(std::uint32_t id, Tick t) {
       case OpKind::compute:
       case OpKind::smem: {
         ++c.pc;
-        const std::size_t pipe =
-            op.kind == OpKind::smem ? kSmemPipe : static_cast<std::size_t>(op.unit);
-        if (pipe >= kPipeCount) throw UsageError("trace: unknown compute unit");
+        const std::size_t pipe = pipe_of(op);
         if (op.kind == OpKind::smem) {
           m_kernel->traffic.smem_bytes += op.amount;
         } else {

@@ -20,6 +20,16 @@ double ps_per_unit(double units_per_second) {
 
 }  // namespace
 
+const char* to_string(OccupancyLimit limit) {
+  switch (limit) {
+    case OccupancyLimit::kMaxCtas: return "max_ctas_per_sm";
+    case OccupancyLimit::kSharedMemory: return "shared memory";
+    case OccupancyLimit::kThreads: return "threads";
+    case OccupancyLimit::kRegisters: return "registers";
+  }
+  return "?";
+}
+
 Occupancy occupancy(const SmConfig& sm, const CtaResources& cta, const std::string& kernel_name) {
   const std::string what = "kernel \"" + kernel_name + "\": ";
   if (cta.threads == 0) throw UsageError(what + "a CTA has 0 threads");
@@ -44,16 +54,16 @@ Occupancy occupancy(const SmConfig& sm, const CtaResources& cta, const std::stri
                      std::to_string(cta.registers_per_thread) + " per thread), but an SM has " +
                      std::to_string(sm.registers_per_sm) + " (sm.registers_per_sm)");
   }
-  Occupancy o{sm.max_ctas_per_sm, "max_ctas_per_sm"};
-  auto limit = [&](std::uint64_t n, const char* why) {
+  Occupancy o{sm.max_ctas_per_sm, OccupancyLimit::kMaxCtas};
+  auto limit = [&](std::uint64_t n, OccupancyLimit why) {
     if (n < o.ctas_per_sm) o = Occupancy{static_cast<std::uint32_t>(n), why};
   };
-  if (cta.smem_bytes > 0) limit(sm.smem_per_sm.count / cta.smem_bytes, "shared memory");
-  limit(sm.max_threads_per_sm / cta.threads, "threads");
-  if (regs > 0) limit(sm.registers_per_sm / regs_per_warp / warps, "registers");
+  if (cta.smem_bytes > 0) limit(sm.smem_per_sm.count / cta.smem_bytes, OccupancyLimit::kSharedMemory);
+  limit(sm.max_threads_per_sm / cta.threads, OccupancyLimit::kThreads);
+  if (regs > 0) limit(sm.registers_per_sm / regs_per_warp / warps, OccupancyLimit::kRegisters);
   if (o.ctas_per_sm == 0) {
     throw UsageError(what + "a CTA (" + format_bytes(Bytes{cta.smem_bytes}) + " shared memory, " +
-                     std::to_string(cta.threads) + " threads) fits no SM: " + o.limited_by +
+                     std::to_string(cta.threads) + " threads) fits no SM: " + to_string(o.limited_by) +
                      " allows 0 per SM");
   }
   return o;

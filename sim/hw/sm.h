@@ -19,10 +19,16 @@ struct CtaResources {
   std::uint32_t registers_per_thread = 0; ///< 32-bit registers per thread
 };
 
+/// Which SM resource decides how many CTAs are resident.
+enum class OccupancyLimit : std::uint8_t { kMaxCtas, kSharedMemory, kThreads, kRegisters };
+
+/// "max_ctas_per_sm", "shared memory", "threads", "registers" (the JSON's occupancy_limit).
+const char* to_string(OccupancyLimit limit);
+
 /// How many CTAs of one kind fit on an SM, and which limit decides it.
 struct Occupancy {
   std::uint32_t ctas_per_sm = 0;  ///< > 0 for a CTA that fits at all
-  std::string limited_by;         ///< "shared memory", "threads", "registers" or "max_ctas_per_sm"
+  OccupancyLimit limited_by = OccupancyLimit::kMaxCtas;
 };
 
 /// Resident CTAs per SM for `cta` on `sm`; a CTA has ⌈threads / sm.warp_size⌉ warps, and each
@@ -31,9 +37,11 @@ struct Occupancy {
 /// smem_per_block, threads above max_threads_per_block, or registers above registers_per_sm.
 Occupancy occupancy(const SmConfig& sm, const CtaResources& cta, const std::string& kernel_name);
 
-/// The compute pipes of an SM, indexed like traces' ComputeUnit (tensor, fp32, sfu), then smem.
+/// The pipes of an SM: tensor, fp32, SFU, shared memory (the engine maps a trace op to one).
 inline constexpr std::size_t kPipeCount = 4;
 inline constexpr std::size_t kTensorPipe = 0;
+inline constexpr std::size_t kFp32Pipe = 1;
+inline constexpr std::size_t kSfuPipe = 2;
 inline constexpr std::size_t kSmemPipe = 3;
 
 /// One SM's resident CTAs and pipe reservations.

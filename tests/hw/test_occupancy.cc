@@ -40,7 +40,7 @@ TEST_CASE("Registers are allocated per warp in whole units", "[occupancy]") {
   const Occupancy o = occupancy(sm, CtaResources{0, 256, 33}, "k");
   CHECK(o.ctas_per_sm == ctas_by_registers(sm, 33, 256));
   CHECK(o.ctas_per_sm == 6);
-  CHECK(o.limited_by == "registers");
+  CHECK(o.limited_by == OccupancyLimit::kRegisters);
   // The compiled naive pv at d = 128 (131 registers, 256 threads) fits once per SM.
   CHECK(occupancy(sm, CtaResources{64 * 1024, 256, 131}, "pv").ctas_per_sm == 1);
   // A CTA of 48 threads holds two whole warps of registers.
@@ -51,13 +51,13 @@ TEST_CASE("The tightest limit decides occupancy and is named", "[occupancy]") {
   const SmConfig sm = h200_like();
   const Occupancy by_smem = occupancy(sm, CtaResources{80 * 1024, 128, 168}, "flash2");
   CHECK(by_smem.ctas_per_sm == sm.smem_per_sm.count / (80 * 1024));
-  CHECK(by_smem.limited_by == "shared memory");
+  CHECK(by_smem.limited_by == OccupancyLimit::kSharedMemory);
   // 1024 threads of 16 registers: the registers would allow 4, the threads allow 2.
   REQUIRE(ctas_by_registers(sm, 16, 1024) > sm.max_threads_per_sm / 1024);
   const Occupancy by_threads = occupancy(sm, CtaResources{0, 1024, 16}, "k");
   CHECK(by_threads.ctas_per_sm == sm.max_threads_per_sm / 1024);
-  CHECK(by_threads.limited_by == "threads");
-  CHECK(occupancy(sm, CtaResources{0, 32, 32}, "k").limited_by == "max_ctas_per_sm");
+  CHECK(by_threads.limited_by == OccupancyLimit::kThreads);
+  CHECK(occupancy(sm, CtaResources{0, 32, 32}, "k").limited_by == OccupancyLimit::kMaxCtas);
 }
 
 TEST_CASE("A CTA whose rounded registers exceed the SM's is rejected by name", "[occupancy]") {
@@ -81,7 +81,7 @@ TEST_CASE("The warp size and the register allocation unit come from the config",
   const Occupancy o = occupancy(sm, CtaResources{0, 256, 33}, "k");
   CHECK(o.ctas_per_sm == ctas_by_registers(sm, 33, 256));
   CHECK(o.ctas_per_sm == 6);
-  CHECK(o.limited_by == "registers");
+  CHECK(o.limited_by == OccupancyLimit::kRegisters);
 }
 
 }  // namespace memwall
