@@ -3,17 +3,25 @@
 # L2 line accesses simulated, line accesses per CPU-second (the simulator is single-threaded) and
 # peak resident memory, measured with /usr/bin/time.
 #
-# Usage: bench/bench_sim.sh [MEMWALL_BINARY]     (default: build/memwall)
-# Environment: CONFIG (default h200), CASES ("full", the default, or "quick" for small shapes).
+# Usage: bench/bench_sim.sh [MEMWALL_BINARY ...]     (default: build/memwall)
+# With several binaries (e.g. an old build and a new one) every case runs each binary in turn,
+# REPEATS times (default 1, or 3 with several binaries), interleaved so that a noisy machine
+# slows them alike, and each row is the run with the least CPU time; a last column gives each
+# binary's CPU time over the first binary's.
+# Environment: CONFIG (default h200), CASES ("full", the default, or "quick" for small shapes),
+# REPEATS.
 set -euo pipefail
 
-memwall=${1:-build/memwall}
+if [[ $# -eq 0 ]]; then set -- build/memwall; fi
 config=${CONFIG:-h200}
 cases=${CASES:-full}
-if [[ ! -x "$memwall" ]]; then
-  echo "bench_sim.sh: $memwall is not an executable (build it first: make build)" >&2
-  exit 2
-fi
+if [[ $# -gt 1 ]]; then repeats=${REPEATS:-3}; else repeats=${REPEATS:-1}; fi
+for memwall in "$@"; do
+  if [[ ! -x "$memwall" ]]; then
+    echo "bench_sim.sh: $memwall is not an executable (build it first: make build)" >&2
+    exit 2
+  fi
+done
 if [[ ! -x /usr/bin/time ]]; then
   echo "bench_sim.sh: /usr/bin/time is needed (Debian package: time)" >&2
   exit 2
@@ -28,14 +36,35 @@ else
   shape="--seq 16384 --head-dim 128 --heads 16"
 fi
 
-printf '%-8s %-38s %9s %9s %14s %16s %10s\n' workload shape "wall_s" "user_s" "line_accesses" \
+printf '%-8s %-38s %9s %9s %14s %16s %10s' workload shape "wall_s" "user_s" "line_accesses" \
   "M_lines_per_cpu_s" "peak_MiB"
+if [[ $# -gt 1 ]]; then printf ' %9s  %s' "cpu_ratio" "binary"; fi
+printf '\n'
 for workload in flash2 naive; do
-  /usr/bin/time -f '%e %U %M' -o "$scratch/time" \
-    "$memwall" run --config "$config" --workload "$workload" $shape --json "$scratch/r.json" > /dev/null
-  read -r wall user rss_kb < "$scratch/time"
-  lines=$(grep -m1 '"l2_line_accesses"' "$scratch/r.json" | sed 's/.*: *\([0-9]*\).*/\1/')
-  awk -v w="$workload" -v s="$shape" -v wall="$wall" -v user="$user" -v lines="$lines" -v rss="$rss_kb" \
-    'BEGIN { printf "%-8s %-38s %9.2f %9.2f %14d %16.1f %10.1f\n", w, s, wall, user, lines,
-             (user > 0 ? lines / user / 1e6 : 0), rss / 1024 }'
+  declare -A best=()
+  for ((r = 0; r < repeats; ++r)); do
+    for i in $(seq 0 $(($# - 1))); do
+      memwall=${@:$((i + 1)):1}
+      /usr/bin/time -f '%e %U %M' -o "$scratch/time" \
+        "$memwall" run --config "$config" --workload "$workload" $shape --json "$scratch/r.json" > /dev/null
+      read -r wall user rss_kb < "$scratch/time"
+      lines=$(grep -m1 '"l2_line_accesses"' "$scratch/r.json" | sed 's/.*: *\([0-9]*\).*/\1/')
+      if [[ -z "${best[$i]:-}" ]] || awk -v a="$user" -v b="${best[$i]%% *}" 'BEGIN { exit !(a < b) }'; then
+        best[$i]="$user $wall $lines $rss_kb"
+      fi
+    done
+  done
+  first_user=${best[0]%% *}
+  for i in $(seq 0 $(($# - 1))); do
+    read -r user wall lines rss_kb <<< "${best[$i]}"
+    awk -v w="$workload" -v s="$shape" -v wall="$wall" -v user="$user" -v lines="$lines" -v rss="$rss_kb" \
+      'BEGIN { printf "%-8s %-38s %9.2f %9.2f %14d %16.1f %10.1f", w, s, wall, user, lines,
+               (user > 0 ? lines / user / 1e6 : 0), rss / 1024 }'
+    if [[ $# -gt 1 ]]; then
+      awk -v u="$user" -v f="$first_user" -v b="${@:$((i + 1)):1}" \
+        'BEGIN { printf " %9.2f  %s", (f > 0 ? u / f : 0), b }'
+    fi
+    printf '\n'
+  done
+  unset best
 done

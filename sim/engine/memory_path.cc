@@ -18,10 +18,18 @@ std::uint32_t bit_range(std::uint64_t lo, std::uint64_t hi) {
   return static_cast<std::uint32_t>(width_mask << lo);
 }
 
-/// Set bits of a sector mask (at most 8 bits), without a library call.
 /// How many rows ahead of the current one a box prefetches its L2 sets into the host cache.
 constexpr std::uint64_t kPrefetchRows = 4;
 
+/// Set bits of a 64-bit word, without a library call.
+std::uint64_t popcount64(std::uint64_t m) {
+  m = m - ((m >> 1) & 0x5555555555555555ull);
+  m = (m & 0x3333333333333333ull) + ((m >> 2) & 0x3333333333333333ull);
+  m = (m + (m >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+  return (m * 0x0101010101010101ull) >> 56;
+}
+
+/// Set bits of a sector mask (at most 8 bits), without a library call.
 std::uint32_t popcount(std::uint32_t m) {
   m = m - ((m >> 1) & 0x55u);
   m = (m & 0x33u) + ((m >> 2) & 0x33u);
@@ -122,7 +130,22 @@ void MemoryPath::count_dram_read(std::uint64_t line, std::uint32_t mask) {
   m_counters->dram_read_bytes += bytes;
   const std::size_t untracked = m_tensors.size() - 1;
   const std::size_t line_tensor = tensor_of_line(line);
-  if (line_tensor != kMixedLine) m_tensors[line_tensor].traffic.read += bytes;
+  if (line_tensor != kMixedLine) {
+    TensorState& ts = m_tensors[line_tensor];
+    ts.traffic.read += bytes;
+    // The line's sectors are consecutive bits of the tensor's bitmap: when they share one word,
+    // test and set them at once (the common case; a line is at most 8 sectors).
+    const std::uint64_t bit = line * m_sectors_per_line - ts.first_sector;
+    if (bit % 64 + m_sectors_per_line <= 64) {
+      std::uint64_t& word = ts.fetched[bit / 64];
+      const std::uint64_t flags = std::uint64_t{mask} << (bit % 64);
+      const std::uint64_t seen = popcount64(word & flags);
+      m_reason.reread += seen * m_sector_bytes;
+      m_reason.compulsory += bytes - seen * m_sector_bytes;
+      word |= flags;
+      return;
+    }
+  }
   for (std::uint32_t bits = mask; bits != 0; bits &= bits - 1) {
     const std::uint64_t sector =
         line * m_sectors_per_line + static_cast<std::uint32_t>(std::countr_zero(bits));
