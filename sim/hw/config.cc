@@ -1,6 +1,16 @@
 #include "sim/hw/config.h"
 
+#include "sim/core/error.h"
+
 namespace memwall {
+
+const char* to_string(SmemPipe pipe) { return pipe == SmemPipe::kTensor ? "tensor" : "own"; }
+
+SmemPipe parse_smem_pipe(const std::string& text) {
+  if (text == "own") return SmemPipe::kOwn;
+  if (text == "tensor") return SmemPipe::kTensor;
+  throw UnitError("\"" + text + "\" is neither `own` nor `tensor`");
+}
 
 DerivedConfig derive(const HardwareConfig& c) {
   DerivedConfig d{};

@@ -12,6 +12,17 @@
 
 namespace memwall {
 
+/// Where an SM books shared-memory traffic (sm.smem_pipe).
+enum class SmemPipe : std::uint8_t {
+  kOwn = 0,     ///< "own": a pipe of its own, overlapping the tensor pipe
+  kTensor = 1,  ///< "tensor": on the tensor pipe (mma.sync kernels load operands between MMAs)
+};
+
+/// "own" or "tensor".
+const char* to_string(SmemPipe pipe);
+/// Parses "own" or "tensor"; throws UnitError otherwise.
+SmemPipe parse_smem_pipe(const std::string& text);
+
 /// Streaming multiprocessors: count, clock, occupancy limits, per-cycle throughputs.
 struct SmConfig {
   std::uint32_t count = 0;                 ///< SMs on the chip, > 0
@@ -29,10 +40,10 @@ struct SmConfig {
   double fp32_flops_per_cycle = 0;         ///< fp32 FLOP per SM per cycle (an FMA counts 2)
   double sfu_ops_per_cycle = 0;            ///< special-function (exp, rcp) ops per SM per cycle
   Bandwidth smem_bandwidth;                ///< shared-memory bandwidth of one SM
-  /// Where shared-memory traffic is booked: "own" (a pipe of its own, overlapping the tensor
-  /// pipe) or "tensor" (on the tensor pipe: MMA operands are loaded from shared memory by the
-  /// warps that issue the MMAs, as mma.sync kernels do).
-  std::string smem_pipe = "own";
+  /// Where shared-memory traffic is booked: its own pipe, overlapping the tensor pipe, or the
+  /// tensor pipe (MMA operands are loaded from shared memory by the warps that issue the MMAs,
+  /// as mma.sync kernels do).
+  SmemPipe smem_pipe = SmemPipe::kOwn;
 };
 
 /// The crossbar (NoC) between SMs and L2 slices.

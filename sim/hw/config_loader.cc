@@ -330,9 +330,6 @@ void validate_with_positions(const HardwareConfig& c, const PositionOf& at) {
                                        " is not a multiple of sm.warp_size (" +
                                        std::to_string(c.sm.warp_size) + ")");
   }
-  if (c.sm.smem_pipe != "own" && c.sm.smem_pipe != "tensor") {
-    fail("sm.smem_pipe", "\"" + c.sm.smem_pipe + "\" is neither `own` nor `tensor`");
-  }
   const std::uint64_t line = c.l2.line_size.count;
   if (line == 0 || (line & (line - 1)) != 0) {
     fail("l2.line_size", format_bytes(c.l2.line_size) + " is not a power of two");

@@ -78,8 +78,11 @@ const KeyDecl kSchema[] = {
      "Where shared-memory traffic is booked: `own` (a pipe of its own, which overlaps the tensor "
      "pipe) or `tensor` (the tensor pipe: kernels built on mma.sync load their MMA operands from "
      "shared memory, with ldmatrix, in the warps that issue the MMAs, so the two take turns).",
-     "own", false, "HardwareConfig::sm.smem_pipe (string)", Bound::kNone, 0,
-     MEMWALL_FIELD(sm.smem_pipe, std::string)},
+     "own", false, "HardwareConfig::sm.smem_pipe (SmemPipe)", Bound::kNone, 0,
+     [](HardwareConfig& c, const KeyValue& v) { c.sm.smem_pipe = parse_smem_pipe(std::get<std::string>(v)); },
+     [](const HardwareConfig& c) -> KeyValue {
+       return KeyValue{std::in_place_type<std::string>, std::string(to_string(c.sm.smem_pipe))};
+     }},
 
     {"sm.arch", KeyType::kInteger, "90",
      "Compute capability x 10 (80 Ampere, 89 Ada, 90 Hopper): which instruction kinds the SM has "

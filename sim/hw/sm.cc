@@ -75,7 +75,7 @@ Sm::Sm(const HardwareConfig& c) {
   m_ps_per_unit[1] = ps_per_unit(c.sm.fp32_flops_per_cycle * c.efficiency.fp32 * hz);
   m_ps_per_unit[2] = ps_per_unit(c.sm.sfu_ops_per_cycle * c.efficiency.sfu * hz);
   m_ps_per_unit[kSmemPipe] = ps_per_unit(c.sm.smem_bandwidth.bytes_per_second);
-  m_smem_on_tensor = c.sm.smem_pipe == "tensor";
+  m_smem_on_tensor = c.sm.smem_pipe == SmemPipe::kTensor;
 }
 
 Tick Sm::pipe_ticks(std::size_t pipe, std::uint64_t amount) const {

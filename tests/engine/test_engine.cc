@@ -340,9 +340,9 @@ TEST_CASE("sm.smem_pipe = tensor books shared-memory traffic on the tensor pipe"
   REQUIRE(smem != tensor);
   // Two CTAs on the one SM: one reads shared memory, the other runs MMAs.
   const TestKernel k{kernel_info("mma"), {{smem_op(bytes)}, {compute(ComputeUnit::tensor, flops)}}};
-  c.sm.smem_pipe = "own";
+  c.sm.smem_pipe = SmemPipe::kOwn;
   CHECK(run(c, {k}, 0).time == std::max(smem, tensor));  // two pipes: they overlap
-  c.sm.smem_pipe = "tensor";
+  c.sm.smem_pipe = SmemPipe::kTensor;
   const RunResult shared = run(c, {k}, 0);
   CHECK(shared.time == smem + tensor);  // one pipe: they take turns, each at its own rate
   CHECK(shared.traffic.smem_bytes == bytes);

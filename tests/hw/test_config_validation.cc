@@ -214,9 +214,9 @@ TEST_CASE("sm.smem_pipe takes own or tensor and nothing else", "[config]") {
   for (const char* ok : {"own", "tensor"}) {
     const HardwareConfig cfg =
         load_config(dir.write("gpu.yaml", replaced(kSmallConfig, line, line + "\n  smem_pipe: " + ok)));
-    CHECK(cfg.sm.smem_pipe == ok);
+    CHECK(to_string(cfg.sm.smem_pipe) == std::string(ok));
   }
-  CHECK(load_config(dir.write("gpu.yaml", kSmallConfig)).sm.smem_pipe == "own");  // the default
+  CHECK(load_config(dir.write("gpu.yaml", kSmallConfig)).sm.smem_pipe == SmemPipe::kOwn);  // the default
 }
 
 TEST_CASE("An empty name is rejected", "[config]") {
