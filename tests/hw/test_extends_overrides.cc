@@ -90,3 +90,42 @@ TEST_CASE("A bad --set names the override as the place", "[set]") {
   CHECK_THAT(error_of_set("h200", {"l2.size=104857728 B"}),
              Catch::StartsWith("--set l2.size=104857728 B: l2.size: "));
 }
+
+TEST_CASE("Finding 1: a 5,000-file extends chain is refused at depth 64 with one clear error",
+          "[extends][first-hour]") {
+  // The chain that once overflowed the loader's stack: c0 extends c1 extends ... extends the base.
+  TempDir dir;
+  constexpr int kFiles = 5000;
+  dir.write("c" + std::to_string(kFiles) + ".yaml", kSmallConfig);
+  for (int i = kFiles - 1; i >= 0; --i) {
+    dir.write("c" + std::to_string(i) + ".yaml", "extends: c" + std::to_string(i + 1) + ".yaml\n");
+  }
+  try {
+    (void)load_config(dir.path() + "/c0.yaml");
+    FAIL("expected a ConfigError");
+  } catch (const ConfigError& e) {
+    CHECK(e.key_path() == "extends");
+    CHECK_THAT(e.reason(), Catch::StartsWith("extends chain deeper than 64 files"));
+  }
+  // A chain of 64 files still loads.
+  TempDir ok;
+  ok.write("c64.yaml", kSmallConfig);
+  for (int i = 63; i >= 0; --i) {
+    ok.write("c" + std::to_string(i) + ".yaml", "extends: c" + std::to_string(i + 1) + ".yaml\n");
+  }
+  CHECK(load_config(ok.path() + "/c1.yaml").name == "Small");
+}
+
+TEST_CASE("Finding 6: a YAML file with several documents is refused, naming the second",
+          "[extends][first-hour]") {
+  TempDir dir;
+  const std::string file = dir.write("two.yaml", kSmallConfig + "---\nname: Other\n");
+  try {
+    (void)load_config(file);
+    FAIL("expected a ConfigError");
+  } catch (const ConfigError& e) {
+    CHECK_THAT(e.reason(), Catch::Contains("2 YAML documents"));
+    CHECK(e.pos().file == file);
+    CHECK(e.pos().line > 1);
+  }
+}
