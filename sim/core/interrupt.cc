@@ -2,16 +2,37 @@
 
 #include <atomic>
 #include <csignal>
+#include <string>
 
 namespace memwall {
 namespace {
 
 std::atomic<bool> g_interrupted{false};
+std::atomic<int> g_signal{0};
 static_assert(std::atomic<bool>::is_always_lock_free, "signal handlers need a lock-free flag");
+static_assert(std::atomic<int>::is_always_lock_free, "signal handlers need a lock-free number");
 
-extern "C" void on_signal(int /*signal*/) { g_interrupted.store(true, std::memory_order_relaxed); }
+extern "C" void on_signal(int signal) {
+  int none = 0;
+  g_signal.compare_exchange_strong(none, signal, std::memory_order_relaxed);  // the first one counts
+  g_interrupted.store(true, std::memory_order_relaxed);
+}
+
+const char* signal_name(int signal) {
+  switch (signal) {
+    case SIGTERM: return "SIGTERM";
+    default: return "SIGINT";
+  }
+}
 
 }  // namespace
+
+int interrupt_signal() { return g_signal.load(std::memory_order_relaxed); }
+
+Interrupted::Interrupted()
+    : Error(std::string("interrupted (") + signal_name(interrupt_signal()) +
+                "); no partial output was left behind",
+            interrupt_signal() == 0 ? kExitInterrupted : 128 + interrupt_signal()) {}
 
 void install_interrupt_handlers() {
   struct sigaction action {};
@@ -29,6 +50,9 @@ void throw_if_interrupted() {
 }
 
 void request_interrupt_for_testing() { g_interrupted.store(true, std::memory_order_relaxed); }
-void clear_interrupt_for_testing() { g_interrupted.store(false, std::memory_order_relaxed); }
+void clear_interrupt_for_testing() {
+  g_interrupted.store(false, std::memory_order_relaxed);
+  g_signal.store(0, std::memory_order_relaxed);
+}
 
 }  // namespace memwall

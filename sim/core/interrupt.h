@@ -1,16 +1,21 @@
 #pragma once
 /// Clean interruption: Ctrl-C (SIGINT) or SIGTERM sets a flag that long loops poll. A loop that
 /// sees it throws `Interrupted`, which unwinds (removing unfinished output files, see
-/// atomic_file.h) and makes `memwall` exit with code 130 and a clear message.
+/// atomic_file.h) and makes `memwall` exit with 128 + the signal's number (130 for SIGINT, 143
+/// for SIGTERM, as a shell reports a process the signal killed) and a message naming it.
 
 #include "sim/core/error.h"
 
 namespace memwall {
 
-/// Thrown by `throw_if_interrupted` once SIGINT/SIGTERM has arrived.
+/// The signal received (SIGINT or SIGTERM), or 0 before any.
+int interrupt_signal();
+
+/// Thrown by `throw_if_interrupted` once SIGINT/SIGTERM has arrived; names the signal and exits
+/// with 128 + its number (130 when none is recorded, as for a test's request).
 class Interrupted : public Error {
  public:
-  Interrupted() : Error("interrupted (SIGINT); no partial output was left behind", kExitInterrupted) {}
+  Interrupted();
 };
 
 /// Installs the SIGINT/SIGTERM handlers (idempotent). Called once by main.
@@ -22,7 +27,7 @@ bool interrupt_requested();
 /// Throws Interrupted if a signal has been received. Poll it at least every ~10 ms of work.
 void throw_if_interrupted();
 
-/// Sets the flag as a signal would (for tests).
+/// Sets the flag as SIGINT would (for tests).
 void request_interrupt_for_testing();
 /// Clears the flag (for tests).
 void clear_interrupt_for_testing();
