@@ -382,7 +382,7 @@ std::string presets_dir() { return std::string(MEMWALL_SOURCE_DIR) + "/configs";
 
 std::vector<PresetInfo> list_presets() {
   std::vector<PresetInfo> out;
-  for (const std::string sub : {"", "hypothetical"}) {
+  for (const std::string sub : {"", "hypothetical", "calibrated"}) {
     const fs::path dir = sub.empty() ? fs::path(presets_dir()) : fs::path(presets_dir()) / sub;
     std::error_code ec;
     if (!fs::is_directory(dir, ec)) continue;
@@ -390,7 +390,9 @@ std::vector<PresetInfo> list_presets() {
     for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
       if (!e.is_regular_file() || e.path().extension() != ".yaml") continue;
       const std::string stem = e.path().stem().string();
-      group.push_back({sub.empty() ? stem : sub + "/" + stem, e.path().string()});
+      // A calibrated config is named after its chip: configs/calibrated/h200.yaml is h200-calibrated.
+      const std::string id = sub.empty() ? stem : sub == "calibrated" ? stem + "-calibrated" : sub + "/" + stem;
+      group.push_back({id, e.path().string()});
     }
     std::sort(group.begin(), group.end(),
               [](const PresetInfo& a, const PresetInfo& b) { return a.id < b.id; });
@@ -402,10 +404,16 @@ std::vector<PresetInfo> list_presets() {
 std::string resolve_config_path(const std::string& path_or_preset) {
   std::error_code ec;
   if (fs::is_regular_file(path_or_preset, ec)) return path_or_preset;
-  if (!looks_like_path(path_or_preset) || path_or_preset.starts_with("hypothetical/")) {
-    for (const std::string& candidate :
-         {presets_dir() + "/" + path_or_preset + ".yaml",
-          presets_dir() + "/hypothetical/" + path_or_preset + ".yaml"}) {
+  if (!looks_like_path(path_or_preset) || path_or_preset.starts_with("hypothetical/") ||
+      path_or_preset.starts_with("calibrated/")) {
+    std::vector<std::string> candidates{presets_dir() + "/" + path_or_preset + ".yaml",
+                                        presets_dir() + "/hypothetical/" + path_or_preset + ".yaml"};
+    constexpr std::string_view kCalibrated = "-calibrated";
+    if (path_or_preset.ends_with(kCalibrated)) {
+      candidates.push_back(presets_dir() + "/calibrated/" +
+                           path_or_preset.substr(0, path_or_preset.size() - kCalibrated.size()) + ".yaml");
+    }
+    for (const std::string& candidate : candidates) {
       if (fs::is_regular_file(candidate, ec)) return candidate;
     }
     throw ConfigError(SourcePos{path_or_preset, 0, 0}, "",
