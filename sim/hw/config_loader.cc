@@ -1,6 +1,7 @@
 #include "sim/hw/config_loader.h"
 
 #include <algorithm>
+#include <tuple>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -360,10 +361,23 @@ void validate_with_positions(const HardwareConfig& c, const PositionOf& at) {
   }
   const std::uint64_t set_bytes = std::uint64_t{c.l2.slices} * c.l2.ways * line;
   if (set_bytes == 0 || c.l2.size.count % set_bytes != 0 || c.l2.size.count / set_bytes < 1) {
+    // A size that is a round decimal figure was most likely written in MB or GB, which are powers
+    // of 1000 here: say so, since the GiB-based sizes of caches are what the user meant.
+    const std::uint64_t n = c.l2.size.count;
+    std::string hint;
+    for (const auto& [unit, binary, scale] : {std::tuple{"GB", "GiB", 1'000'000'000ull},
+                                              std::tuple{"MB", "MiB", 1'000'000ull},
+                                              std::tuple{"kB", "KiB", 1'000ull}}) {
+      if (hint.empty() && n % scale == 0 && n % 1024 != 0) {
+        const std::string figure = std::to_string(n / scale);
+        hint = " (" + figure + " " + unit + " is decimal, " + std::to_string(n) + " bytes; did you mean " +
+               figure + " " + binary + "?)";
+      }
+    }
     fail("l2.size", format_bytes(c.l2.size) + " is not a whole number (>= 1) of sets: it must be a " +
                         "multiple of l2.slices x l2.ways x l2.line_size = " + std::to_string(c.l2.slices) +
                         " x " + std::to_string(c.l2.ways) + " x " + std::to_string(line) + " B = " +
-                        format_bytes(Bytes{set_bytes}));
+                        format_bytes(Bytes{set_bytes}) + hint);
   }
   if (c.l2.hit_latency < c.xbar.latency) {
     fail("l2.hit_latency", format_duration(c.l2.hit_latency) + " is less than xbar.latency (" +

@@ -205,6 +205,17 @@ TEST_CASE("A hit latency shorter than the crossbar is rejected", "[config]") {
   CHECK_THAT(c.message, Catch::StartsWith(c.expected_prefix + "l2.hit_latency: 40 ns is less than xbar.latency"));
 }
 
+TEST_CASE("Finding 20: an L2 size written in MB says that MB is decimal and suggests MiB",
+          "[config][first-hour]") {
+  const Case c = bad("  size: 1 MiB", "  size: 2 MB", "2 MB");
+  CHECK_THAT(c.message, Catch::Contains("l2.size: 1.907 MiB is not a whole number"));
+  CHECK_THAT(c.message, Catch::EndsWith("(2 MB is decimal, 2000000 bytes; did you mean 2 MiB?)"));
+  // A size that is a whole number of sets is not second-guessed, however it was written.
+  TempDir dir;
+  CHECK(load_config(dir.write("gpu.yaml", replaced(kSmallConfig, "  size: 1 MiB", "  size: 1048576 B")))
+            .l2.size.count == 1048576);
+}
+
 TEST_CASE("sm.smem_pipe takes own or tensor and nothing else", "[config]") {
   const std::string line = "  fp32_flops_per_cycle: 128";
   const Case c = bad(line, line + "\n  smem_pipe: tmem", "tmem");
