@@ -12,6 +12,7 @@
 #include "sim/cli/commands.h"
 #include "sim/core/atomic_file.h"
 #include "sim/core/error.h"
+#include "sim/core/output_guard.h"
 #include "sim/core/units.h"
 #include "sim/hw/config_loader.h"
 #include "studies/calibration.h"
@@ -84,6 +85,9 @@ CalibrationOptions fit_options(const CalibrateCliOptions& o) {
 
 void run_calibrate_command(const CalibrateCliOptions& o, CliContext& ctx) {
   if (o.measured.empty()) throw UsageError("calibrate: --measured FILE is required");
+  const std::string config_file = o.config.empty() ? std::string() : resolve_config_path(o.config);
+  refuse_clobbering({{"-o", o.output}, {"--json", o.json}},
+                    {{"--config", config_file}, {"--measured", o.measured}});
   // A fit's arguments and base config are checked before any work is done.
   std::optional<CalibrationOptions> options;
   std::optional<HardwareConfig> base;

@@ -8,6 +8,8 @@
 #include "sim/cli/commands.h"
 #include "sim/core/atomic_file.h"
 #include "sim/core/error.h"
+#include "sim/core/output_guard.h"
+#include "sim/hw/config_loader.h"
 #include "studies/io_check.h"
 #include "studies/sweep_workload.h"
 
@@ -28,6 +30,8 @@ struct IoCliOptions {
 void run_io_command(const IoCliOptions& o) {
   if (o.config.empty()) throw UsageError("io: --config FILE is required");
   if (o.axis_values[0].empty()) throw UsageError("io: --workload is required");
+  refuse_clobbering({{"--json", o.json}},
+                    {{"--config", resolve_config_path(o.config)}, {"--measured", o.measured}});
   std::vector<SweepAxis> axes;
   const auto list = workload_axes();
   for (std::size_t i = 0; i < list.size(); ++i) {

@@ -1,0 +1,53 @@
+// Findings of the first-hour walkthrough that need the executable: each one as a user met it, and
+// the clear error or the behaviour it now gets.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "tests/support/cli.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+using memwall::test::run_memwall;
+using memwall::test::slurp;
+
+struct Scratch {
+  fs::path dir = fs::temp_directory_path() / ("memwall-first-hour-" + std::to_string(::getpid()));
+  Scratch() { fs::create_directories(dir); }
+  ~Scratch() { fs::remove_all(dir); }
+  std::string operator/(const std::string& name) const { return (dir / name).string(); }
+};
+
+}  // namespace
+
+TEST_CASE("Finding 7: calibrate -o onto its own base config is refused and the base is untouched",
+          "[first-hour][cli]") {
+  const Scratch s;
+  const std::string base = s / "h.yaml";
+  fs::copy_file("configs/h200.yaml", base);
+  const std::string before = slurp(base);
+  const auto r = run_memwall("calibrate --config " + base +
+                             " --measured traces/measured/h200-sweep.csv -o " + base);
+  CHECK(r.code == 2);
+  CHECK(r.out.find("-o " + base + " is the file --config reads") != std::string::npos);
+  CHECK(slurp(base) == before);
+}
+
+TEST_CASE("Finding 7: io --json onto its --measured CSV is refused before anything runs",
+          "[first-hour][cli]") {
+  const Scratch s;
+  const std::string csv = s / "m.csv";
+  fs::copy_file("traces/measured/h200-sweep.csv", csv);
+  const std::string before = slurp(csv);
+  const auto r = run_memwall("io --config h200 --workload flash2 --seq 1024 --measured " + csv +
+                             " --json " + csv);
+  CHECK(r.code == 2);
+  CHECK(r.out.find("is the file --measured reads") != std::string::npos);
+  CHECK(slurp(csv) == before);
+}
