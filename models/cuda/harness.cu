@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <exception>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -20,6 +21,7 @@
 #include "models/cuda/flash2_attention.h"
 #include "models/cuda/green_context.h"
 #include "models/cuda/harness_cases.h"
+#include "models/cuda/l2_reserve.h"
 #include "models/cuda/naive_attention.h"
 #include "models/cuda/reference.h"
 #include "sim/core/atomic_file.h"
@@ -45,6 +47,10 @@ struct Options {
   int repeats = 25;
   int warmup = 3;
   int sms = 0;  ///< SMs of the green context to run in; 0: none (the whole GPU, as before)
+  bool l2_reserve = false;             ///< --l2-reserve given (0 included)
+  std::uint64_t l2_reserve_bytes = 0;  ///< its bytes, when not given as a percentage
+  int l2_reserve_percent = -1;         ///< its percentage of the device's maximum; -1: bytes
+  std::string l2_probe_path;           ///< --l2-probe FILE; empty: no probe
   std::uint64_t seed = 1;
 };
 
@@ -65,6 +71,15 @@ const char* const kHelp =
     "  --sms N          run everything in a green context of N SMs (CUDA driver API; the driver\n"
     "                   rounds N up to its partition granularity; N = all SMs is a control) and\n"
     "                   add the CSV columns sms_requested and sms (the SMs it holds)\n"
+    "  --l2-reserve R   set aside R bytes of L2 for persisting accesses (R%: that percentage of\n"
+    "                   the device's maximum) and fill them with a hog buffer read through a\n"
+    "                   persisting access policy window on a stream of its own, again after each\n"
+    "                   flush; the kernels run without a window and get the rest of the L2. With\n"
+    "                   --once every kernel gets a flush and a hog read before it (run ncu with\n"
+    "                   --cache-control none: its own flush would come after the hog read). Adds\n"
+    "                   the CSV columns reserve_bytes and granted_bytes (the limit read back)\n"
+    "  --l2-probe FILE  with --l2-reserve: before the cases, time re-reads of buffers of 2-56 MiB\n"
+    "                   and a read of the hog after a flush (l2_probe_* kernels); CSV to FILE\n"
     "  --list           print the cases' parameter columns and exit\n"
     "  --help           print this help and exit\n"
     "\n"
@@ -75,6 +90,9 @@ const char* const kHelp =
     "  memwall-cuda --sweep sweep --csv timing.csv\n"
     "  memwall-cuda --case workload=flash2,batch=4,heads=16,seq=4096,head_dim=128,block_q=64\n"
     "  memwall-cuda --sweep sweep --sms 66 --csv timing-66.csv\n"
+    "  memwall-cuda --sweep sweep --l2-reserve 50% --l2-probe probe.csv --csv timing-l2.csv\n"
+    "  ncu --clock-control none --cache-control none ... memwall-cuda --sweep profile --once\n"
+    "      --l2-reserve 25% --csv launches.csv\n"
     "  ncu --clock-control none --csv ... memwall-cuda --sweep profile --once --csv launches.csv\n";
 
 int parse_count(const std::string& flag, const std::string& value, int min_value) {
@@ -88,6 +106,28 @@ int parse_count(const std::string& flag, const std::string& value, int min_value
   } catch (const std::exception&) {
     throw UsageError(flag + ": expected an integer ≥ " + std::to_string(min_value) + ", got '" +
                      value + "'");
+  }
+}
+
+/// --l2-reserve's value: a byte count, or a whole percentage (0-100) of the device's maximum.
+void parse_l2_reserve(const std::string& value, Options& opt) {
+  const bool percent = !value.empty() && value.back() == '%';
+  const std::string digits = percent ? value.substr(0, value.size() - 1) : value;
+  try {
+    std::size_t used = 0;
+    if (digits.empty() || digits[0] < '0' || digits[0] > '9') {
+      throw UsageError("");
+    }
+    const unsigned long long v = std::stoull(digits, &used);
+    if (used != digits.size() || v > (percent ? 100ull : (1ull << 40))) {
+      throw UsageError("");
+    }
+    opt.l2_reserve = true;
+    opt.l2_reserve_percent = percent ? static_cast<int>(v) : -1;
+    opt.l2_reserve_bytes = percent ? 0 : v;
+  } catch (const std::exception&) {
+    throw UsageError("--l2-reserve: expected a byte count or a percentage 0-100% of the "
+                     "device's maximum, got '" + value + "'");
   }
 }
 
@@ -123,6 +163,10 @@ Options parse_options(int argc, char** argv) {
       opt.warmup = parse_count(arg, value(), 0);
     } else if (arg == "--sms") {
       opt.sms = parse_count(arg, value(), 1);
+    } else if (arg == "--l2-reserve") {
+      parse_l2_reserve(value(), opt);
+    } else if (arg == "--l2-probe") {
+      opt.l2_probe_path = value();
     } else if (arg == "--seed") {
       opt.seed = static_cast<std::uint64_t>(parse_count(arg, value(), 0));
     } else if (arg == "--list") {
@@ -130,6 +174,9 @@ Options parse_options(int argc, char** argv) {
     } else {
       throw UsageError("unknown option '" + arg + "' (see --help)");
     }
+  }
+  if (!opt.l2_probe_path.empty() && !opt.l2_reserve) {
+    throw UsageError("--l2-probe: needs --l2-reserve (0 for none)");
   }
   return opt;
 }
@@ -362,11 +409,13 @@ std::string format_double(double x, const char* fmt) {
 }
 
 /// Runs one case: inputs, poison, one checked run, then (unless once) the timed repeats, the
-/// kernels and the L2 flushes on `stream`. Appends its CSV rows to `csv`, each ending in
-/// `extra_columns`; returns whether the check passed.
+/// kernels and the L2 flushes on `stream`; with `reserve`, the hog is re-read after each flush,
+/// and under --once each kernel gets a flush and a hog read of its own. Appends its CSV rows to
+/// `csv`, each ending in `extra_columns`; returns whether the check passed.
 bool run_case(const HarnessCase& c, const Options& opt, std::uint64_t seed, const int4* flush_buf,
               std::int64_t flush_count, int* d_sink, unsigned long long* d_bad,
-              cudaStream_t stream, const std::string& extra_columns, std::ostringstream& csv) {
+              cudaStream_t stream, L2Reserve* reserve, const std::string& extra_columns,
+              std::ostringstream& csv) {
   const AttentionShape& s = c.shape;
   const bool naive = c.workload == Workload::kNaive;
   if (naive) {
@@ -400,13 +449,25 @@ bool run_case(const HarnessCase& c, const Options& opt, std::uint64_t seed, cons
   }
   check_cuda(cudaDeviceSynchronize(), "input setup");
 
+  // A cold L2 (the flush) that, under --l2-reserve, holds the hog's persisting lines.
+  auto prepare = [&]() {
+    flush_l2_kernel<<<kHelperGrid, kHelperThreads, 0, stream>>>(flush_buf, flush_count, d_sink);
+    check_launch("flush_l2_kernel");
+    if (reserve != nullptr) reserve->touch(stream);
+  };
+  // The one run of --once under --l2-reserve: every kernel starts from prepare(), in place of
+  // ncu's own flush (which would come after the hog read).
+  const bool prepare_each_kernel = opt.once && reserve != nullptr;
   auto run_once = [&](cudaEvent_t* marks) {
+    if (prepare_each_kernel) prepare();
     if (marks != nullptr) check_cuda(cudaEventRecord(marks[0], stream), "cudaEventRecord");
     if (naive) {
       launch_naive_qk(s, c.naive, q.get(), k.get(), scores.get(), scale, stream);
       if (marks != nullptr) check_cuda(cudaEventRecord(marks[1], stream), "cudaEventRecord");
+      if (prepare_each_kernel) prepare();
       launch_naive_softmax(s, c.naive, scores.get(), probs.get(), stream);
       if (marks != nullptr) check_cuda(cudaEventRecord(marks[2], stream), "cudaEventRecord");
+      if (prepare_each_kernel) prepare();
       launch_naive_pv(s, c.naive, probs.get(), v.get(), o.get(), stream);
       if (marks != nullptr) check_cuda(cudaEventRecord(marks[3], stream), "cudaEventRecord");
     } else {
@@ -428,8 +489,7 @@ bool run_case(const HarnessCase& c, const Options& opt, std::uint64_t seed, cons
     for (auto& e : marks) check_cuda(cudaEventCreate(&e), "cudaEventCreate");
     for (int w = 0; w < opt.warmup; ++w) run_once(nullptr);
     for (int rep = 0; rep < opt.repeats; ++rep) {
-      flush_l2_kernel<<<kHelperGrid, kHelperThreads, 0, stream>>>(flush_buf, flush_count, d_sink);
-      check_launch("flush_l2_kernel");
+      prepare();
       run_once(marks.data());
       check_cuda(cudaEventSynchronize(marks.back()), "timed run");
       for (std::size_t kidx = 0; kidx < kernels.size(); ++kidx) {
@@ -468,6 +528,36 @@ bool run_case(const HarnessCase& c, const Options& opt, std::uint64_t seed, cons
                  static_cast<unsigned long long>(check.unwritten));
   }
   return check.ok;
+}
+
+/// --l2-probe: probe_l2 on `stream` with the harness's flush, re-reads of 2-56 MiB, one run each
+/// under --once, else --repeats; CSV rows (ending in `extra_columns`) to opt.l2_probe_path and a
+/// summary on stderr.
+void write_l2_probe(const Options& opt, L2Reserve& reserve, cudaStream_t stream,
+                    const int4* flush_buf, std::int64_t flush_count, int* d_sink,
+                    const std::string& extra_columns) {
+  AtomicFile file(opt.l2_probe_path);
+  constexpr std::uint64_t kMiB = 1ull << 20;
+  std::vector<std::uint64_t> sizes = {2 * kMiB, 4 * kMiB};
+  for (std::uint64_t mib = 8; mib <= 40; mib += 4) sizes.push_back(mib * kMiB);
+  sizes.push_back(48 * kMiB);
+  sizes.push_back(56 * kMiB);
+  const auto flush = [&]() {
+    flush_l2_kernel<<<kHelperGrid, kHelperThreads, 0, stream>>>(flush_buf, flush_count, d_sink);
+    check_launch("flush_l2_kernel");
+  };
+  const int repeats = opt.once ? 1 : opt.repeats;
+  const std::vector<L2ProbeRow> rows = probe_l2(reserve, stream, flush, sizes, repeats);
+  file.stream() << "probe,bytes,time_s,repeats" << (opt.sms > 0 ? ",sms_requested,sms" : "")
+                << ",reserve_bytes,granted_bytes\n";
+  for (const L2ProbeRow& r : rows) {
+    file.stream() << r.probe << "," << r.bytes << "," << format_double(r.time_s, "%.6e") << ","
+                  << r.repeats << extra_columns << "\n";
+    std::fprintf(stderr, "memwall-cuda: l2 probe %-6s %9.3f MiB: %9.3f us (%7.1f GB/s)\n",
+                 r.probe.c_str(), static_cast<double>(r.bytes) / kMiB, r.time_s * 1e6,
+                 r.time_s > 0.0 ? static_cast<double>(r.bytes) / r.time_s * 1e-9 : 0.0);
+  }
+  file.commit();
 }
 
 int run(int argc, char** argv) {
@@ -535,9 +625,38 @@ int run(int argc, char** argv) {
     extra_columns = "," + std::to_string(green->requested_sm_count()) + "," +
                     std::to_string(green->sm_count());
   }
+  // Set up in the context the kernels run in, after the green context (destroyed before it).
+  std::unique_ptr<L2Reserve> reserve;
+  if (opt.l2_reserve) {
+    const L2PersistingLimits limits = persisting_l2_limits(device);
+    const std::uint64_t bytes =
+        opt.l2_reserve_percent < 0
+            ? opt.l2_reserve_bytes
+            : limits.max_reserve_bytes * static_cast<std::uint64_t>(opt.l2_reserve_percent) / 100;
+    reserve = std::make_unique<L2Reserve>(device, bytes);
+    const cudaAccessPolicyWindow& w = reserve->window();
+    std::fprintf(stderr,
+                 "memwall-cuda: persisting L2: asked %llu bytes%s, granted %llu (device maximum "
+                 "%llu of %llu; access policy window at most %llu); hog of %llu bytes, window "
+                 "%zu bytes at %p (hog at %p), hitRatio %.2f, on its own stream; the kernels' "
+                 "stream has none\n",
+                 static_cast<unsigned long long>(bytes),
+                 opt.l2_reserve_percent < 0
+                     ? ""
+                     : (" (" + std::to_string(opt.l2_reserve_percent) + "% of the maximum)").c_str(),
+                 static_cast<unsigned long long>(reserve->granted_bytes()),
+                 static_cast<unsigned long long>(limits.max_reserve_bytes),
+                 static_cast<unsigned long long>(limits.l2_bytes),
+                 static_cast<unsigned long long>(limits.max_window_bytes),
+                 static_cast<unsigned long long>(reserve->hog_bytes()), w.num_bytes, w.base_ptr,
+                 reserve->hog(), static_cast<double>(w.hitRatio));
+    extra_columns += "," + std::to_string(bytes) + "," + std::to_string(reserve->granted_bytes());
+  }
 
   const std::int64_t flush_count =
-      opt.once ? 1 : std::max<std::int64_t>(4 * static_cast<std::int64_t>(prop.l2CacheSize), 1 << 20) / 16;
+      opt.once && reserve == nullptr
+          ? 1
+          : std::max<std::int64_t>(4 * static_cast<std::int64_t>(prop.l2CacheSize), 1 << 20) / 16;
   DeviceArray<int4> flush_buf(flush_count);
   check_cuda(cudaMemset(flush_buf.get(), 0x5A, flush_buf.bytes()), "cudaMemset");
   DeviceArray<int> sink(1);
@@ -545,7 +664,8 @@ int run(int argc, char** argv) {
 
   std::ostringstream csv;
   csv << case_csv_header() << ",kernel,time_s,repeats,rel_err,lse_max_abs_err,check,seed"
-      << (green != nullptr ? ",sms_requested,sms" : "") << "\n";
+      << (green != nullptr ? ",sms_requested,sms" : "")
+      << (reserve != nullptr ? ",reserve_bytes,granted_bytes" : "") << "\n";
   int failed = 0;
   auto write_csv = [&]() {
     if (csv_file == nullptr) {
@@ -555,10 +675,13 @@ int run(int argc, char** argv) {
       csv_file->commit();
     }
   };
+  if (!opt.l2_probe_path.empty()) {
+    write_l2_probe(opt, *reserve, stream, flush_buf.get(), flush_count, sink.get(), extra_columns);
+  }
   try {
     for (std::size_t i = 0; i < cases.size(); ++i) {
       if (!run_case(cases[i], opt, opt.seed + i, flush_buf.get(), flush_count, sink.get(),
-                    bad.get(), stream, extra_columns, csv)) {
+                    bad.get(), stream, reserve.get(), extra_columns, csv)) {
         ++failed;
       }
     }
@@ -567,6 +690,9 @@ int run(int argc, char** argv) {
     throw;
   }
   write_csv();
+  if (reserve != nullptr) {
+    reserve->reset();
+  }
   std::fprintf(stderr, "memwall-cuda: %zu cases, %d failed\n", cases.size(), failed);
   return failed == 0 ? kExitOk : kExitFailure;
 }

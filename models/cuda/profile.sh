@@ -68,7 +68,7 @@ cat "$out/provenance.txt" >>"$log"
 step build
 mkdir -p "$build"
 srcs=(models/cuda/harness.cu models/cuda/naive_attention.cu models/cuda/flash2_attention.cu
-      models/cuda/green_context.cu models/cuda/harness_cases.cc models/cuda/reference.cc
+      models/cuda/green_context.cu models/cuda/l2_reserve.cu models/cuda/harness_cases.cc models/cuda/reference.cc
       sim/core/error.cc sim/core/atomic_file.cc)
 pids=()
 for src in "${srcs[@]}"; do
