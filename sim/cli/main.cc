@@ -4,10 +4,12 @@
 #include <cstdio>
 #include <exception>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "sim/cli/commands.h"
+#include "sim/cli/suggest.h"
 #include "sim/core/error.h"
 #include "sim/core/interrupt.h"
 #include "sim/core/log.h"
@@ -45,11 +47,21 @@ int main(int argc, char** argv) {
   register_calibrate_command(app, ctx);
   app.parse_complete_callback([&] { set_log_level(log_level); });
 
+  // `memwall help [COMMAND...]` is `memwall [COMMAND...] --help`.
+  std::vector<char*> args(argv, argv + argc);
+  std::string help_flag = "--help";
+  if (argc >= 2 && std::string(argv[1]) == "help") {
+    args.erase(args.begin() + 1);
+    args.push_back(help_flag.data());
+  }
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(args.size()), args.data());
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? 0 : kExitBadInput;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    const std::string known = explain_parse_error(app, static_cast<int>(args.size()), args.data());
+    std::fprintf(stderr, "memwall: error: %s\nRun with --help for more information.\n",
+                 known.empty() ? e.what() : known.c_str());
+    return kExitBadInput;
   } catch (const Error& e) {
     std::fprintf(stderr, "memwall: error: %s\n", e.what());
     return e.exit_code();

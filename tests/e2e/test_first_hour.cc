@@ -51,3 +51,33 @@ TEST_CASE("Finding 7: io --json onto its --measured CSV is refused before anythi
   CHECK(r.out.find("is the file --measured reads") != std::string::npos);
   CHECK(slurp(csv) == before);
 }
+
+TEST_CASE("Finding 12: an unknown command or flag is named with the nearest known one, exit 2",
+          "[first-hour][cli]") {
+  struct Case {
+    const char* args;
+    const char* expected;
+  };
+  for (const Case c : {Case{"rn", "memwall: error: unknown command 'rn' for 'memwall' (did you mean run?)"},
+                       Case{"config lst", "unknown command 'lst' for 'memwall config' (did you mean list?)"},
+                       Case{"run --confg h200 --workload flash2",
+                            "unknown option '--confg' for 'memwall run' (did you mean --config?)"},
+                       Case{"run --config h200 --workload flash2 --seqq 1024",
+                            "unknown option '--seqq' for 'memwall run' (did you mean --seq?)"}}) {
+    INFO(c.args);
+    const auto r = run_memwall(c.args);
+    CHECK(r.code == 2);
+    CHECK(r.out.find(c.expected) != std::string::npos);
+    CHECK(r.out.find("A subcommand is required") == std::string::npos);
+  }
+}
+
+TEST_CASE("Finding 12: memwall help [COMMAND] prints that command's help", "[first-hour][cli]") {
+  const auto top = run_memwall("help");
+  CHECK(top.code == 0);
+  CHECK(top.out == run_memwall("--help").out);
+  const auto run = run_memwall("help run");
+  CHECK(run.code == 0);
+  CHECK(run.out == run_memwall("run --help").out);
+  CHECK(run_memwall("help config show").out == run_memwall("config show --help").out);
+}
