@@ -4,11 +4,23 @@
 #include <cmath>
 #include <limits>
 
+#include "models/attention_params.h"
+#include "models/checked_bytes.h"
+#include "models/launch.h"
+#include "models/workload.h"
+#include "models/reference.h"
 #include "models/spill.h"
+#include "sim/core/error.h"
 #include "sim/core/interrupt.h"
 
 namespace memwall {
 namespace {
+
+/// Threads of a flash1 CTA (4 warps).
+constexpr std::uint32_t kThreads = 128;
+
+/// flash1's walk over its tiles: one K/V buffer pair, one CTA per head, K/V blocks outside.
+constexpr FlashLoop kFlash1Loop{1, true};
 
 /// FlashAttention Algorithm 1 (Dao et al. 2022), as written: an init launch sets O = 0, ℓ = 0,
 /// m = −∞ in global memory; then one CTA per head runs the outer loop over K/V blocks j and the
@@ -18,13 +30,13 @@ class Flash1 final : public BackendWorkload<Flash1> {
   explicit Flash1(const WorkloadParams& p) : BackendWorkload(p) {
     const std::uint64_t rows = p.batch_heads() * p.seq;
     const std::uint32_t s = p.element_size();
-    m_q = add_tensor("Q", rows, p.head_dim, s);
-    m_k = add_tensor("K", rows, p.head_dim, s);
-    m_v = add_tensor("V", rows, p.head_dim, s);
+    m_q = add_input("Q", rows, p.head_dim, s);
+    m_k = add_input("K", rows, p.head_dim, s);
+    m_v = add_input("V", rows, p.head_dim, s);
     m_o = add_tensor("O", rows, p.head_dim, s);
     m_l = add_tensor("l", p.batch_heads(), p.seq, 4);
     m_m = add_tensor("m", p.batch_heads(), p.seq, 4);
-    m_plan = spill_plan(p);
+    m_plan = plan_spill(p, kFlash1Loop);
     if (m_plan.active) {
       m_spill = add_tensor("spill", m_plan.scratch_rows, m_plan.scratch_elements, s);
     }
@@ -188,10 +200,146 @@ class Flash1 final : public BackendWorkload<Flash1> {
   SpillPlan m_plan;  ///< inactive unless the tiles exceed the limit and allow_spill is set
 };
 
+constexpr ParamSpec kParams[] = {
+    kDtypeParam,
+    kBatchParam,
+    kHeadsParam,
+    kSeqParam,
+    kHeadDimParam,
+    {.name = "block_q",
+     .flag = "--block-q",
+     .type = ParamType::kTile,
+     .unit = "rows",
+     .help = "Rows of Q per inner-loop block (Br)",
+     .default_text = "min(⌈M/4d⌉, d), M = sram_bytes / element size",
+     .min = 1,
+     .field = field_of<&WorkloadParams::block_q>()},
+    {.name = "block_kv",
+     .flag = "--block-kv",
+     .type = ParamType::kTile,
+     .unit = "rows",
+     .help = "Rows of K and V per outer-loop block (Bc)",
+     .default_text = "⌈M/4d⌉, M = sram_bytes / element size",
+     .min = 1,
+     .field = field_of<&WorkloadParams::block_kv>()},
+    {.name = "sram_bytes",
+     .flag = "--sram",
+     .type = ParamType::kBytes,
+     .unit = "bytes",
+     .help = "On-chip memory M per CTA that sets the default block sizes, e.g. 96KiB (wins over "
+             "the config's smem_per_block)",
+     .default_text = "--config's sm.smem_per_block",
+     .min = 1,
+     .field = field_of<&WorkloadParams::sram_bytes>()},
+    kAllowSpillParam,
+    kSmemLimitParam,
+};
+
+class Flash1Plugin final : public WorkloadPlugin {
+ public:
+  std::string_view name() const override { return "flash1"; }
+  std::string_view summary() const override {
+    return "FlashAttention Algorithm 1 as written: an init launch, then one CTA per head loops over "
+           "K/V blocks outside and Q blocks inside, re-reading and re-writing O, l, m every pass";
+  }
+  std::span<const ParamSpec> params() const override { return kParams; }
+
+  void resolve(WorkloadParams& p) const override {
+    const std::uint64_t qkv = check_attention_shape(p);
+    if (!p.block_q || !p.block_kv) fill_blocks(p);
+    const std::uint64_t passes = ceil_div(p.seq, *p.block_kv);
+    checked_mul(qkv, checked_mul(passes, 2, "flash1 passes"), "the Q and O traffic of flash1");
+    resolve_spill(p, kFlash1Loop);
+  }
+
+  std::vector<KernelInfo> launches(const WorkloadParams& p) const override {
+    const std::uint64_t n = p.seq, d = p.head_dim;
+    const std::uint64_t br = std::min<std::uint64_t>(*p.block_q, n);
+    const std::uint64_t bc = std::min<std::uint64_t>(*p.block_kv, n);
+    std::vector<KernelInfo> out;
+    out.push_back(
+        make_launch("flash1_init", p.batch_heads() * ceil_div(n, *p.block_q), kThreads, 0, 32));
+    out.push_back(make_launch("flash1_fwd", p.batch_heads(), kThreads,
+                              flash_tile_smem_bytes(p, kFlash1Loop.kv_buffers),
+                              estimated_registers(br * d + br * bc, kThreads)));
+    // A spilling CTA declares exactly the limit: what fits is all it keeps on chip.
+    if (const SpillPlan plan = spill_plan(p); plan.active) {
+      out.back().smem_bytes_per_cta = plan.limit_bytes;
+    }
+    return out;
+  }
+
+  std::unique_ptr<Workload> make(const WorkloadParams& p) const override {
+    return std::make_unique<Flash1>(p);
+  }
+
+  Traffic closed_form(const WorkloadParams& p) const override {
+    return with_spill_traffic(flash1_traffic(p.batch_heads(), p.seq, p.head_dim,
+                                             p.element_size(), *p.block_kv, true),
+                              p);
+  }
+
+  SmemAdvice smem_advice(const WorkloadParams& p, const KernelInfo& launch,
+                         std::uint64_t limit_bytes) const override {
+    return {launch.smem_bytes_per_cta == 0 ? "" : flash_smem_formula(p, "2·"),
+            "block_q/block_kv (or sram_bytes)", flash_smem_fits(p, kFlash1Loop, limit_bytes)};
+  }
+
+  SpillPlan spill_plan(const WorkloadParams& p) const override {
+    return plan_spill(p, kFlash1Loop);
+  }
+
+  std::string_view output_tensor() const override { return "O"; }
+  EigenBackend::Matrix reference_output(const Workload& workload,
+                                        const EigenBackend& data) const override {
+    return attention_reference(workload, data);
+  }
+
+ private:
+  /// Algorithm 1's block sizes from the on-chip memory M, for those not given.
+  static void fill_blocks(WorkloadParams& p) {
+    if (!p.sram_bytes) {
+      throw UsageError("flash1's default block sizes need the on-chip memory size M: give "
+                       "sram_bytes (--sram SIZE or --config FILE) or both block_q and block_kv");
+    }
+    const std::uint64_t m_elems = *p.sram_bytes / p.element_size();
+    if (m_elems < 4 * p.head_dim) {
+      throw UsageError("sram_bytes " + std::to_string(*p.sram_bytes) + " holds " +
+                       std::to_string(m_elems) + " elements, less than 4·head_dim = " +
+                       std::to_string(4 * p.head_dim) + " (Algorithm 1 needs M >= 4d)");
+    }
+    const auto [br, bc] = flash1_default_blocks(m_elems, p.head_dim);
+    if (bc > std::numeric_limits<std::uint32_t>::max()) {
+      throw UsageError("sram_bytes is too large for a block size");
+    }
+    if (!p.block_q) p.block_q = static_cast<std::uint32_t>(br);
+    if (!p.block_kv) p.block_kv = static_cast<std::uint32_t>(bc);
+  }
+};
+
 }  // namespace
 
-std::unique_ptr<Workload> make_flash1(const WorkloadParams& resolved) {
-  return std::make_unique<Flash1>(resolved);
+const WorkloadPlugin& flash1_plugin() {
+  static const Flash1Plugin plugin;
+  return plugin;
+}
+
+std::pair<std::uint64_t, std::uint64_t> flash1_default_blocks(std::uint64_t sram_elements,
+                                                              std::uint64_t head_dim) {
+  const std::uint64_t bc = ceil_div(sram_elements, 4 * head_dim);
+  return {std::min(bc, head_dim), bc};
+}
+
+Traffic flash1_traffic(std::uint64_t bh, std::uint64_t n, std::uint64_t d, std::uint32_t s,
+                       std::uint64_t bc, bool count_init) {
+  const std::uint64_t nd = bh * n * d * s, stat = bh * n * 4, tc = ceil_div(n, bc);
+  const std::uint64_t init = count_init ? 1 : 0;
+  return make_traffic({{"Q", tc * nd, 0},
+                       {"K", nd, 0},
+                       {"V", nd, 0},
+                       {"O", tc * nd, (tc + init) * nd},
+                       {"l", tc * stat, (tc + init) * stat},
+                       {"m", tc * stat, (tc + init) * stat}});
 }
 
 }  // namespace memwall

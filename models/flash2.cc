@@ -4,11 +4,19 @@
 #include <cmath>
 #include <limits>
 
+#include "models/attention_params.h"
+#include "models/checked_bytes.h"
+#include "models/launch.h"
+#include "models/workload.h"
+#include "models/reference.h"
 #include "models/spill.h"
 #include "sim/core/interrupt.h"
 
 namespace memwall {
 namespace {
+
+/// Threads of a flash2_fwd CTA (its 4 warps).
+constexpr std::uint32_t kThreads = 128;
 
 /// The CUDA kernel's warps (models/cuda/flash2_attention.cu): each of the 4 owns Br/4 query rows
 /// and loads its Q rows and all of K and V from shared memory (ldmatrix).
@@ -20,6 +28,9 @@ std::uint64_t score_sub_block(std::uint64_t br, std::uint64_t bc, std::uint64_t 
   return (br * d >= 16384 && bc > 32 && bc % 32 == 0) ? 32 : bc;
 }
 
+/// flash2's walk over its tiles: `stages` K/V buffers, one CTA per (head, Q block).
+FlashLoop flash2_loop(const WorkloadParams& p) { return {*p.stages, false}; }
+
 /// FlashAttention-2 forward (not causal): one CTA per (head, Q block) loads its Q block once,
 /// streams every K/V block with `stages` blocks in flight, keeps O, ℓ, m on chip and stores O and
 /// the logsumexp L once.
@@ -28,12 +39,12 @@ class Flash2 final : public BackendWorkload<Flash2> {
   explicit Flash2(const WorkloadParams& p) : BackendWorkload(p) {
     const std::uint64_t rows = p.batch_heads() * p.seq;
     const std::uint32_t s = p.element_size();
-    m_q = add_tensor("Q", rows, p.head_dim, s);
-    m_k = add_tensor("K", rows, p.head_dim, s);
-    m_v = add_tensor("V", rows, p.head_dim, s);
+    m_q = add_input("Q", rows, p.head_dim, s);
+    m_k = add_input("K", rows, p.head_dim, s);
+    m_v = add_input("V", rows, p.head_dim, s);
     m_o = add_tensor("O", rows, p.head_dim, s);
     m_l = add_tensor("L", p.batch_heads(), p.seq, 4);
-    m_plan = spill_plan(p);
+    m_plan = plan_spill(p, flash2_loop(p));
     if (m_plan.active) {
       m_spill = add_tensor("spill", m_plan.scratch_rows, m_plan.scratch_elements, s);
     }
@@ -173,10 +184,111 @@ class Flash2 final : public BackendWorkload<Flash2> {
   SpillPlan m_plan;  ///< inactive unless the tiles exceed the limit and allow_spill is set
 };
 
+constexpr ParamSpec kParams[] = {
+    kDtypeParam,
+    kBatchParam,
+    kHeadsParam,
+    kSeqParam,
+    kHeadDimParam,
+    {.name = "block_q",
+     .flag = "--block-q",
+     .type = ParamType::kTile,
+     .unit = "rows",
+     .help = "Rows of Q per CTA (Br)",
+     .default_value = 128,
+     .min = 1,
+     .field = field_of<&WorkloadParams::block_q>()},
+    {.name = "block_kv",
+     .flag = "--block-kv",
+     .type = ParamType::kTile,
+     .unit = "rows",
+     .help = "Rows of K and V per block (Bc)",
+     .default_text = "128 for head_dim ≤ 64, else 64",
+     .min = 1,
+     .field = field_of<&WorkloadParams::block_kv>()},
+    {.name = "stages",
+     .flag = "--stages",
+     .type = ParamType::kTile,
+     .unit = "blocks",
+     .help = "K/V blocks in flight (pipelining depth)",
+     .default_value = 2,
+     .min = 1,
+     .max = 64,
+     .max_reason = "K/V blocks in flight",
+     .field = field_of<&WorkloadParams::stages>()},
+    kAllowSpillParam,
+    kSmemLimitParam,
+};
+
+class Flash2Plugin final : public WorkloadPlugin {
+ public:
+  std::string_view name() const override { return "flash2"; }
+  std::string_view summary() const override {
+    return "FlashAttention-2 forward (not causal): one CTA per (head, Q block) streams every K/V "
+           "block, `stages` in flight, and stores O and the logsumexp L once";
+  }
+  std::span<const ParamSpec> params() const override { return kParams; }
+
+  void resolve(WorkloadParams& p) const override {
+    const std::uint64_t qkv = check_attention_shape(p);
+    if (!p.block_kv) p.block_kv = p.head_dim <= 64 ? 128 : 64;
+    checked_mul(qkv, checked_mul(ceil_div(p.seq, *p.block_q), 2, "flash2 passes"),
+                "the K and V traffic of flash2");
+    resolve_spill(p, flash2_loop(p));
+  }
+
+  std::vector<KernelInfo> launches(const WorkloadParams& p) const override {
+    const std::uint64_t n = p.seq, d = p.head_dim;
+    const std::uint64_t br = std::min<std::uint64_t>(*p.block_q, n);
+    const std::uint64_t bc = std::min<std::uint64_t>(*p.block_kv, n);
+    KernelInfo fwd = make_launch(
+        "flash2_fwd", p.batch_heads() * ceil_div(n, *p.block_q), kThreads,
+        flash_tile_smem_bytes(p, *p.stages),
+        kernel_registers(p, "flash2_fwd", *p.block_q, *p.block_kv, *p.stages, br * d + br * bc,
+                         kThreads));
+    // A spilling CTA declares exactly the limit: what fits is all it keeps on chip.
+    if (const SpillPlan plan = spill_plan(p); plan.active) fwd.smem_bytes_per_cta = plan.limit_bytes;
+    return {fwd};
+  }
+
+  std::unique_ptr<Workload> make(const WorkloadParams& p) const override {
+    return std::make_unique<Flash2>(p);
+  }
+
+  Traffic closed_form(const WorkloadParams& p) const override {
+    return with_spill_traffic(
+        flash2_traffic(p.batch_heads(), p.seq, p.head_dim, p.element_size(), *p.block_q), p);
+  }
+
+  SmemAdvice smem_advice(const WorkloadParams& p, const KernelInfo& /*launch*/,
+                         std::uint64_t limit_bytes) const override {
+    return {flash_smem_formula(p, "2·" + std::to_string(*p.stages) + "·"),
+            "block_q/block_kv/stages", flash_smem_fits(p, flash2_loop(p), limit_bytes)};
+  }
+
+  SpillPlan spill_plan(const WorkloadParams& p) const override {
+    return plan_spill(p, flash2_loop(p));
+  }
+
+  std::string_view output_tensor() const override { return "O"; }
+  EigenBackend::Matrix reference_output(const Workload& workload,
+                                        const EigenBackend& data) const override {
+    return attention_reference(workload, data);
+  }
+};
+
 }  // namespace
 
-std::unique_ptr<Workload> make_flash2(const WorkloadParams& resolved) {
-  return std::make_unique<Flash2>(resolved);
+const WorkloadPlugin& flash2_plugin() {
+  static const Flash2Plugin plugin;
+  return plugin;
+}
+
+Traffic flash2_traffic(std::uint64_t bh, std::uint64_t n, std::uint64_t d, std::uint32_t s,
+                       std::uint64_t br) {
+  const std::uint64_t nd = bh * n * d * s, tr = ceil_div(n, br);
+  return make_traffic(
+      {{"Q", nd, 0}, {"K", tr * nd, 0}, {"V", tr * nd, 0}, {"O", 0, nd}, {"L", 0, bh * n * 4}});
 }
 
 }  // namespace memwall

@@ -1,9 +1,18 @@
 #include "models/gemm.h"
 
 #include <algorithm>
+#include <limits>
+
+#include "models/checked_bytes.h"
+#include "models/launch.h"
+#include "models/workload.h"
+#include "sim/core/error.h"
 
 namespace memwall {
 namespace {
+
+/// Threads of a gemm CTA (8 warps).
+constexpr std::uint32_t kThreads = 256;
 
 /// C = A·B (A: m×k, B: k×n, row-major): one CTA per tile_m × tile_n output tile, in row-major
 /// tile order, looping over k in chunks of tile_k; C stored once per tile.
@@ -11,8 +20,8 @@ class Gemm final : public BackendWorkload<Gemm> {
  public:
   explicit Gemm(const WorkloadParams& p) : BackendWorkload(p) {
     const std::uint32_t s = p.element_size();
-    m_a = add_tensor("A", p.m, p.k, s);
-    m_b = add_tensor("B", p.k, p.n, s);
+    m_a = add_input("A", p.m, p.k, s);
+    m_b = add_input("B", p.k, p.n, s);
     m_c = add_tensor("C", p.m, p.n, s);
   }
 
@@ -50,10 +59,119 @@ class Gemm final : public BackendWorkload<Gemm> {
   std::uint8_t m_a = 0, m_b = 0, m_c = 0;
 };
 
+constexpr ParamSpec kParams[] = {
+    kDtypeParam,
+    {.name = "m",
+     .flag = "--m",
+     .type = ParamType::kCount,
+     .unit = "rows",
+     .help = "Rows of A and C",
+     .min = 1,
+     .field = field_of<&WorkloadParams::m>()},
+    {.name = "n",
+     .flag = "--n",
+     .type = ParamType::kCount,
+     .unit = "columns",
+     .help = "Columns of B and C",
+     .min = 1,
+     .field = field_of<&WorkloadParams::n>()},
+    {.name = "k",
+     .flag = "--k",
+     .type = ParamType::kCount,
+     .unit = "elements",
+     .help = "Columns of A, rows of B",
+     .min = 1,
+     .field = field_of<&WorkloadParams::k>()},
+    {.name = "tile_m",
+     .flag = "--tile-m",
+     .type = ParamType::kTile,
+     .unit = "rows",
+     .help = "Output tile rows",
+     .default_value = 128,
+     .min = 1,
+     .field = field_of<&WorkloadParams::tile_m>()},
+    {.name = "tile_n",
+     .flag = "--tile-n",
+     .type = ParamType::kTile,
+     .unit = "columns",
+     .help = "Output tile columns",
+     .default_value = 128,
+     .min = 1,
+     .field = field_of<&WorkloadParams::tile_n>()},
+    {.name = "tile_k",
+     .flag = "--tile-k",
+     .type = ParamType::kTile,
+     .unit = "elements",
+     .help = "k chunk per loop step",
+     .default_value = 32,
+     .min = 1,
+     .field = field_of<&WorkloadParams::tile_k>()},
+};
+
+class GemmPlugin final : public WorkloadPlugin {
+ public:
+  std::string_view name() const override { return "gemm"; }
+  std::string_view summary() const override {
+    return "C = A·B (A m×k, B k×n): one CTA per tile_m × tile_n output tile, looping over k in "
+           "chunks of tile_k";
+  }
+  std::span<const ParamSpec> params() const override { return kParams; }
+
+  void resolve(WorkloadParams& p) const override {
+    // Every tensor and every traffic term must fit in 64 bits (and a row in a 32-bit box field).
+    const std::uint64_t s = p.element_size();
+    const std::uint64_t a = checked_mul({p.m, p.k, s}, "A (m·k)");
+    const std::uint64_t b = checked_mul({p.k, p.n, s}, "B (k·n)");
+    checked_mul({p.m, p.n, s}, "C (m·n)");
+    checked_mul(a, ceil_div(p.n, *p.tile_n), "the A traffic m·k·⌈n/tile_n⌉");
+    checked_mul(b, ceil_div(p.m, *p.tile_m), "the B traffic k·n·⌈m/tile_m⌉");
+    if (p.k * s > std::numeric_limits<std::uint32_t>::max() ||
+        p.n * s > std::numeric_limits<std::uint32_t>::max()) {
+      throw UsageError("k and n must each be below 2^32 bytes per row");
+    }
+  }
+
+  std::vector<KernelInfo> launches(const WorkloadParams& p) const override {
+    const std::uint64_t tm = std::min<std::uint64_t>(*p.tile_m, p.m);
+    const std::uint64_t tn = std::min<std::uint64_t>(*p.tile_n, p.n);
+    const std::uint64_t tk = std::min<std::uint64_t>(*p.tile_k, p.k);
+    return {make_launch("gemm", ceil_div(p.m, *p.tile_m) * ceil_div(p.n, *p.tile_n), kThreads,
+                        (tm * tk + tk * tn) * p.element_size(),
+                        estimated_registers(tm * tn, kThreads))};
+  }
+
+  std::unique_ptr<Workload> make(const WorkloadParams& p) const override {
+    return std::make_unique<Gemm>(p);
+  }
+
+  Traffic closed_form(const WorkloadParams& p) const override {
+    return gemm_traffic(p.m, p.n, p.k, p.element_size(), *p.tile_m, *p.tile_n);
+  }
+
+  SmemAdvice smem_advice(const WorkloadParams& /*p*/, const KernelInfo& /*launch*/,
+                         std::uint64_t /*limit_bytes*/) const override {
+    return {"", "tile_m/tile_n/tile_k", ""};
+  }
+
+  std::string_view output_tensor() const override { return "C"; }
+  EigenBackend::Matrix reference_output(const Workload& workload,
+                                        const EigenBackend& data) const override {
+    return data.t(workload.tensor_id("A")) * data.t(workload.tensor_id("B"));
+  }
+};
+
 }  // namespace
 
-std::unique_ptr<Workload> make_gemm(const WorkloadParams& resolved) {
-  return std::make_unique<Gemm>(resolved);
+const WorkloadPlugin& gemm_plugin() {
+  static const GemmPlugin plugin;
+  return plugin;
+}
+
+Traffic gemm_traffic(std::uint64_t m, std::uint64_t n, std::uint64_t k, std::uint32_t s,
+                     std::uint64_t tm, std::uint64_t tn) {
+  return make_traffic({{"A", m * k * s * ceil_div(n, tn), 0},
+                       {"B", k * n * s * ceil_div(m, tm), 0},
+                       {"C", 0, m * n * s}});
 }
 
 }  // namespace memwall

@@ -4,6 +4,12 @@
 #include <cmath>
 #include <limits>
 
+#include "models/attention_params.h"
+#include "models/checked_bytes.h"
+#include "models/launch.h"
+#include "models/workload.h"
+#include "models/reference.h"
+
 namespace memwall {
 namespace {
 
@@ -12,6 +18,8 @@ namespace {
 /// memory (ldmatrix), so A is read once per warp column and B once per warp row.
 constexpr std::uint64_t kQkWarpsM = 2, kQkWarpsN = 4;
 constexpr std::uint64_t kPvWarpsM = 4, kPvWarpsN = 2;
+/// Threads of a qk or pv CTA: its 2 × 4 (4 × 2) warps.
+constexpr auto kMmaThreads = static_cast<std::uint32_t>(kQkWarpsM * kQkWarpsN * 32);
 
 /// Naive attention (Algorithm 0), three launches: qk (S = scale·QKᵀ), softmax (P = softmax(S)
 /// by rows), pv (O = PV). Tiling per the contract in docs/models.md.
@@ -20,9 +28,9 @@ class Naive final : public BackendWorkload<Naive> {
   explicit Naive(const WorkloadParams& p) : BackendWorkload(p) {
     const std::uint64_t rows = p.batch_heads() * p.seq;
     const std::uint32_t s = p.element_size();
-    m_q = add_tensor("Q", rows, p.head_dim, s);
-    m_k = add_tensor("K", rows, p.head_dim, s);
-    m_v = add_tensor("V", rows, p.head_dim, s);
+    m_q = add_input("Q", rows, p.head_dim, s);
+    m_k = add_input("K", rows, p.head_dim, s);
+    m_v = add_input("V", rows, p.head_dim, s);
     m_s = add_tensor("S", rows, p.seq, s);
     m_p = add_tensor("P", rows, p.seq, s);
     m_o = add_tensor("O", rows, p.head_dim, s);
@@ -130,10 +138,127 @@ class Naive final : public BackendWorkload<Naive> {
   std::uint8_t m_q = 0, m_k = 0, m_v = 0, m_s = 0, m_p = 0, m_o = 0;
 };
 
+constexpr ParamSpec kParams[] = {
+    kDtypeParam,
+    kBatchParam,
+    kHeadsParam,
+    kSeqParam,
+    with_max(kHeadDimParam, 256, "naive attention holds the whole head dim in one qk tile"),
+    {.name = "block_q",
+     .flag = "--block-q",
+     .type = ParamType::kTile,
+     .unit = "rows",
+     .help = "Rows of Q per qk and pv tile (bm)",
+     .default_value = 128,
+     .min = 1,
+     .field = field_of<&WorkloadParams::block_q>()},
+    {.name = "block_kv",
+     .flag = "--block-kv",
+     .type = ParamType::kTile,
+     .unit = "rows",
+     .help = "Rows of K per qk tile (bn)",
+     .default_value = 128,
+     .min = 1,
+     .field = field_of<&WorkloadParams::block_kv>()},
+    {.name = "block_k",
+     .flag = "--block-k",
+     .type = ParamType::kTile,
+     .unit = "columns",
+     .help = "pv: columns of P (rows of V) per k chunk",
+     .default_value = 64,
+     .min = 1,
+     .field = field_of<&WorkloadParams::block_k>()},
+    {.name = "softmax_rows",
+     .flag = "--softmax-rows",
+     .type = ParamType::kTile,
+     .unit = "rows",
+     .help = "softmax: rows of S per CTA, a warp each",
+     .default_value = 4,
+     .min = 1,
+     .max = 32,
+     .max_reason = "one warp per row, at most 1024 threads per CTA",
+     .field = field_of<&WorkloadParams::softmax_rows>()},
+};
+
+class NaivePlugin final : public WorkloadPlugin {
+ public:
+  std::string_view name() const override { return "naive"; }
+  std::string_view summary() const override {
+    return "Standard attention (Algorithm 0) in three launches: qk stores S = scale·QKᵀ, softmax "
+           "stores P, pv stores O = PV";
+  }
+  std::span<const ParamSpec> params() const override { return kParams; }
+
+  void resolve(WorkloadParams& p) const override {
+    const std::uint64_t qkv = check_attention_shape(p);
+    const std::uint64_t snn =
+        checked_mul({p.batch_heads(), p.seq, p.seq, p.element_size()}, "S (batch·heads·seq²)");
+    checked_mul(qkv, ceil_div(p.seq, *p.block_kv), "the K traffic of qk");
+    checked_mul(qkv, ceil_div(p.seq, *p.block_q), "the Q traffic of qk");
+    checked_mul(snn, 4, "the S and P traffic");
+  }
+
+  std::vector<KernelInfo> launches(const WorkloadParams& p) const override {
+    const std::uint64_t n = p.seq, d = p.head_dim, bh = p.batch_heads(), s = p.element_size();
+    const std::uint64_t br = std::min<std::uint64_t>(*p.block_q, n);
+    const std::uint64_t bc = std::min<std::uint64_t>(*p.block_kv, n);
+    const std::uint64_t bk = std::min<std::uint64_t>(*p.block_k, n);
+    const std::uint64_t rows = std::min<std::uint64_t>(*p.softmax_rows, n);
+    return {
+        make_launch("qk", bh * ceil_div(n, *p.block_q) * ceil_div(n, *p.block_kv), kMmaThreads,
+                    (br + bc) * d * s,
+                    kernel_registers(p, "qk", *p.block_q, *p.block_kv, 0, br * bc, kMmaThreads)),
+        make_launch("softmax", bh * ceil_div(n, *p.softmax_rows),
+                    static_cast<std::uint32_t>(32 * rows), rows * n * s, 32),
+        make_launch("pv", bh * ceil_div(n, *p.block_q), kMmaThreads,
+                    2 * (br * bk + bk * d) * s,  // two P/V stages
+                    kernel_registers(p, "pv", *p.block_q, *p.block_k, 0, br * d, kMmaThreads)),
+    };
+  }
+
+  std::unique_ptr<Workload> make(const WorkloadParams& p) const override {
+    return std::make_unique<Naive>(p);
+  }
+
+  Traffic closed_form(const WorkloadParams& p) const override {
+    return naive_traffic(p.batch_heads(), p.seq, p.head_dim, p.element_size(), *p.block_q,
+                         *p.block_kv);
+  }
+
+  SmemAdvice smem_advice(const WorkloadParams& p, const KernelInfo& launch,
+                         std::uint64_t limit_bytes) const override {
+    if (launch.name != "softmax") return {"", "block_q/block_kv/block_k", ""};
+    const std::uint64_t row = p.seq * p.element_size();
+    return {"",
+            "softmax_rows (" + std::to_string(*p.softmax_rows) + " rows of " +
+                std::to_string(p.seq) + " elements)",
+            row <= limit_bytes ? "softmax_rows <= " + std::to_string(limit_bytes / row) + " fits"
+                               : "not even one row of S fits"};
+  }
+
+  std::string_view output_tensor() const override { return "O"; }
+  EigenBackend::Matrix reference_output(const Workload& workload,
+                                        const EigenBackend& data) const override {
+    return attention_reference(workload, data);
+  }
+};
+
 }  // namespace
 
-std::unique_ptr<Workload> make_naive(const WorkloadParams& resolved) {
-  return std::make_unique<Naive>(resolved);
+const WorkloadPlugin& naive_plugin() {
+  static const NaivePlugin plugin;
+  return plugin;
+}
+
+Traffic naive_traffic(std::uint64_t bh, std::uint64_t n, std::uint64_t d, std::uint32_t s,
+                      std::uint64_t bm, std::uint64_t bn) {
+  const std::uint64_t nd = bh * n * d * s, nn = bh * n * n * s;
+  return make_traffic({{"Q", nd * ceil_div(n, bn), 0},
+                       {"K", nd * ceil_div(n, bm), 0},
+                       {"V", nd * ceil_div(n, bm), 0},
+                       {"S", nn, nn},
+                       {"P", nn, nn},
+                       {"O", 0, nd}});
 }
 
 }  // namespace memwall

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "models/workload_registry.h"
 #include "sim/core/error.h"
 #include "sim/core/interrupt.h"
 #include "sim/core/units.h"
@@ -11,15 +12,17 @@
 namespace memwall {
 
 std::uint8_t output_tensor(const Workload& workload) {
-  return workload.tensor_id(workload.params().workload == WorkloadKind::gemm ? "C" : "O");
+  const WorkloadPlugin& plugin = workload_plugin(workload.params().workload);
+  return workload.tensor_id(std::string(plugin.output_tensor()));
 }
 
 EigenBackend::Matrix reference_output(const Workload& workload, const EigenBackend& data) {
+  return workload_plugin(workload.params().workload).reference_output(workload, data);
+}
+
+EigenBackend::Matrix attention_reference(const Workload& workload, const EigenBackend& data) {
   using Matrix = EigenBackend::Matrix;
   const WorkloadParams& p = workload.params();
-  if (p.workload == WorkloadKind::gemm) {
-    return data.t(workload.tensor_id("A")) * data.t(workload.tensor_id("B"));
-  }
   const auto e = [](std::uint64_t x) { return static_cast<Eigen::Index>(x); };
   const std::uint64_t n = p.seq, d = p.head_dim;
   const double scale = 1.0 / std::sqrt(static_cast<double>(d));

@@ -10,10 +10,15 @@
 
 namespace memwall {
 
-/// The reference output of `workload` from `data`'s inputs: O ((B·H·N) × d) or C (m × n).
+/// The reference output of `workload` from `data`'s inputs (its plugin's reference_output):
+/// O ((B·H·N) × d) or C (m × n).
 EigenBackend::Matrix reference_output(const Workload& workload, const EigenBackend& data);
 
-/// The id of the workload's output tensor ("O" or "C").
+/// Attention's plain reference, for the attention plugins: O = softmax(scale·QKᵀ)V per head with
+/// scale = 1/√d, from the tensors Q, K, V of `workload` in `data`.
+EigenBackend::Matrix attention_reference(const Workload& workload, const EigenBackend& data);
+
+/// The id of the workload's output tensor (its plugin's output_tensor: "O" or "C").
 std::uint8_t output_tensor(const Workload& workload);
 
 /// Bytes of double-precision storage compute_all needs for `workload`.

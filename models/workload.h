@@ -47,8 +47,8 @@ class Workload {
   virtual void compute_cta(std::size_t kernel, std::uint64_t cta, EigenBackend& data,
                            Recorder& rec) const = 0;
 
-  /// Data for compute_cta: every tensor zero-sized to its layout; the inputs (Q, K, V or A, B)
-  /// uniform in [-1, 1] from `seed`; ℓ of flash1 zero, m of flash1 −∞ are set by its init kernel.
+  /// Data for compute_cta: every tensor zero-sized to its layout; the inputs (those declared with
+  /// add_input: Q, K, V or A, B) uniform in [-1, 1] from `seed`.
   EigenBackend make_data(std::uint64_t seed) const;
   /// Runs every CTA of every launch in order on `data` (the ops are discarded).
   void compute_all(EigenBackend& data) const;
@@ -58,6 +58,9 @@ class Workload {
   /// Declares tensor `name` as rows × cols elements of `element_bytes`; returns its id.
   std::uint8_t add_tensor(const char* name, std::uint64_t rows, std::uint64_t cols,
                           std::uint32_t element_bytes);
+  /// Declares an input tensor (make_data fills it with random values), as add_tensor.
+  std::uint8_t add_input(const char* name, std::uint64_t rows, std::uint64_t cols,
+                         std::uint32_t element_bytes);
   void add_kernel(KernelInfo kernel) { m_kernels.push_back(std::move(kernel)); }
   /// A box of tensor `id`: `rows` rows from row `row`, `cols` elements from column `col`.
   Box box(std::uint8_t id, std::uint64_t row, std::uint64_t rows, std::uint64_t col,
@@ -69,6 +72,7 @@ class Workload {
   std::vector<KernelInfo> m_kernels;
   std::vector<std::uint64_t> m_rows, m_cols;
   std::vector<std::uint32_t> m_elem;
+  std::vector<bool> m_input;
   std::uint64_t m_next_base = 0;
 };
 
@@ -91,11 +95,11 @@ class BackendWorkload : public Workload {
   explicit BackendWorkload(WorkloadParams resolved) : Workload(std::move(resolved)) {}
 };
 
-/// Resolves `params` (resolve_workload) and builds its workload.
+/// Resolves `params` (resolve_workload) and builds its workload (its plugin's make).
 std::unique_ptr<Workload> make_workload(const WorkloadParams& params);
 
-/// The launches of a resolved workload, with grids and per-CTA resources (what Workload::kernels
-/// returns), without building it.
+/// The launches of a resolved workload (its plugin's), with grids and per-CTA resources (what
+/// Workload::kernels returns), without building it.
 std::vector<KernelInfo> kernel_launches(const WorkloadParams& resolved);
 
 }  // namespace memwall

@@ -1,7 +1,11 @@
 #pragma once
-/// The parameters of a workload (naive, flash1, flash2 attention; gemm) and their resolution:
-/// defaults applied, every field checked. The names of the fields are the parameter names of the
-/// tiling contract (docs/models.md), used in trace headers, simulator JSON and measured CSV columns.
+/// The parameters of a workload and their resolution: defaults applied, every field checked.
+///
+/// WorkloadParams is the storage every command, study and test passes around: one field per
+/// parameter name of the tiling contract (docs/models.md), the names used in trace headers,
+/// simulator JSON and measured CSV columns. What each parameter means for a workload — unit,
+/// default, help, bounds, checks — is declared by that workload's plugin (models/naive.cc, ...,
+/// through models/workload_registry.h); the functions here only run the chosen plugin.
 
 #include <cstdint>
 #include <optional>
@@ -10,20 +14,29 @@
 #include <utility>
 #include <vector>
 
+#include "models/workload_list.h"
+
 namespace memwall {
 
-/// Which kernel sequence a workload runs.
+/// Which workload: one enumerator per registered plugin, in registration order
+/// (models/workload_list.h); `memwall workloads` says what each one is.
 enum class WorkloadKind : std::uint8_t {
-  naive = 0,   ///< three launches: qk (S = scale·QKᵀ), softmax (P), pv (O = PV)
-  flash1 = 1,  ///< FlashAttention Algorithm 1: outer loop over K/V blocks, O, ℓ, m re-read per pass
-  flash2 = 2,  ///< FlashAttention-2 forward: one CTA per (head, Q block), inner loop over K/V
-  gemm = 3,    ///< C = A·B, M×K by K×N, one CTA per output tile
+#define MEMWALL_WORKLOAD_ENUMERATOR(name) name,
+  MEMWALL_WORKLOADS(MEMWALL_WORKLOAD_ENUMERATOR)
+#undef MEMWALL_WORKLOAD_ENUMERATOR
+};
+
+/// Every workload, in registration order (for --help and error messages).
+inline constexpr WorkloadKind kAllWorkloads[] = {
+#define MEMWALL_WORKLOAD_LIST_ENTRY(name) WorkloadKind::name,
+    MEMWALL_WORKLOADS(MEMWALL_WORKLOAD_LIST_ENTRY)
+#undef MEMWALL_WORKLOAD_LIST_ENTRY
 };
 
 /// Element type of Q, K, V, O, S, P, A, B, C. Statistics (L, ℓ, m) are always fp32.
 enum class Dtype : std::uint8_t { fp16 = 0, fp32 = 1 };
 
-/// "naive", "flash1", "flash2", "gemm".
+/// The workload's plugin name: "naive", "flash1", "flash2", "gemm".
 std::string_view to_string(WorkloadKind kind);
 /// "fp16", "fp32".
 std::string_view to_string(Dtype dtype);
@@ -34,22 +47,19 @@ Dtype parse_dtype(std::string_view name);
 /// Bytes per element: 2 for fp16, 4 for fp32.
 std::uint32_t element_bytes(Dtype dtype);
 
-/// Every workload name, in a fixed order (for --help and error messages).
-inline constexpr WorkloadKind kAllWorkloads[] = {WorkloadKind::naive, WorkloadKind::flash1,
-                                                 WorkloadKind::flash2, WorkloadKind::gemm};
-
 /// A workload's parameters. Optional fields left empty take their defaults in resolve_workload;
-/// after it, every optional the workload uses is set and every field the workload ignores is
-/// empty. Sizes are in elements unless the name says bytes.
+/// after it, every optional the workload uses is set and every optional it does not use is
+/// empty. Sizes are in elements unless the name says bytes. A field's meaning per workload is in
+/// `memwall workloads` (docs/workloads.md).
 struct WorkloadParams {
   WorkloadKind workload = WorkloadKind::flash2;
   Dtype dtype = Dtype::fp16;
 
   // Attention shape (naive, flash1, flash2).
-  std::uint64_t batch = 1;     ///< B, > 0
-  std::uint64_t heads = 1;     ///< H, > 0
-  std::uint64_t seq = 1024;    ///< N, tokens per head, > 0
-  std::uint64_t head_dim = 64; ///< d, > 0 (naive: ≤ 256, its qk tile holds the whole head dim)
+  std::uint64_t batch = 1;      ///< B
+  std::uint64_t heads = 1;      ///< H
+  std::uint64_t seq = 1024;     ///< N, tokens per head
+  std::uint64_t head_dim = 64;  ///< d
 
   // Attention tiling.
   std::optional<std::uint32_t> block_q;       ///< rows of Q per tile (naive bm, flash Br)
@@ -60,12 +70,12 @@ struct WorkloadParams {
   std::optional<std::uint64_t> sram_bytes;    ///< flash1: on-chip memory M in bytes (for defaults)
 
   // gemm shape and tiling (C[m×n] = A[m×k]·B[k×n]).
-  std::uint64_t m = 4096;  ///< rows of A and C, > 0
-  std::uint64_t n = 4096;  ///< columns of B and C, > 0
-  std::uint64_t k = 4096;  ///< columns of A, rows of B, > 0
-  std::optional<std::uint32_t> tile_m;  ///< output tile rows (default 128)
-  std::optional<std::uint32_t> tile_n;  ///< output tile columns (default 128)
-  std::optional<std::uint32_t> tile_k;  ///< k chunk per loop step (default 32)
+  std::uint64_t m = 4096;               ///< rows of A and C
+  std::uint64_t n = 4096;               ///< columns of B and C
+  std::uint64_t k = 4096;               ///< columns of A, rows of B
+  std::optional<std::uint32_t> tile_m;  ///< output tile rows
+  std::optional<std::uint32_t> tile_n;  ///< output tile columns
+  std::optional<std::uint32_t> tile_k;  ///< k chunk per loop step
 
   /// Per-CTA shared-memory limit in bytes (a config's smem_per_block); when set, a tiling whose
   /// footprint exceeds it is rejected, unless allow_spill. A workload parameter
@@ -78,7 +88,8 @@ struct WorkloadParams {
   /// flash1/flash2: tiles over smem_limit_bytes are not rejected; the CTA keeps in shared memory
   /// what fits and spills the rest to global memory (models/spill.h). A workload parameter
   /// ("allow_spill" = 1) only when set, so traces and reports without it are unchanged.
-  /// resolve_workload clears it for naive and gemm and when there is no smem_limit_bytes.
+  /// resolve_workload clears it for workloads that cannot spill and when there is no
+  /// smem_limit_bytes.
   bool allow_spill = false;
 
   /// Numerics only: false drops the online-softmax rescale of the running O and ℓ when the row
@@ -91,8 +102,8 @@ struct WorkloadParams {
   /// B·H, the number of (batch, head) pairs.
   std::uint64_t batch_heads() const { return batch * heads; }
 
-  /// The contract's parameter list in a fixed order, as (name, value) text pairs: workload,
-  /// dtype, then the shape and the resolved tiling the workload uses. Used in trace headers.
+  /// The contract's parameter list as (name, value) text pairs: workload, then the parameters
+  /// the workload's plugin declares, in its order, each when set. Used in trace headers.
   std::vector<std::pair<std::string, std::string>> named() const;
 };
 
@@ -100,16 +111,11 @@ struct WorkloadParams {
 /// Throws UsageError on an unknown name or a malformed value (naming both).
 WorkloadParams params_from_named(const std::vector<std::pair<std::string, std::string>>& named);
 
-/// Applies the defaults of `params.workload` (see docs/models.md) and validates everything:
-/// a zero shape or tile, a byte count that would overflow 64 bits, a tiling whose shared memory
-/// exceeds `smem_limit_bytes`, flash1 without a block size and without `sram_bytes` — each a
-/// UsageError naming the parameter and what would fit.
+/// Resolves `params` with its workload's plugin: clears the parameters the workload does not
+/// use, checks each given value against its bounds, applies the defaults, runs the plugin's own
+/// checks and rejects a launch whose shared memory exceeds `smem_limit_bytes` — each a UsageError
+/// naming the parameter and what would fit.
 WorkloadParams resolve_workload(const WorkloadParams& params);
-
-/// The default flash1 block sizes from an SRAM of `sram_elements` elements (Algorithm 1):
-/// Bc = ⌈M/4d⌉, Br = min(⌈M/4d⌉, d). Returns {Br, Bc}.
-std::pair<std::uint64_t, std::uint64_t> flash1_default_blocks(std::uint64_t sram_elements,
-                                                              std::uint64_t head_dim);
 
 /// ⌈a / b⌉ for b > 0.
 constexpr std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }

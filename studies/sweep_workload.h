@@ -15,20 +15,23 @@ namespace memwall {
 
 /// A workload parameter a sweep can vary: its command-line flag and its axis (column) name.
 struct WorkloadAxis {
-  const char* flags;  ///< CLI11 flag spec, e.g. "--seq" (the same spelling as `memwall run`)
-  const char* name;   ///< axis and CSV column name, e.g. "seq"
-  const char* help;   ///< one line for --help
+  std::string flags;  ///< CLI11 flag spec, e.g. "--seq" (the same spelling as `memwall run`)
+  std::string name;   ///< axis and CSV column name, e.g. "seq"
+  std::string help;   ///< one line for --help
 };
 
-/// Every workload axis, in the fixed order sweep axes take (workload first, then dtype, the
-/// attention shape, its tiling, flash1's SRAM size, then the gemm shape and tiling).
+/// Every workload axis, in the fixed order sweep axes take: workload first, then each workload
+/// parameter with a flag and a value (not a switch), in the order of the workload registry's
+/// parameter catalogue (models/workload_registry.h): dtype, the attention shape, its tiling,
+/// flash1's SRAM size, then the gemm shape and tiling.
 std::span<const WorkloadAxis> workload_axes();
 
 /// True for an axis that is a config key ("l2.size"): its name has a dot.
 bool is_config_axis(std::string_view name);
 
-/// Sets workload parameter `name` of `params` from `value`. "sram_bytes" takes a size with a unit
-/// ("64 KiB") or a byte count. Throws UsageError naming the parameter on a bad value or name.
+/// Sets workload parameter `name` of `params` from `value` (set_workload_param_text): a byte
+/// count ("sram_bytes") takes a size with a unit ("64 KiB") or digits. Throws UsageError naming
+/// the parameter on a bad value or name.
 void set_workload_param(WorkloadParams& params, std::string_view name, std::string_view value);
 
 /// The workload parameters of a point (unresolved): `base` with every workload axis applied.

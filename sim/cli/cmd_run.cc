@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "models/model_source.h"
+#include "models/workload_registry.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/workload_options.h"
 #include "sim/core/atomic_file.h"
@@ -137,8 +138,8 @@ void register_run_commands(CLI::App& app, CliContext& /*ctx*/) {
   // One workload or a comma list simulated in turn and shown side by side.
   cmd->remove_option(cmd->get_option("--workload"));
   cmd->add_option("-w,--workload", run->workloads,
-                  "Workload, or a comma list shown side by side with ratios: naive, flash1, "
-                  "flash2, gemm [default: flash2]")
+                  "Workload, or a comma list shown side by side with ratios: " +
+                      workload_names(", ") + " [default: " + run->workloads + "]")
       ->type_name("NAME[,NAME...]");
   cmd->add_option("--what-if", run->what_if, kWhatIfHelp)->type_name("LIST");
   cmd->add_option("--what-if-json", run->what_if_json,

@@ -154,14 +154,16 @@ void register_sweep_command(CLI::App& app, CliContext& /*ctx*/) {
                 "Keep the finished rows of OUTPUT.partial (left by an interrupted run); run the rest");
   cmd->add_flag("--flush-l2", o->flush_l2,
                 "Write back and invalidate the L2 between kernels (as Nsight Compute does)");
+  std::string order;
+  for (const WorkloadAxis& axis : axes) order += (order.empty() ? "" : ", ") + axis.name;
   add_examples(*cmd,
-               "  memwall sweep --config h200 --workload flash2 --seq 512..16384x2 --head-dim 64,128 -o f2.csv -j 2\n"
-               "  memwall sweep --config h200 --workload naive --seq 1024 --set l2.size=\"25 MiB,50 MiB,100 MiB\" -o l2.csv\n"
-               "  memwall sweep --config h200 --workload flash2 --seq 1024..8192x2 --shard 0/2 -o s0.csv\n"
-               "  memwall sweep merge s0.csv s1.csv -o all.csv\n"
-               "Points are numbered with the first axis varying slowest: workload, dtype, batch, heads,\n"
-               "seq, head_dim, block_q, block_kv, block_k, stages, softmax_rows, sram_bytes, m, n, k,\n"
-               "tile_m, tile_n, tile_k (those given), then each --set in command-line order.\n");
+               ("  memwall sweep --config h200 --workload flash2 --seq 512..16384x2 --head-dim 64,128 -o f2.csv -j 2\n"
+                "  memwall sweep --config h200 --workload naive --seq 1024 --set l2.size=\"25 MiB,50 MiB,100 MiB\" -o l2.csv\n"
+                "  memwall sweep --config h200 --workload flash2 --seq 1024..8192x2 --shard 0/2 -o s0.csv\n"
+                "  memwall sweep merge s0.csv s1.csv -o all.csv\n"
+                "Points are numbered with the first axis varying slowest: " + order +
+                " (those given), then each --set in command-line order.\n")
+                   .c_str());
 
   CLI::App* merge = cmd->add_subcommand("merge", "Join shard CSVs into the file one unsharded run writes");
   merge->add_option("shards", o->merge_inputs, "Shard CSV files written with --shard I/N")->required();

@@ -1,32 +1,31 @@
 // `memwall traffic`: HBM bytes of naive, flash1 and flash2 at one shape, from the closed forms.
-#include <cstdint>
 #include <cstdio>
 #include <memory>
-#include <optional>
 #include <string>
 
 #include "explain/traffic.h"
+#include "models/workload_registry.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/workload_options.h"
 #include "sim/core/atomic_file.h"
-#include "sim/core/error.h"
-#include "sim/core/units.h"
 #include "sim/hw/config_loader.h"
 
 namespace memwall {
 namespace {
 
 struct TrafficArgs {
-  std::uint64_t seq = 0;
-  std::uint64_t head_dim = 0;
-  std::uint64_t heads = 1;
-  std::uint64_t batch = 1;
-  std::string sram;
+  WorkloadParams shape;  ///< the shape and tiling asked for (unresolved)
   std::string config;
-  std::optional<std::uint32_t> block_q;
-  std::optional<std::uint32_t> block_kv;
-  std::string dtype = "fp16";
   std::string json;
 };
+
+/// The flag of shape parameter `name` (as every workload command spells it), required: it has
+/// no default here, so its help is the parameter's alone.
+CLI::Option* add_required(CLI::App& cmd, const char* name, WorkloadParams& shape) {
+  return add_workload_option(cmd, name, shape)
+      ->required()
+      ->description(std::string(find_workload_param(name)->spec->help));
+}
 
 }  // namespace
 
@@ -34,43 +33,25 @@ void register_traffic_command(CLI::App& app, CliContext& /*ctx*/) {
   auto args = std::make_shared<TrafficArgs>();
   CLI::App* cmd = app.add_subcommand(
       "traffic", "HBM bytes of naive vs flash1 vs flash2 attention at one shape, from the closed forms");
-  cmd->add_option("--seq", args->seq, "Sequence length N (tokens per head)")->required();
-  cmd->add_option("--head-dim", args->head_dim, "Head dimension d")->required();
-  cmd->add_option("--heads", args->heads, "Heads H")->capture_default_str();
-  cmd->add_option("--batch", args->batch, "Batch size B")->capture_default_str();
-  auto* sram = cmd->add_option("--sram", args->sram,
-                               "On-chip memory M that sizes flash1's blocks, e.g. \"100 KiB\"")
-                   ->type_name("SIZE");
+  add_required(*cmd, "seq", args->shape);
+  add_required(*cmd, "head_dim", args->shape);
+  add_workload_option(*cmd, "heads", args->shape);
+  add_workload_option(*cmd, "batch", args->shape);
+  CLI::Option* sram = add_workload_option(*cmd, "sram_bytes", args->shape);
   cmd->add_option("--config", args->config,
                   "Hardware config (file or preset): its smem_per_block is M and the per-CTA limit")
       ->type_name("FILE")
       ->excludes(sram);
-  cmd->add_option("--block-q", args->block_q, "Rows of Q per tile (naive bm, flash Br) for all variants");
-  cmd->add_option("--block-kv", args->block_kv, "Rows of K/V per tile (naive bn, flash Bc) for all variants");
-  cmd->add_option("--dtype", args->dtype, "Element type of Q, K, V, O, S, P: fp16 or fp32")
-      ->type_name("fp16|fp32")
-      ->capture_default_str();
+  add_workload_option(*cmd, "block_q", args->shape);
+  add_workload_option(*cmd, "block_kv", args->shape);
+  add_workload_option(*cmd, "dtype", args->shape);
   cmd->add_option("--json", args->json, "Also write the table as JSON to FILE")->type_name("FILE");
   add_examples(*cmd,
                "  memwall traffic --seq 32768 --head-dim 64 --sram \"100 KiB\"\n"
                "  memwall traffic --seq 4096 --head-dim 128 --heads 32 --batch 4 --config h200\n"
                "  memwall traffic --seq 8192 --head-dim 64 --block-q 64 --block-kv 64 --json t.json\n");
   cmd->callback([args] {
-    WorkloadParams shape;
-    shape.seq = args->seq;
-    shape.head_dim = args->head_dim;
-    shape.heads = args->heads;
-    shape.batch = args->batch;
-    shape.dtype = parse_dtype(args->dtype);
-    shape.block_q = args->block_q;
-    shape.block_kv = args->block_kv;
-    if (!args->sram.empty()) {
-      try {
-        shape.sram_bytes = parse_bytes(args->sram).count;
-      } catch (const UnitError& e) {
-        throw UsageError("traffic: --sram \"" + args->sram + "\": " + e.what());
-      }
-    }
+    WorkloadParams shape = args->shape;
     if (!args->config.empty()) {
       const HardwareConfig config = load_config(args->config);
       shape.sram_bytes = config.sm.smem_per_block.count;

@@ -25,5 +25,6 @@ void register_sweep_command(CLI::App& app, CliContext& ctx);
 void register_io_command(CLI::App& app, CliContext& ctx);
 void register_run_commands(CLI::App& app, CliContext& ctx);
 void register_calibrate_command(CLI::App& app, CliContext& ctx);
+void register_workloads_command(CLI::App& app, CliContext& ctx);
 
 }  // namespace memwall

@@ -1,22 +1,18 @@
 #include "sim/cli/workload_options.h"
 
+#include <cstdint>
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <system_error>
+#include <vector>
 
+#include "models/workload_registry.h"
 #include "sim/core/error.h"
 #include "sim/core/units.h"
 
 namespace memwall {
 namespace {
-
-/// An optional uint32 tiling flag: set only when given.
-void add_tile(CLI::App& app, const char* name, std::optional<std::uint32_t>& field,
-              const char* description) {
-  app.add_option_function<std::uint32_t>(
-         name, [&field](const std::uint32_t& v) { field = v; }, description)
-      ->type_name("INT");
-}
 
 /// `path` relative to the working directory when it lies below it; `fallback` when empty.
 std::string display_path(const std::string& path, const std::string& fallback) {
@@ -29,73 +25,82 @@ std::string display_path(const std::string& path, const std::string& fallback) {
   return path;
 }
 
-}  // namespace
-
-std::string workload_names() {
-  std::string out;
-  for (WorkloadKind k : kAllWorkloads) out += (out.empty() ? "" : "|") + std::string(to_string(k));
-  return out;
+/// The flag of catalogue parameter `param`, parsed by its type into `p`.
+CLI::Option* add_param_option(CLI::App& app, const CatalogueParam& param, WorkloadParams& p) {
+  const ParamSpec* spec = param.spec;
+  const std::string flag(spec->flag);
+  const std::string help = catalogue_param_help(param);
+  switch (spec->type) {
+    case ParamType::kChoice: {
+      std::vector<std::string> names(spec->choices.begin(), spec->choices.end());
+      return app
+          .add_option_function<std::string>(
+              flag, [&p, spec](const std::string& v) { set_param_text(*spec, p, v); }, help)
+          ->check(CLI::IsMember(names))
+          ->type_name("NAME");
+    }
+    case ParamType::kCount:
+      return app
+          .add_option_function<std::uint64_t>(
+              flag, [&p, spec](const std::uint64_t& v) { spec->field.set(p, v); }, help)
+          ->type_name("INT");
+    case ParamType::kTile:
+      return app
+          .add_option_function<std::uint32_t>(
+              flag, [&p, spec](const std::uint32_t& v) { spec->field.set(p, v); }, help)
+          ->type_name("INT");
+    case ParamType::kBytes:
+      return app
+          .add_option_function<std::string>(
+              flag,
+              [&p, spec, flag](const std::string& v) {
+                try {
+                  spec->field.set(p, parse_bytes(v).count);
+                } catch (const UnitError& e) {
+                  throw UsageError(flag + ": " + e.what());
+                }
+              },
+              help)
+          ->type_name("SIZE");
+    case ParamType::kSwitch:
+      return app.add_flag_function(
+          flag, [&p, spec](std::int64_t count) { spec->field.set(p, count > 0 ? 1 : 0); }, help);
+  }
+  return nullptr;
 }
+
+}  // namespace
 
 void add_workload_options(CLI::App& app, WorkloadParams& p) {
   std::vector<std::string> names;
-  for (WorkloadKind k : kAllWorkloads) names.emplace_back(to_string(k));
+  for (const WorkloadPlugin* plugin : workload_plugins()) names.emplace_back(plugin->name());
   app.add_option_function<std::string>(
          "-w,--workload", [&p](const std::string& v) { p.workload = parse_workload_kind(v); },
-         "Workload: naive (qk, softmax, pv launches), flash1 (FlashAttention Alg. 1), flash2 "
-         "(FlashAttention-2 forward), gemm (C = A·B) [default: flash2]")
+         "Workload: " + workload_names(", ") + " (see `memwall workloads`) [default: " +
+             std::string(to_string(WorkloadParams{}.workload)) + "]")
       ->check(CLI::IsMember(names))
       ->type_name("NAME");
-  app.add_option_function<std::string>(
-         "--dtype", [&p](const std::string& v) { p.dtype = parse_dtype(v); },
-         "Element type of Q/K/V/O/S/P (A/B/C): fp16 (2 bytes) or fp32 (4 bytes) [default: fp16]")
-      ->check(CLI::IsMember({"fp16", "fp32"}))
-      ->type_name("NAME");
-  app.add_option("--batch", p.batch, "Batch size B")->capture_default_str()->type_name("INT");
-  app.add_option("--heads", p.heads, "Heads H")->capture_default_str()->type_name("INT");
-  app.add_option("--seq", p.seq, "Sequence length N (tokens per head)")
-      ->capture_default_str()
-      ->type_name("INT");
-  app.add_option("--head-dim", p.head_dim, "Head dimension d")
-      ->capture_default_str()
-      ->type_name("INT");
-  add_tile(app, "--block-q", p.block_q,
-           "Rows of Q per tile: naive bm, flash Br [default: 128; flash1: min(ceil(M/4d), d)]");
-  add_tile(app, "--block-kv", p.block_kv,
-           "Rows of K/V per tile: naive bn, flash Bc [default: naive 128; flash2 128 for d <= 64, "
-           "else 64; flash1 ceil(M/4d)]");
-  add_tile(app, "--block-k", p.block_k, "naive pv: columns of P per k chunk [default: 64]");
-  add_tile(app, "--stages", p.stages, "flash2: K/V blocks in flight (pipelining depth) [default: 2]");
-  add_tile(app, "--softmax-rows", p.softmax_rows, "naive softmax: rows of S per CTA [default: 4]");
-  app.add_option_function<std::string>(
-         "--sram",
-         [&p](const std::string& v) {
-           try {
-             p.sram_bytes = parse_bytes(v).count;
-           } catch (const UnitError& e) {
-             throw UsageError(std::string("--sram: ") + e.what());
-           }
-         },
-         "flash1: on-chip memory M per CTA for the default block sizes, e.g. 96KiB (wins over a "
-         "config's smem_per_block)")
-      ->type_name("SIZE");
-  app.add_option("--m", p.m, "gemm: rows of A and C")->capture_default_str()->type_name("INT");
-  app.add_option("--n", p.n, "gemm: columns of B and C")->capture_default_str()->type_name("INT");
-  app.add_option("--k", p.k, "gemm: columns of A, rows of B")->capture_default_str()->type_name("INT");
-  add_tile(app, "--tile-m", p.tile_m, "gemm: output tile rows [default: 128]");
-  add_tile(app, "--tile-n", p.tile_n, "gemm: output tile columns [default: 128]");
-  add_tile(app, "--tile-k", p.tile_k, "gemm: k chunk per loop step [default: 32]");
-  app.add_flag(
-      "--allow-spill", p.allow_spill,
-      "flash1/flash2: tiles over the shared memory per block (the config's sm.smem_per_block, or "
-      "--sram) are kept on chip as far as they fit and the rest spilled to global memory, instead "
-      "of rejected (see docs/spill.md)");
+  for (const CatalogueParam& param : workload_param_catalogue()) {
+    if (!param.spec->flag.empty()) add_param_option(app, param, p);
+  }
+}
+
+CLI::Option* add_workload_option(CLI::App& app, std::string_view name, WorkloadParams& params) {
+  const CatalogueParam* param = find_workload_param(name);
+  if (param == nullptr || param->spec->flag.empty()) {
+    throw std::logic_error("no workload flag for parameter " + std::string(name));
+  }
+  return add_param_option(app, *param, params);
 }
 
 WorkloadParams resolve_workload_options(const WorkloadParams& params, const HardwareConfig* config) {
   WorkloadParams p = params;
   if (config != nullptr) {
-    if (!p.sram_bytes && p.workload == WorkloadKind::flash1) p.sram_bytes = config->sm.smem_per_block.count;
+    // The config's shared memory per block is the on-chip memory M of a workload that sizes its
+    // blocks from one (flash1's sram_bytes), unless --sram gave it.
+    if (!p.sram_bytes && find_param(workload_plugin(p.workload), "sram_bytes") != nullptr) {
+      p.sram_bytes = config->sm.smem_per_block.count;
+    }
     p.smem_limit_bytes = config->sm.smem_per_block.count;
     p.smem_limit_source = "sm.smem_per_block of " + display_path(config->source_file, config->name);
   }

@@ -1,6 +1,10 @@
 #pragma once
-/// The shape and tiling flags shared by every command that names a workload (`memwall trace`,
-/// `verify`, `run`, `sweep`, `io`), so they all spell and default them the same way.
+/// The workload flags shared by every command that names a workload (`memwall trace`, `verify`,
+/// `run`, `traffic`; `sweep` and `io` take the same parameters as lists), generated from the
+/// workload plugins' parameter declarations (models/workload_registry.h), so they all spell,
+/// default and document them the same way.
+
+#include <string_view>
 
 #include <CLI/CLI.hpp>
 
@@ -9,21 +13,23 @@
 
 namespace memwall {
 
-/// Adds --workload, --dtype, --batch, --heads, --seq, --head-dim, --block-q, --block-kv,
-/// --block-k, --stages, --softmax-rows, --sram, --allow-spill and (gemm) --m, --n, --k, --tile-m,
-/// --tile-n, --tile-k to `app`, writing into `params`. Unset tiling flags stay empty (defaults come from
-/// resolve_workload_options). Bad values (an unknown name, a size without a unit) are rejected
-/// while parsing.
+/// Adds -w,--workload and one flag per parameter of the registry's catalogue (--dtype, --batch,
+/// --heads, --seq, --head-dim, --block-q, ..., --tile-k, --allow-spill) to `app`, writing into
+/// `params`, each with its plugins' help and defaults. Unset tiling flags stay empty (defaults
+/// come from resolve_workload_options). Bad values (an unknown name, a size without a unit) are
+/// rejected while parsing.
 void add_workload_options(CLI::App& app, WorkloadParams& params);
 
-/// Applies a hardware config when one is given — its sm.smem_per_block is flash1's M when --sram
-/// was not given (--sram wins), and the per-CTA shared-memory limit every tiling must fit — then
-/// resolve_workload (defaults, validation; UsageError on bad parameters). With allow_spill,
-/// --sram (when given) is that limit instead of the config's.
+/// Adds the flag of the one catalogue parameter `name` ("seq") to `app`, as
+/// add_workload_options does, and returns it (a command that takes a shape but no workload).
+CLI::Option* add_workload_option(CLI::App& app, std::string_view name, WorkloadParams& params);
+
+/// Applies a hardware config when one is given — its sm.smem_per_block is the on-chip memory M
+/// of a workload with the parameter sram_bytes (flash1) when --sram was not given (--sram wins),
+/// and the per-CTA shared-memory limit every tiling must fit — then resolve_workload (defaults,
+/// validation; UsageError on bad parameters). With allow_spill, --sram (when given) is that limit
+/// instead of the config's.
 WorkloadParams resolve_workload_options(const WorkloadParams& params,
                                         const HardwareConfig* config = nullptr);
-
-/// The help text's list of workload names, e.g. "naive|flash1|flash2|gemm".
-std::string workload_names();
 
 }  // namespace memwall

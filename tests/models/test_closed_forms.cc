@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "models/closed_forms.h"
+#include "models/flash1.h"
 #include "models/model_source.h"
 #include "models/workload.h"
 #include "tests/models/closed_form_check.h"
