@@ -4,7 +4,9 @@
 /// (models/naive.cc, ...); trace headers, the CLI flags, sweep axes, `memwall workloads` and
 /// docs/workloads.md are generated from the tables, and resolution checks the bounds from them.
 
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -30,6 +32,9 @@ struct ParamField {
   /// Stores a value (callers keep a kTile value below 2^32); empty clears an optional field and
   /// leaves a kCount field unchanged.
   void (*set)(WorkloadParams&, std::optional<std::uint64_t>);
+  /// Bytes from the start of WorkloadParams to the field. Fields are declared in the contract's
+  /// order, so this orders the parameter catalogue (and with it the flags and the sweep axes).
+  std::size_t (*offset)();
 };
 
 namespace param_field_detail {
@@ -64,6 +69,12 @@ constexpr ParamField field_of() {
   return {[](const WorkloadParams& p) { return param_field_detail::read(p.*Member); },
           [](WorkloadParams& p, std::optional<std::uint64_t> v) {
             param_field_detail::write(p.*Member, v);
+          },
+          []() {
+            static const WorkloadParams probe{};
+            const auto* base = reinterpret_cast<const unsigned char*>(std::addressof(probe));
+            const auto* field = reinterpret_cast<const unsigned char*>(std::addressof(probe.*Member));
+            return static_cast<std::size_t>(field - base);
           }};
 }
 
@@ -74,7 +85,7 @@ struct ParamSpec {
   /// The contract name: trace headers, JSON, CSV columns, sweep axes ("block_q").
   std::string_view name{};
   /// The command-line flag in CLI11 spelling ("--block-q"); empty for a parameter the command
-  /// sets itself (smem_limit_bytes, from --config).
+  /// sets itself (smem_limit_bytes, from --config), which resolution keeps for every workload.
   std::string_view flag{};
   ParamType type = ParamType::kCount;
   /// What one unit of the value is ("rows", "tokens", "bytes"); empty for choices and switches.
@@ -109,8 +120,8 @@ inline constexpr ParamSpec kDtypeParam{
     .name = "dtype",
     .flag = "--dtype",
     .type = ParamType::kChoice,
-    .help = "Element type of the tensors (the statistics L, l, m are fp32): fp16 (2 bytes) or "
-            "fp32 (4 bytes)",
+    .help = "Element type of the tensors: fp16 (2 bytes) or fp32 (4 bytes); attention's "
+            "statistics L, l, m stay fp32",
     .choices = kDtypeNames,
     .field = field_of<&WorkloadParams::dtype>(),
 };

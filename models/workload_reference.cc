@@ -72,7 +72,8 @@ std::string workloads_markdown() {
   md += "Each workload is a plugin: its file pair models/NAME.{h,cc} declares the parameters "
         "below and registers itself with one line in models/workload_list.h "
         "(docs/architecture.md). A parameter is a flag of every command that takes a workload "
-        "(`run`, `trace`, `verify`, `sweep`, `io`), spelled the same in each, and its name is the "
+        "(`run`, `trace`, `verify`, `sweep`, `io`; `traffic` takes the attention shape), spelled "
+        "the same in each, and its name is the "
         "key in trace headers, JSON reports and CSV columns. A workload ignores the flags of "
         "parameters it does not declare. `memwall workloads [NAME]` prints the same tables.\n\n";
   md += "| workload | summary |\n|---|---|\n";

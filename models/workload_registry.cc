@@ -34,13 +34,17 @@ std::vector<CatalogueParam> build_catalogue() {
       if (entry == nullptr) {
         out.push_back({&spec, {}});
         entry = &out.back();
-      } else if (entry->spec->flag != spec.flag || entry->spec->type != spec.type) {
+      } else if (entry->spec->flag != spec.flag || entry->spec->type != spec.type ||
+                 entry->spec->field.offset() != spec.field.offset()) {
         throw std::logic_error("workload parameter " + std::string(spec.name) +
-                               " is declared with two flags or types");
+                               " is declared with two flags, types or fields");
       }
       entry->uses.push_back({plugin, &spec});
     }
   }
+  std::stable_sort(out.begin(), out.end(), [](const CatalogueParam& a, const CatalogueParam& b) {
+    return a.spec->field.offset() < b.spec->field.offset();
+  });
   return out;
 }
 

@@ -41,9 +41,10 @@ struct CatalogueParam {
   std::vector<ParamUse> uses;   ///< every plugin that declares it, in registration order
 };
 
-/// Every parameter of every plugin once, in order of first declaration (plugins in registration
-/// order, each plugin's parameters in its own order). Sweep axes and flags follow this order.
-/// Throws std::logic_error if two plugins declare one name with different flags or types.
+/// Every parameter of every plugin once, in the order of their fields in WorkloadParams (the
+/// contract's order: dtype, the attention shape and tiling, flash1's SRAM size, the gemm shape
+/// and tiling, then the spill parameters). Flags and sweep axes follow this order. Throws
+/// std::logic_error if two plugins declare one name with different flags, types or fields.
 const std::vector<CatalogueParam>& workload_param_catalogue();
 
 /// The catalogue entry of `name`, or nullptr.

@@ -11,10 +11,11 @@ std::vector<WorkloadAxis> build_axes() {
   for (const CatalogueParam& param : workload_param_catalogue()) {
     const ParamSpec& spec = *param.spec;
     if (spec.flag.empty() || spec.type == ParamType::kSwitch) continue;
+    const char* values = spec.type == ParamType::kChoice  ? " (list)"
+                         : spec.type == ParamType::kBytes ? " (list or range of bytes, or sizes with a unit)"
+                                                          : " (list or range)";
     axes.push_back({std::string(spec.flag), std::string(spec.name),
-                    catalogue_param_help(param) + " (list or range" +
-                        (spec.type == ParamType::kBytes ? " of bytes, or sizes with a unit" : "") +
-                        ")"});
+                    catalogue_param_help(param) + values});
   }
   return axes;
 }

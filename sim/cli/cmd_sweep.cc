@@ -154,15 +154,28 @@ void register_sweep_command(CLI::App& app, CliContext& /*ctx*/) {
                 "Keep the finished rows of OUTPUT.partial (left by an interrupted run); run the rest");
   cmd->add_flag("--flush-l2", o->flush_l2,
                 "Write back and invalidate the L2 between kernels (as Nsight Compute does)");
-  std::string order;
-  for (const WorkloadAxis& axis : axes) order += (order.empty() ? "" : ", ") + axis.name;
+  // The axis order, indented and wrapped at 95 columns.
+  std::string order = "  ";
+  std::size_t width = 2;
+  for (std::size_t i = 0; i < axes.size(); ++i) {
+    const std::string item = axes[i].name + (i + 1 < axes.size() ? "," : "");
+    if (width > 2 && width + 1 + item.size() > 95) {
+      order += "\n  ";
+      width = 2;
+    } else if (width > 2) {
+      order += " ";
+      ++width;
+    }
+    order += item;
+    width += item.size();
+  }
   add_examples(*cmd,
                ("  memwall sweep --config h200 --workload flash2 --seq 512..16384x2 --head-dim 64,128 -o f2.csv -j 2\n"
                 "  memwall sweep --config h200 --workload naive --seq 1024 --set l2.size=\"25 MiB,50 MiB,100 MiB\" -o l2.csv\n"
                 "  memwall sweep --config h200 --workload flash2 --seq 1024..8192x2 --shard 0/2 -o s0.csv\n"
                 "  memwall sweep merge s0.csv s1.csv -o all.csv\n"
-                "Points are numbered with the first axis varying slowest: " + order +
-                " (those given), then each --set in command-line order.\n")
+                "Points are numbered with the first axis varying slowest, the axes given in this order:\n" +
+                order + "\nthen each --set in command-line order.\n")
                    .c_str());
 
   CLI::App* merge = cmd->add_subcommand("merge", "Join shard CSVs into the file one unsharded run writes");
