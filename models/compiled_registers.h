@@ -19,14 +19,16 @@ struct CompiledKernel {
   std::uint32_t registers;
 };
 
-/// Every instantiation the harness builds, as `ptxas -v` reports it for sm_90 with CUDA 13.0
-/// (models/cuda/ptxas_registers.sh prints the same list from a fresh compile).
-std::span<const CompiledKernel> compiled_kernels();
+/// Every instantiation the harness builds, as `ptxas -v` reports it with CUDA 13.0 for the
+/// architecture `arch` (compute capability x 10: 90 or 80; empty for any other, whose counts
+/// nobody has compiled). models/cuda/ptxas_registers.sh prints the same lists from a fresh compile.
+std::span<const CompiledKernel> compiled_kernels(std::uint32_t arch);
 
-/// The registers per thread of the compiled instantiation with these parameters, or nothing when
-/// models/cuda does not build that kernel at that shape (the model then estimates them).
-std::optional<std::uint32_t> compiled_registers(std::string_view kernel, std::uint32_t head_dim,
-                                                std::uint32_t block_a, std::uint32_t block_b,
-                                                std::uint32_t stages);
+/// The registers per thread of the instantiation with these parameters compiled for `arch`, or
+/// nothing when models/cuda does not build that kernel at that shape for that architecture (the
+/// model then estimates them).
+std::optional<std::uint32_t> compiled_registers(std::uint32_t arch, std::string_view kernel,
+                                                std::uint32_t head_dim, std::uint32_t block_a,
+                                                std::uint32_t block_b, std::uint32_t stages);
 
 }  // namespace memwall

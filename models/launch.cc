@@ -26,7 +26,7 @@ std::uint32_t kernel_registers(const WorkloadParams& p, std::string_view kernel,
                                std::uint32_t block_a, std::uint32_t block_b, std::uint32_t stages,
                                std::uint64_t values, std::uint32_t threads) {
   if (p.dtype == Dtype::fp16 && p.head_dim <= std::numeric_limits<std::uint32_t>::max()) {
-    if (const auto regs = compiled_registers(kernel, static_cast<std::uint32_t>(p.head_dim),
+    if (const auto regs = compiled_registers(p.arch, kernel, static_cast<std::uint32_t>(p.head_dim),
                                              block_a, block_b, stages)) {
       return *regs;
     }

@@ -84,6 +84,10 @@ struct WorkloadParams {
   /// Where smem_limit_bytes comes from, for messages (e.g. "sm.smem_per_block of h200.yaml").
   /// Not a workload parameter.
   std::string smem_limit_source;
+  /// The SM architecture the kernels are compiled for (a config's sm.arch): whose ptxas register
+  /// counts set their occupancy (models/compiled_registers.h). Not a workload parameter: a trace
+  /// records the registers it was generated with.
+  std::uint32_t arch = 90;
 
   /// flash1/flash2: tiles over smem_limit_bytes are not rejected; the CTA keeps in shared memory
   /// what fits and spills the rest to global memory (models/spill.h). A workload parameter

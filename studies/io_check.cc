@@ -199,6 +199,7 @@ WorkloadParams io_params(const SweepPoint& point, const HardwareConfig& config) 
     p.sram_bytes = config.sm.smem_per_block.count;
   }
   p.smem_limit_bytes = config.sm.smem_per_block.count;
+  p.arch = config.sm.arch;
   return resolve_workload(p);
 }
 

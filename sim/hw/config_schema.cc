@@ -85,8 +85,9 @@ const KeyDecl kSchema[] = {
      }},
 
     {"sm.arch", KeyType::kInteger, "90",
-     "Compute capability x 10 (80 Ampere, 89 Ada, 90 Hopper): which instruction kinds the SM has "
-     "and whose compiler register counts the workloads take.", "90", false,
+     "Compute capability x 10 (80 Ampere, 89 Ada, 90 Hopper): whose ptxas register counts the "
+     "workloads' kernels take for their occupancy (models/compiled_registers.h has them for 80 and "
+     "90; any other architecture gets the models' estimate).", "90", false,
      "HardwareConfig::sm.arch (uint32)", Bound::kPositive, 1000, MEMWALL_FIELD(sm.arch, U64)},
     {"sm.warp_size", KeyType::kInteger, "32", "Threads per warp (the unit of issue and of register "
      "allocation).", "32", false, "HardwareConfig::sm.warp_size (uint32)", Bound::kPositive, 1024,

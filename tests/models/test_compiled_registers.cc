@@ -35,13 +35,18 @@ const KernelInfo& launch_named(const std::vector<KernelInfo>& ks, const std::str
 
 }  // namespace
 
-TEST_CASE("The compiled-register table is the committed ptxas list", "[registers]") {
-  std::ifstream in("models/cuda/ptxas-registers.txt");
+/// The rows of a committed ptxas list (models/cuda/ptxas-registers*.txt), and its header line.
+std::set<Row> ptxas_list(const std::string& path, std::string& header) {
+  std::ifstream in(path);
   REQUIRE(in);
   std::set<Row> file;
   std::string line;
   while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;  // the header names the nvcc release
+    if (line.empty()) continue;
+    if (line[0] == '#') {  // the header names the architecture and the nvcc release
+      header = line;
+      continue;
+    }
     std::istringstream fields(line);
     Row r;
     fields >> std::get<0>(r) >> std::get<1>(r) >> std::get<2>(r) >> std::get<3>(r) >>
@@ -49,12 +54,39 @@ TEST_CASE("The compiled-register table is the committed ptxas list", "[registers
     REQUIRE(fields);
     file.insert(r);
   }
-  std::set<Row> table;
-  for (const CompiledKernel& k : compiled_kernels()) {
-    table.insert(Row{std::string(k.kernel), k.head_dim, k.block_a, k.block_b, k.stages, k.registers});
+  return file;
+}
+
+TEST_CASE("Each architecture's compiled-register table is its committed ptxas list", "[registers]") {
+  for (const auto& [arch, path] : {std::pair{90u, "models/cuda/ptxas-registers.txt"},
+                                   std::pair{80u, "models/cuda/ptxas-registers-sm80.txt"}}) {
+    INFO(path);
+    std::string header;
+    const std::set<Row> file = ptxas_list(path, header);
+    CHECK(header.rfind("# ptxas -v, sm_" + std::to_string(arch) + ",", 0) == 0);
+    std::set<Row> table;
+    for (const CompiledKernel& k : compiled_kernels(arch)) {
+      table.insert(Row{std::string(k.kernel), k.head_dim, k.block_a, k.block_b, k.stages, k.registers});
+    }
+    CHECK(table == file);
+    CHECK(table.size() == compiled_kernels(arch).size());  // no instantiation listed twice
   }
-  CHECK(table == file);
-  CHECK(table.size() == compiled_kernels().size());  // no instantiation listed twice
+  CHECK(compiled_kernels(89).empty());  // nobody compiled the kernels for sm_89
+}
+
+TEST_CASE("A workload takes the register counts of the architecture it is compiled for",
+          "[registers]") {
+  // qk <64, 128, 128> has 120 registers on sm_90 and 105 on sm_80 (ptxas); on sm_89, which has no
+  // compiled list, the estimate: 32 + the 128 x 128 S accumulators over 256 threads.
+  WorkloadParams p = test::attention(WorkloadKind::naive, 2048, 64, 128, 128);
+  const auto regs_on = [&](std::uint32_t arch) {
+    p.arch = arch;
+    return launch_named(kernel_launches(resolve_workload(p)), "qk").registers_per_thread;
+  };
+  CHECK(regs_on(90) == *compiled_registers(90, "qk", 64, 128, 128, 0));
+  CHECK(regs_on(80) == *compiled_registers(80, "qk", 64, 128, 128, 0));
+  CHECK(regs_on(90) != regs_on(80));
+  CHECK(regs_on(89) == 32 + 128 * 128 / 256);
 }
 
 TEST_CASE("A compiled shape launches with ptxas's registers, any other with the estimate",
@@ -64,7 +96,7 @@ TEST_CASE("A compiled shape launches with ptxas's registers, any other with the 
   for (const std::uint64_t seq : {std::uint64_t{4096}, std::uint64_t{40}}) {
     const auto ks = kernel_launches(shape(WorkloadKind::flash2, seq, 128, 64, 64));
     CHECK(launch_named(ks, "flash2_fwd").registers_per_thread ==
-          *compiled_registers("flash2_fwd", 128, 64, 64, 2));
+          *compiled_registers(90, "flash2_fwd", 128, 64, 64, 2));
   }
   // d = 96 is not compiled: 32 + the O and S accumulators spread over 128 threads.
   const auto est = kernel_launches(shape(WorkloadKind::flash2, 4096, 96, 64, 64));
@@ -79,16 +111,16 @@ TEST_CASE("A compiled shape launches with ptxas's registers, any other with the 
     return launch_named(kernel_launches(shape(WorkloadKind::flash2, 4096, 64, bq, bkv)), "flash2_fwd")
         .registers_per_thread;
   };
-  REQUIRE(*compiled_registers("flash2_fwd", 64, 128, 64, 2) !=
-          *compiled_registers("flash2_fwd", 64, 64, 128, 2));
-  CHECK(rows_then_keys(128, 64) == *compiled_registers("flash2_fwd", 64, 128, 64, 2));
-  CHECK(rows_then_keys(64, 128) == *compiled_registers("flash2_fwd", 64, 64, 128, 2));
+  REQUIRE(*compiled_registers(90, "flash2_fwd", 64, 128, 64, 2) !=
+          *compiled_registers(90, "flash2_fwd", 64, 64, 128, 2));
+  CHECK(rows_then_keys(128, 64) == *compiled_registers(90, "flash2_fwd", 64, 128, 64, 2));
+  CHECK(rows_then_keys(64, 128) == *compiled_registers(90, "flash2_fwd", 64, 64, 128, 2));
   // Naive: qk <D, block_q, block_kv> and pv <D, block_q, block_k>.
   const auto naive = kernel_launches(shape(WorkloadKind::naive, 2048, 128, 128, 128));
   const WorkloadParams np = shape(WorkloadKind::naive, 2048, 128, 128, 128);
-  CHECK(launch_named(naive, "qk").registers_per_thread == *compiled_registers("qk", 128, 128, 128, 0));
+  CHECK(launch_named(naive, "qk").registers_per_thread == *compiled_registers(90, "qk", 128, 128, 128, 0));
   CHECK(launch_named(naive, "pv").registers_per_thread ==
-        *compiled_registers("pv", 128, 128, *np.block_k, 0));
+        *compiled_registers(90, "pv", 128, 128, *np.block_k, 0));
 }
 
 }  // namespace memwall
