@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/cli/commands.h"
+#include "sim/cli/workload_options.h"
 #include "sim/core/atomic_file.h"
 #include "sim/core/error.h"
 #include "sim/core/output_guard.h"
@@ -137,6 +138,7 @@ void register_calibrate_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--json", o->json, "Also write the fit, the error metrics and every row as JSON")
       ->type_name("FILE");
   cmd->add_option("-j,--threads", o->threads, "Cases simulated in parallel")
+      ->check(positive_integer())
       ->capture_default_str()
       ->check(CLI::Range(1u, 1024u));
   cmd->add_flag("--load-check", o->load_check,
@@ -157,6 +159,7 @@ void register_calibrate_command(CLI::App& app, CliContext& ctx) {
                   "Cases whose model SM->L2 bytes exceed SIZE are not simulated at all [default: every case]")
       ->type_name("SIZE");
   cmd->add_option("--max-iterations", o->max_iterations, "Accepted Levenberg-Marquardt steps at most")
+      ->check(positive_integer())
       ->capture_default_str()
       ->check(CLI::Range(0u, 100u));
   add_examples(*cmd,

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "sim/cli/commands.h"
+#include "sim/cli/workload_options.h"
 #include "sim/core/atomic_file.h"
 #include "sim/core/error.h"
 #include "sim/core/output_guard.h"
@@ -83,6 +84,7 @@ void register_io_command(CLI::App& app, CliContext& /*ctx*/) {
                 "Write back and invalidate the L2 between kernels (as Nsight Compute measures)");
   cmd->add_option("--json", o->json, "Also write the points and fits as JSON (atomically)");
   cmd->add_option("-j,--threads", o->threads, "Points simulated in parallel")
+      ->check(positive_integer())
       ->capture_default_str()
       ->check(CLI::Range(1u, 1024u));
   add_examples(*cmd,

@@ -5,6 +5,7 @@
 
 #include "explain/race.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/workload_options.h"
 #include "sim/core/error.h"
 
 namespace memwall {
@@ -15,13 +16,20 @@ void register_race_command(CLI::App& app, CliContext& ctx) {
       "race", "Run naive and tiled (online-softmax) attention on the CPU; compare time, memory, output");
   cmd->add_option("--seq", options->seqs, "Sequence length N, or a comma-separated list (one row each)")
       ->required()
-      ->delimiter(',');
-  cmd->add_option("--head-dim", options->head_dim, "Head dimension d, 1 to 1024")->capture_default_str();
+      ->delimiter(',')
+      ->check(positive_integer());
+  cmd->add_option("--head-dim", options->head_dim, "Head dimension d, 1 to 1024")
+      ->check(positive_integer())
+      ->capture_default_str();
   cmd->add_option("--tile", options->tile, "Tiled implementation's block size (rows of Q and of K/V)")
+      ->check(positive_integer())
       ->capture_default_str();
   cmd->add_option("--repeat", options->repeat, "Timed runs per implementation; the median is shown")
+      ->check(positive_integer())
       ->capture_default_str();
-  cmd->add_option("--seed", options->seed, "Seed of the Q, K, V generator")->capture_default_str();
+  cmd->add_option("--seed", options->seed, "Seed of the Q, K, V generator")
+      ->check(positive_integer())
+      ->capture_default_str();
   add_examples(*cmd,
                "  memwall race --seq 1024 --head-dim 64\n"
                "  memwall race --seq 512,1024,2048 --head-dim 64 --repeat 3\n");

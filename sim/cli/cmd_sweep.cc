@@ -146,6 +146,7 @@ void register_sweep_command(CLI::App& app, CliContext& /*ctx*/) {
       ->type_name("KEY=LIST");
   cmd->add_option("-o,--output", o->output, "Output CSV file (written atomically)");
   cmd->add_option("-j,--threads", o->threads, "Points simulated in parallel, one per thread")
+      ->check(positive_integer())
       ->capture_default_str()
       ->check(CLI::Range(1u, 1024u));
   cmd->add_option("--shard", o->shard, "Run only every N-th point starting at I (0-based), e.g. 1/4")

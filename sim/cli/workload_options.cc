@@ -25,7 +25,8 @@ std::string display_path(const std::string& path, const std::string& fallback) {
   return path;
 }
 
-/// The flag of catalogue parameter `param`, parsed by its type into `p`.
+/// The flag of catalogue parameter `param`, parsed by its type into `p`. Integers are checked as
+/// text first: CLI11 would read "-5" into an unsigned field as 2^64 - 5.
 CLI::Option* add_param_option(CLI::App& app, const CatalogueParam& param, WorkloadParams& p) {
   const ParamSpec* spec = param.spec;
   const std::string flag(spec->flag);
@@ -43,11 +44,13 @@ CLI::Option* add_param_option(CLI::App& app, const CatalogueParam& param, Worklo
       return app
           .add_option_function<std::uint64_t>(
               flag, [&p, spec](const std::uint64_t& v) { spec->field.set(p, v); }, help)
+          ->check(positive_integer())
           ->type_name("INT");
     case ParamType::kTile:
       return app
           .add_option_function<std::uint32_t>(
               flag, [&p, spec](const std::uint32_t& v) { spec->field.set(p, v); }, help)
+          ->check(positive_integer())
           ->type_name("INT");
     case ParamType::kBytes:
       return app
@@ -70,6 +73,17 @@ CLI::Option* add_param_option(CLI::App& app, const CatalogueParam& param, Worklo
 }
 
 }  // namespace
+
+CLI::Validator positive_integer() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) {
+          return "must be a positive integer, got " + text;
+        }
+        return {};
+      },
+      "INT");
+}
 
 void add_workload_options(CLI::App& app, WorkloadParams& p) {
   std::vector<std::string> names;

@@ -81,3 +81,25 @@ TEST_CASE("Finding 12: memwall help [COMMAND] prints that command's help", "[fir
   CHECK(run.out == run_memwall("run --help").out);
   CHECK(run_memwall("help config show").out == run_memwall("config show --help").out);
 }
+
+TEST_CASE("Finding 13: a negative or non-integer count is refused as such, not wrapped around",
+          "[first-hour][cli]") {
+  struct Case {
+    const char* args;
+    const char* expected;
+  };
+  for (const Case c : {Case{"run --config h200 --workload flash2 --seq -5", "--seq: must be a positive integer, got -5"},
+                       Case{"run --config h200 --workload flash2 --seq 1e6", "--seq: must be a positive integer, got 1e6"},
+                       Case{"trace --workload naive --head-dim 2.5 --counts", "--head-dim: must be a positive integer, got 2.5"},
+                       Case{"ledger --row-len -16 --tile 4", "--row-len: must be a positive integer, got -16"},
+                       Case{"race --seq 64,-3", "--seq: must be a positive integer, got -3"},
+                       Case{"sweep --config h200 --workload flash2 --seq 1024 -j -2 -o /tmp/memwall-never.csv",
+                            "--threads: must be a positive integer, got -2"}}) {
+    INFO(c.args);
+    const auto r = run_memwall(c.args);
+    CHECK(r.code == 2);
+    CHECK(r.out.find(c.expected) != std::string::npos);
+    CHECK(r.out.find("18446744073709551") == std::string::npos);
+  }
+  CHECK_FALSE(fs::exists("/tmp/memwall-never.csv"));
+}
