@@ -12,10 +12,11 @@
 #include "sim/cli/workload_options.h"
 #include "sim/core/atomic_file.h"
 #include "sim/core/error.h"
+#include "sim/core/output_guard.h"
+#include "sim/engine/simulator.h"
 #include "sim/hw/config_loader.h"
 #include "sim/report/report_json.h"
 #include "sim/report/report_text.h"
-#include "sim/engine/simulator.h"
 #include "sim/report/timeline.h"
 #include "studies/what_if.h"
 #include "traces/trace_reader.h"
@@ -95,6 +96,14 @@ void run_command(const RunOptions& o) {
   if (kinds.size() > 1 && !o.sim.timeline.empty()) {
     throw UsageError("--timeline takes a single workload (got \"" + o.workloads + "\")");
   }
+  // Everything that can be wrong with the arguments is found before anything is simulated.
+  if (!o.what_if.empty()) {
+    (void)parse_what_ifs(o.what_if, hw, Bytes{1});  // unknown or repeated names
+  } else if (!o.what_if_json.empty()) {
+    throw UsageError("--what-if-json needs --what-if LIST");
+  }
+  refuse_clobbering({{"--json", o.sim.json}, {"--timeline", o.sim.timeline}, {"--what-if-json", o.what_if_json}},
+                    {{"--config", resolve_config_path(o.sim.config)}});
   std::vector<RunResult> results;
   for (const WorkloadKind kind : kinds) {
     WorkloadParams p = o.params;
@@ -114,13 +123,13 @@ void run_command(const RunOptions& o) {
       write_file_atomically(o.what_if_json, what_if_report_json(o.what_if, o.sim.config, o.sim.sets,
                                                                 results, o.sim.flush_l2));
     }
-  } else if (!o.what_if_json.empty()) {
-    throw UsageError("--what-if-json needs --what-if LIST");
   }
 }
 
 void replay_command(const ReplayOptions& o) {
   const HardwareConfig hw = load_config(o.sim.config, o.sim.sets);
+  refuse_clobbering({{"--json", o.sim.json}, {"--timeline", o.sim.timeline}},
+                    {{"--config", resolve_config_path(o.sim.config)}, {"trace", o.trace}});
   TraceReader reader(o.trace);
   const RunResult r = simulate_with(hw, reader, o.sim);
   print(format_run_report(r));

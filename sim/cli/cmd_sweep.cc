@@ -15,6 +15,7 @@
 #include "sim/core/atomic_file.h"
 #include "sim/core/error.h"
 #include "sim/core/interrupt.h"
+#include "sim/core/output_guard.h"
 #include "sim/hw/config_loader.h"
 #include "sim/report/report_json.h"
 #include "sim/engine/simulator.h"
@@ -104,6 +105,8 @@ void run_sweep_command(const SweepCliOptions& o) {
   const SweepPlan plan = build_plan(o);
   const std::string config_path = resolve_config_path(o.config);
   load_config(config_path);  // a bad config is reported once, before any point runs
+  refuse_clobbering({{"-o", o.output}, {"-o's resume sidecar", partial_path(o.output)}},
+                    {{"--config", config_path}});
 
   SweepOptions options;
   options.output = o.output;

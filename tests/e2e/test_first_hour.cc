@@ -103,3 +103,36 @@ TEST_CASE("Finding 13: a negative or non-integer count is refused as such, not w
   }
   CHECK_FALSE(fs::exists("/tmp/memwall-never.csv"));
 }
+
+TEST_CASE("Finding 7: run, replay and sweep refuse an output that is an input or another output",
+          "[first-hour][cli]") {
+  const Scratch s;
+  const std::string trace = s / "t.mwt";
+  REQUIRE(run_memwall("trace --workload flash2 --seq 256 -o " + trace).code == 0);
+  const std::string before = slurp(trace);
+  const auto replay = run_memwall("replay --config h200 " + trace + " --json " + trace);
+  CHECK(replay.code == 2);
+  CHECK(replay.out.find("--json " + trace + " is the file trace reads") != std::string::npos);
+  CHECK(slurp(trace) == before);
+
+  const auto both = run_memwall("run --config h200 --workload flash2 --seq 256 --json " + (s / "a.json") +
+                                " --timeline " + (s / "a.json"));
+  CHECK(both.code == 2);
+  CHECK(both.out.find("--timeline and --json both write") != std::string::npos);
+
+  const std::string config = s / "c.yaml";
+  fs::copy_file("configs/h200.yaml", config);
+  const auto sweep = run_memwall("sweep --config " + config + " --workload flash2 --seq 256 -o " + config);
+  CHECK(sweep.code == 2);
+  CHECK(sweep.out.find("is the file --config reads") != std::string::npos);
+  CHECK(slurp(config) == slurp("configs/h200.yaml"));
+}
+
+TEST_CASE("Finding 15: an unknown --what-if name is refused before anything is simulated",
+          "[first-hour][cli]") {
+  // A workload that takes minutes to simulate: the error must come first, at once.
+  const auto r = run_memwall("run --config h200 --workload flash2 --seq 262144 --heads 64 --what-if perfect-l3");
+  CHECK(r.code == 2);
+  CHECK(r.out.find("unknown what-if \"perfect-l3\"") != std::string::npos);
+  CHECK(r.out.find("on NVIDIA H200") == std::string::npos);  // no report was printed
+}
