@@ -119,6 +119,13 @@ void run_sweep_command(const SweepCliOptions& o) {
   SweepSummary s;
   try {
     s = run_sweep(plan, simulator_runner(o), options);
+  } catch (const Interrupted& e) {
+    // One message, and a true one: the sidecar is the partial output that stays behind.
+    if (!std::ifstream(partial_path(o.output)).good()) throw;
+    const std::string what = e.what();
+    throw Error(what.substr(0, what.find(';')) + "; the finished rows are kept in " +
+                    partial_path(o.output) + ": rerun with --resume to run only the rest",
+                e.exit_code());
   } catch (const Error&) {
     if (std::ifstream(partial_path(o.output)).good()) {
       std::fprintf(stderr, "memwall sweep: the finished rows are kept in %s; rerun with --resume to "

@@ -132,6 +132,11 @@ TEST_CASE("An interrupted sweep stops within a second and --resume then writes t
     CHECK(child.err().find("interrupted") != std::string::npos);
     // No CSV and no temporary: at most the sidecar that --resume reads.
     for (const std::string& name : out.entries()) CHECK(name == "sweep.csv.partial");
+    // Finding 11: one message, and a true one, about what was kept.
+    if (!out.entries().empty()) {
+      CHECK(child.err().find("the finished rows are kept in") != std::string::npos);
+      CHECK(child.err().find("no partial output was left behind") == std::string::npos);
+    }
   }
 
   const Result resumed = run_memwall(with_output(out / "sweep.csv", {"--resume"}), logs.path());
