@@ -1,13 +1,15 @@
 #include "sim/hw/config_loader.h"
 
 #include <algorithm>
-#include <tuple>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <map>
+#include <sstream>
 #include <string_view>
+#include <tuple>
 #include <utility>
 
 #include <yaml-cpp/yaml.h>
@@ -88,6 +90,37 @@ std::string unknown_key_reason(const std::string& path) {
   return reason + " (valid here: " + valid + ")";
 }
 
+/// The 1-based line where a second YAML document starts in `text` (a `---` or `...` marker at the
+/// start of a line after the first document's content), or 0 when the text holds one document.
+/// Markers inside block scalars are indented, so they do not count.
+int second_document_line(const std::string& text) {
+  bool content = false;  // the first document has begun
+  bool ended = false;    // a `...` closed it
+  int line = 0;
+  for (std::size_t start = 0; start <= text.size();) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    const std::string_view l(text.data() + start, end - start);
+    ++line;
+    auto marker = [&](std::string_view m) {
+      return l.substr(0, 3) == m && (l.size() == 3 || l[3] == ' ' || l[3] == '\t' || l[3] == '\r');
+    };
+    if (marker("---")) {
+      if (content) return line;
+    } else if (marker("...")) {
+      ended = content;
+    } else {
+      const std::size_t first = l.find_first_not_of(" \t\r");
+      const bool blank = first == std::string_view::npos || l[first] == '#';
+      if (!blank && l[0] != '%') {
+        if (ended) return line;
+        content = true;
+      }
+    }
+    start = end + 1;
+  }
+  return 0;
+}
+
 /// The most files one `extends` chain may hold: deep enough for any real config, shallow enough
 /// that the loader's recursion never exhausts the stack (a 5,000-file chain once crashed it).
 constexpr std::size_t kMaxExtendsDepth = 64;
@@ -104,14 +137,17 @@ void load_file_layer(const std::string& file, RawConfig& raw, std::vector<std::s
   if (!fs::is_regular_file(file, ec)) throw ConfigError(SourcePos{file, 0, 0}, "", "not a regular file");
   YAML::Node root;
   try {
-    // Every document of the file, so that a second one is refused rather than silently ignored.
-    const std::vector<YAML::Node> documents = YAML::LoadAllFromFile(file);
-    if (documents.size() > 1) {
-      throw ConfigError(mark_pos(file, documents[1].Mark()), "",
-                        "the file holds " + std::to_string(documents.size()) +
-                            " YAML documents (separated by ---); a config is one document");
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw YAML::BadFile(file);
+    std::ostringstream text;
+    text << in.rdbuf();
+    // A second document would be silently ignored by YAML::Load: refuse it. (Not with
+    // YAML::LoadAll, which loops for ever on some malformed inputs: the fuzzer found one.)
+    if (const int line = second_document_line(text.str()); line > 0) {
+      throw ConfigError(SourcePos{file, line, 1}, "",
+                        "a second YAML document starts here (after ---); a config is one document");
     }
-    if (!documents.empty()) root = documents.front();
+    root = YAML::Load(text.str());
   } catch (const YAML::ParserException& e) {
     throw ConfigError(mark_pos(file, e.mark), "", "malformed YAML: " + e.msg);
   } catch (const YAML::BadFile&) {
