@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "sim/cli/commands.h"
-#include "sim/cli/workload_options.h"
 #include "sim/core/atomic_file.h"
 #include "sim/core/error.h"
 #include "sim/core/output_guard.h"

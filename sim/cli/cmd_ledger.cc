@@ -5,7 +5,6 @@
 
 #include "explain/ledger.h"
 #include "sim/cli/commands.h"
-#include "sim/cli/workload_options.h"
 
 namespace memwall {
 

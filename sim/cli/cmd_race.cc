@@ -5,7 +5,6 @@
 
 #include "explain/race.h"
 #include "sim/cli/commands.h"
-#include "sim/cli/workload_options.h"
 #include "sim/core/error.h"
 
 namespace memwall {

@@ -15,6 +15,10 @@ struct CliContext {
 /// Adds a "Examples:" footer to a subcommand's --help.
 void add_examples(CLI::App& command, const char* examples);
 
+/// A CLI11 check that a flag's text is a whole number written in digits ("-5", "1e6", "2.5" are
+/// refused with "must be a positive integer, got TEXT"); range and zero are the flag's own checks.
+CLI::Validator positive_integer();
+
 void register_config_commands(CLI::App& app, CliContext& ctx);
 void register_trace_commands(CLI::App& app, CliContext& ctx);
 void register_ledger_command(CLI::App& app, CliContext& ctx);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "models/workload_registry.h"
+#include "sim/cli/commands.h"
 #include "sim/core/error.h"
 #include "sim/core/units.h"
 
@@ -73,17 +74,6 @@ CLI::Option* add_param_option(CLI::App& app, const CatalogueParam& param, Worklo
 }
 
 }  // namespace
-
-CLI::Validator positive_integer() {
-  return CLI::Validator(
-      [](std::string& text) -> std::string {
-        if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) {
-          return "must be a positive integer, got " + text;
-        }
-        return {};
-      },
-      "INT");
-}
 
 void add_workload_options(CLI::App& app, WorkloadParams& p) {
   std::vector<std::string> names;

@@ -13,10 +13,6 @@
 
 namespace memwall {
 
-/// A CLI11 check that a flag's text is a whole number written in digits ("-5", "1e6", "2.5" are
-/// refused with "must be a positive integer, got TEXT"); range and zero are the flag's own checks.
-CLI::Validator positive_integer();
-
 /// Adds -w,--workload and one flag per parameter of the registry's catalogue (--dtype, --batch,
 /// --heads, --seq, --head-dim, --block-q, ..., --tile-k, --allow-spill) to `app`, writing into
 /// `params`, each with its plugins' help and defaults. Unset tiling flags stay empty (defaults

@@ -86,10 +86,6 @@ class Hbm {
   const std::vector<Tick>& busy() const { return m_bus.busy(); }
   void reset_busy() { m_bus.reset_busy(); }
 
-  /// Ticks channel `channel`'s bus needs for `sectors` sectors.
-  Tick transfer_ticks(std::uint32_t channel, std::uint32_t sectors) const {
-    return m_sector_ticks[std::size_t{channel} * m_stride + sectors];
-  }
   /// Accesses that opened a new row so far.
   std::uint64_t row_misses() const { return m_row_misses; }
 

@@ -89,10 +89,6 @@ class L2 {
   const std::vector<Tick>& busy() const { return m_slice_bus.busy(); }
   void reset_busy() { m_slice_bus.reset_busy(); }
 
-  /// Ticks slice `slice` needs for `sectors` sectors.
-  Tick transfer_ticks(std::uint32_t slice, std::uint32_t sectors) const {
-    return m_sector_ticks[std::size_t{slice} * m_stride + sectors];
-  }
 
   /// Bytes in dirty sectors now (not yet written back).
   std::uint64_t dirty_bytes() const;

@@ -42,10 +42,6 @@ class Xbar {
   const std::vector<Tick>& busy() const { return m_ports.busy(); }
   void reset_busy() { m_ports.reset_busy(); }
 
-  /// Ticks SM `sm`'s port needs for `sectors` sectors.
-  Tick transfer_ticks(std::uint32_t sm, std::uint32_t sectors) const {
-    return m_sector_ticks[std::size_t{sm} * m_stride + sectors];
-  }
 
  private:
   Reservations m_ports;              ///< [2·sm + direction]
