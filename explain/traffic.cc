@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <string>
 
+#include "models/attention_params.h"
 #include "sim/core/error.h"
 #include "sim/core/units.h"
 
@@ -31,10 +32,29 @@ std::string tiling(const TrafficVariant& v) {
       }
       break;
     default:
-      std::snprintf(text, sizeof text, "Br = %u, Bc = %u", *p.block_q, *p.block_kv);
+      std::snprintf(text, sizeof text, "Br = %u, Bc = %u%s", *p.block_q, *p.block_kv,
+                    p.splits && *p.splits > 1 ? (", " + std::to_string(*p.splits) + " splits").c_str()
+                                              : "");
       break;
   }
   return text;
+}
+
+/// (query, key) pairs of one head the mask leaves visible: Σᵢ keys_visible(i), which is
+/// Nq·(Nkv − Nq) + Nq(Nq + 1)/2 with the causal mask and Nq·Nkv without.
+std::uint64_t visible_pairs(const AttentionShape& a) {
+  if (!a.causal) return a.nq * a.nkv;
+  return a.nq * (a.nkv - a.nq) + a.nq * (a.nq + 1) / 2;
+}
+
+/// ", Nkv = 65536, kv heads 8, causal": the variant parameters that differ from full
+/// multi-head attention.
+std::string variant_text(const WorkloadParams& p) {
+  std::string out;
+  if (p.kv_seq() != p.seq) out += ", Nkv = " + std::to_string(p.kv_seq());
+  if (p.kv_head_count() != p.heads) out += ", kv heads " + std::to_string(p.kv_head_count());
+  if (p.causal) out += ", causal";
+  return out;
 }
 
 double ratio(std::uint64_t a, std::uint64_t b) {
@@ -75,8 +95,9 @@ TrafficTable compute_traffic(const WorkloadParams& shape) {
     table.variants.push_back(v);
   }
   const WorkloadParams& r = table.variants.front().params;
-  table.matmul_flops = 4.0 * static_cast<double>(r.batch_heads()) * static_cast<double>(r.seq) *
-                       static_cast<double>(r.seq) * static_cast<double>(r.head_dim);
+  table.matmul_flops = 4.0 * static_cast<double>(r.batch_heads()) *
+                       static_cast<double>(visible_pairs(attention_shape(r))) *
+                       static_cast<double>(r.head_dim);
   return table;
 }
 
@@ -85,13 +106,13 @@ std::string format_traffic(const TrafficTable& t) {
   char line[320];
   const WorkloadParams& p = t.variants.front().params;
   std::snprintf(line, sizeof line,
-                "Global-memory traffic from the closed forms: batch %llu x heads %llu, N = %llu, d = %llu, "
+                "Global-memory traffic from the closed forms: batch %llu x heads %llu, N = %llu, d = %llu%s, "
                 "%s (statistics l, m, L in fp32)\n"
                 "(bytes the kernels request from global memory: HBM bytes if the L2 caught no reuse; "
                 "`memwall run` shows what the L2 saves)\n",
                 static_cast<unsigned long long>(p.batch), static_cast<unsigned long long>(p.heads),
                 static_cast<unsigned long long>(p.seq), static_cast<unsigned long long>(p.head_dim),
-                std::string(to_string(p.dtype)).c_str());
+                variant_text(p).c_str(), std::string(to_string(p.dtype)).c_str());
   out += line;
   for (const TrafficVariant& v : t.variants) {
     std::snprintf(line, sizeof line, "  %-7s %s\n", std::string(to_string(v.kind)).c_str(), tiling(v).c_str());
@@ -117,9 +138,17 @@ std::string format_traffic(const TrafficTable& t) {
     out += line;
   }
   out += "\n";
-  std::snprintf(line, sizeof line,
-                "matmul FLOPs (QK^T and PV, 4 x B x H x N^2 x d, the same for every variant): %.6e\n",
-                t.matmul_flops);
+  const bool square = p.kv_seq() == p.seq;
+  if (p.causal) {
+    std::snprintf(line, sizeof line,
+                  "matmul FLOPs (QK^T and PV over the pairs the mask leaves visible, "
+                  "4 x B x H x (Nq(Nkv-Nq) + Nq(Nq+1)/2) x d): %.6e\n",
+                  t.matmul_flops);
+  } else {
+    std::snprintf(line, sizeof line,
+                  "matmul FLOPs (QK^T and PV, 4 x B x H x %s x d, the same for every variant): %.6e\n",
+                  square ? "N^2" : "Nq x Nkv", t.matmul_flops);
+  }
   out += line;
   for (const TrafficVariant& v : t.variants) {
     std::snprintf(line, sizeof line, "  %-7s %22s bytes  %10.2f FLOP/byte\n",
@@ -134,10 +163,11 @@ std::string format_traffic(const TrafficTable& t) {
       const std::uint64_t bh = naive->params.batch_heads();
       std::snprintf(line, sizeof line,
                     "naive, per head: S written + read = %s + %s, P written + read = %s + %s "
-                    "(N^2 x %u B each way)\n",
+                    "(%s x %u B each way%s)\n",
                     human(s->write_bytes / bh).c_str(), human(s->read_bytes / bh).c_str(),
                     human(pp->write_bytes / bh).c_str(), human(pp->read_bytes / bh).c_str(),
-                    naive->params.element_size());
+                    naive->params.kv_seq() == naive->params.seq ? "N^2" : "Nq x Nkv",
+                    naive->params.element_size(), naive->params.causal ? ", masked or not" : "");
       out += line;
     }
   }
@@ -161,6 +191,9 @@ std::string traffic_json(const TrafficTable& t) {
   j += "  \"heads\": " + u64(p.heads) + ",\n";
   j += "  \"seq\": " + u64(p.seq) + ",\n";
   j += "  \"head_dim\": " + u64(p.head_dim) + ",\n";
+  j += "  \"kv_heads\": " + u64(p.kv_head_count()) + ",\n";
+  j += "  \"seq_kv\": " + u64(p.kv_seq()) + ",\n";
+  j += std::string("  \"causal\": ") + (p.causal ? "true" : "false") + ",\n";
   j += "  \"dtype\": \"" + std::string(to_string(p.dtype)) + "\",\n";
   j += "  \"matmul_flops\": " + json_double(t.matmul_flops) + ",\n";
   j += "  \"variants\": [\n";
@@ -169,6 +202,7 @@ std::string traffic_json(const TrafficTable& t) {
     j += "    {\"workload\": \"" + std::string(to_string(v.kind)) + "\", \"block_q\": " +
          u64(*v.params.block_q) + ", \"block_kv\": " + u64(*v.params.block_kv);
     if (v.params.sram_bytes) j += ", \"sram_bytes\": " + u64(*v.params.sram_bytes);
+    if (v.params.splits) j += ", \"splits\": " + u64(*v.params.splits);
     j += ", \"read_bytes\": " + u64(v.traffic.read_bytes) + ", \"write_bytes\": " +
          u64(v.traffic.write_bytes) + ", \"total_bytes\": " + u64(v.total_bytes()) +
          ", \"flop_per_byte\": " + json_double(t.matmul_flops / static_cast<double>(v.total_bytes())) +

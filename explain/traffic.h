@@ -26,7 +26,9 @@ struct TrafficTable {
   WorkloadParams shape;                 ///< the shape and tiling asked for (unresolved)
   std::vector<TrafficVariant> variants; ///< naive, flash1 (when it could be sized), flash2
   std::string flash1_missing;           ///< why flash1 is absent, empty when present
-  double matmul_flops = 0;              ///< 4·B·H·N²·d: QKᵀ and PV, the same for every variant
+  /// 4·B·H·pairs·d: QKᵀ and PV over the (query, key) pairs the mask leaves visible (Nq·Nkv
+  /// without it), the work every variant must do at least.
+  double matmul_flops = 0;
 
   /// The variant of `kind`, or nullptr.
   const TrafficVariant* find(WorkloadKind kind) const;

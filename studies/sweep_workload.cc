@@ -10,12 +10,14 @@ std::vector<WorkloadAxis> build_axes() {
       {"--workload", "workload", "Workload: " + workload_names(", ") + " (see `memwall workloads`)"}};
   for (const CatalogueParam& param : workload_param_catalogue()) {
     const ParamSpec& spec = *param.spec;
-    if (spec.flag.empty() || spec.type == ParamType::kSwitch) continue;
-    const char* values = spec.type == ParamType::kChoice  ? " (list)"
+    if (spec.flag.empty()) continue;
+    const bool is_switch = spec.type == ParamType::kSwitch;
+    const char* values = is_switch ? " (alone: on; or a list of 0 and 1, e.g. 0,1)"
+                         : spec.type == ParamType::kChoice ? " (list)"
                          : spec.type == ParamType::kBytes ? " (list or range of bytes, or sizes with a unit)"
                                                           : " (list or range)";
     axes.push_back({std::string(spec.flag), std::string(spec.name),
-                    catalogue_param_help(param) + values});
+                    catalogue_param_help(param) + values, is_switch});
   }
   return axes;
 }
@@ -39,6 +41,32 @@ WorkloadParams workload_params_of(const SweepPoint& point, const WorkloadParams&
     if (!is_config_axis(name)) set_workload_param(p, name, value);
   }
   return p;
+}
+
+FlatRow with_every_param(FlatRow row, const WorkloadParams& resolved) {
+  static const std::string kPrefix = "workload.params.";
+  const WorkloadPlugin& plugin = workload_plugin(resolved.workload);
+  FlatRow params;
+  params.emplace_back(kPrefix + "workload", std::string(plugin.name()));
+  for (const ParamSpec& spec : plugin.params()) {
+    const bool set = spec.field.get(resolved).has_value();
+    if (spec.type == ParamType::kSwitch && !spec.flag.empty()) {
+      params.emplace_back(kPrefix + std::string(spec.name), set ? "1" : "0");
+    } else if ((set && !spec.flag.empty()) || param_listed(spec, resolved)) {
+      params.emplace_back(kPrefix + std::string(spec.name), param_text(spec, resolved));
+    }
+  }
+  FlatRow out;
+  bool placed = false;
+  for (auto& cell : row) {
+    if (cell.first.compare(0, kPrefix.size(), kPrefix) != 0) {
+      out.push_back(std::move(cell));
+    } else if (!placed) {
+      out.insert(out.end(), params.begin(), params.end());
+      placed = true;
+    }
+  }
+  return out;
 }
 
 std::vector<std::string> config_overrides_of(const SweepPoint& point) {

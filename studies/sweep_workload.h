@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "models/workload_params.h"
+#include "studies/sweep_flatten.h"
 #include "studies/sweep_plan.h"
 
 namespace memwall {
@@ -18,10 +19,12 @@ struct WorkloadAxis {
   std::string flags;  ///< CLI11 flag spec, e.g. "--seq" (the same spelling as `memwall run`)
   std::string name;   ///< axis and CSV column name, e.g. "seq"
   std::string help;   ///< one line for --help
+  /// A switch (causal, allow_spill): its flag alone means 1, or it takes a list of 0 and 1.
+  bool is_switch = false;
 };
 
 /// Every workload axis, in the fixed order sweep axes take: workload first, then each workload
-/// parameter with a flag and a value (not a switch), in the order of the workload registry's
+/// parameter with a flag (a switch's values are 0 and 1), in the order of the workload registry's
 /// parameter catalogue (models/workload_registry.h): dtype, the attention shape, its tiling,
 /// flash1's SRAM size, then the gemm shape and tiling.
 std::span<const WorkloadAxis> workload_axes();
@@ -36,6 +39,12 @@ void set_workload_param(WorkloadParams& params, std::string_view name, std::stri
 
 /// The workload parameters of a point (unresolved): `base` with every workload axis applied.
 WorkloadParams workload_params_of(const SweepPoint& point, const WorkloadParams& base = {});
+
+/// `row` (a flattened report) with its "workload.params.*" cells replaced by every parameter
+/// of `resolved`'s workload that has a flag (a switch that is off as 0) or is listed, in the
+/// plugin's order, so that every point of a sweep has the same columns whether or not a
+/// parameter equals its default there (kv_heads = heads, causal off, ...).
+FlatRow with_every_param(FlatRow row, const WorkloadParams& resolved);
 
 /// The config overrides of a point: "key=value" for every config axis, in axis order.
 std::vector<std::string> config_overrides_of(const SweepPoint& point);

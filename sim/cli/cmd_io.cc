@@ -70,7 +70,8 @@ void register_io_command(CLI::App& app, CliContext& /*ctx*/) {
       help = "SRAM size M list (e.g. \"16 KiB,32 KiB\" or 16384..131072x2 bytes); sets the blocks";
     }
     if (std::string(axes[i].name) == "seq") help += "; gemm: m = n = k = seq";
-    cmd->add_option(axes[i].flags, o->axis_values[i], help)->type_name("LIST");
+    CLI::Option* opt = cmd->add_option(axes[i].flags, o->axis_values[i], help)->type_name("LIST");
+    if (axes[i].is_switch) opt->expected(0, 1)->default_str("1");
   }
   cmd->add_option("--set", o->sets, "Config override KEY=VALUE applied to every point; repeatable")
       ->type_name("KEY=VALUE");

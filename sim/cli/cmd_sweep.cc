@@ -86,7 +86,9 @@ PointRunner simulator_runner(const SweepCliOptions& o) {
       SimOptions sim;
       sim.flush_l2_between_kernels = flush;
       const RunResult result = simulate(hw, *source, sim);
-      return flatten_json(run_to_json(result), "report of point " + std::to_string(point.index));
+      return with_every_param(
+          flatten_json(run_to_json(result), "report of point " + std::to_string(point.index)),
+          params);
     } catch (const Interrupted&) {
       throw;
     } catch (const Error& e) {
@@ -149,7 +151,8 @@ void register_sweep_command(CLI::App& app, CliContext& /*ctx*/) {
   cmd->add_option("-c,--config", o->config, "Hardware config: a YAML file or a preset name");
   const auto axes = workload_axes();
   for (std::size_t i = 0; i < axes.size(); ++i) {
-    cmd->add_option(axes[i].flags, o->axis_values[i], axes[i].help)->type_name("LIST");
+    CLI::Option* opt = cmd->add_option(axes[i].flags, o->axis_values[i], axes[i].help)->type_name("LIST");
+    if (axes[i].is_switch) opt->expected(0, 1)->default_str("1");
   }
   cmd->add_option("--set", o->sets,
                   "Config override KEY=V1,V2,... (a list or range becomes a sweep axis); repeatable")

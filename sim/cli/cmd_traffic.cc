@@ -37,6 +37,9 @@ void register_traffic_command(CLI::App& app, CliContext& /*ctx*/) {
   add_required(*cmd, "head_dim", args->shape);
   add_workload_option(*cmd, "heads", args->shape);
   add_workload_option(*cmd, "batch", args->shape);
+  add_workload_option(*cmd, "kv_heads", args->shape);
+  add_workload_option(*cmd, "seq_kv", args->shape);
+  add_workload_option(*cmd, "causal", args->shape);
   CLI::Option* sram = add_workload_option(*cmd, "sram_bytes", args->shape);
   cmd->add_option("--config", args->config,
                   "Hardware config (file or preset): its smem_per_block is M and the per-CTA limit")
@@ -44,18 +47,22 @@ void register_traffic_command(CLI::App& app, CliContext& /*ctx*/) {
       ->excludes(sram);
   add_workload_option(*cmd, "block_q", args->shape);
   add_workload_option(*cmd, "block_kv", args->shape);
+  add_workload_option(*cmd, "splits", args->shape);
   add_workload_option(*cmd, "dtype", args->shape);
   cmd->add_option("--json", args->json, "Also write the table as JSON to FILE")->type_name("FILE");
   add_examples(*cmd,
                "  memwall traffic --seq 32768 --head-dim 64 --sram \"100 KiB\"\n"
                "  memwall traffic --seq 4096 --head-dim 128 --heads 32 --batch 4 --config h200\n"
-               "  memwall traffic --seq 8192 --head-dim 64 --block-q 64 --block-kv 64 --json t.json\n");
+               "  memwall traffic --seq 8192 --head-dim 64 --block-q 64 --block-kv 64 --json t.json\n"
+               "  memwall traffic --seq 8192 --head-dim 128 --causal --config h200\n"
+               "  memwall traffic --seq 1 --seq-kv 65536 --head-dim 128 --heads 32 --kv-heads 8 --config h200\n");
   cmd->callback([args] {
     WorkloadParams shape = args->shape;
     if (!args->config.empty()) {
       const HardwareConfig config = load_config(args->config);
       shape.sram_bytes = config.sm.smem_per_block.count;
       shape.smem_limit_bytes = config.sm.smem_per_block.count;
+      shape.sm_count = config.sm.count;  // what --splits auto divides the work over
     }
     const explain::TrafficTable table = explain::compute_traffic(shape);
     std::fputs(explain::format_traffic(table).c_str(), stdout);
