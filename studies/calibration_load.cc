@@ -50,7 +50,7 @@ std::vector<KernelSectorBytes> count_sector_bytes(const WorkloadParams& params,
     while (source->next_cta(ops)) {
       for (const Op& op : ops) {
         if (op.kind == OpKind::load) k.read_bytes += box_sector_bytes(op.box, sector_bytes);
-        if (op.kind == OpKind::store) k.write_bytes += box_sector_bytes(op.box, sector_bytes);
+        if (writes_global(op.kind)) k.write_bytes += box_sector_bytes(op.box, sector_bytes);
       }
     }
     out.push_back(std::move(k));

@@ -20,7 +20,14 @@ enum class OpKind : std::uint8_t {
   compute = 3,  ///< `amount` FLOPs (or ops) on `unit`
   smem = 4,     ///< `amount` bytes of shared-memory traffic (reads + writes)
   barrier = 5,  ///< __syncthreads(): orders the ops around it; no data
+  /// registers → global atomic add of `box` (red.global.add; fire and forget, drained at CTA
+  /// end): the bytes travel as a store's, and the L2 reads every sector it does not hold before
+  /// adding to it. Trace format version 2.
+  reduce = 6,
 };
+
+/// Whether `kind` moves data from the SM to global memory (a store or a reduction).
+constexpr bool writes_global(OpKind kind) { return kind == OpKind::store || kind == OpKind::reduce; }
 
 enum class ComputeUnit : std::uint8_t {
   tensor = 0,  ///< tensor cores (fp16/bf16 matrix products)
@@ -43,9 +50,9 @@ struct Box {
 struct Op {
   OpKind kind = OpKind::barrier;
   ComputeUnit unit = ComputeUnit::tensor;  ///< compute: which pipe
-  std::uint8_t tensor = 0;                 ///< load/store: index into WorkloadInfo::tensors
+  std::uint8_t tensor = 0;                 ///< load/store/reduce: index into WorkloadInfo::tensors
   std::uint16_t tag = 0;                   ///< load: completion tag; wait: the tag waited for
-  Box box;                                 ///< load/store: the region
+  Box box;                                 ///< load/store/reduce: the region
   std::uint64_t amount = 0;                ///< compute: FLOPs or ops; smem: bytes
 
   friend bool operator==(const Op&, const Op&) = default;

@@ -19,6 +19,14 @@ void Recorder::store(std::uint8_t tensor, const Box& box) {
   m_ops->push_back(op);
 }
 
+void Recorder::reduce(std::uint8_t tensor, const Box& box) {
+  Op op;
+  op.kind = OpKind::reduce;
+  op.tensor = tensor;
+  op.box = box;
+  m_ops->push_back(op);
+}
+
 void Recorder::wait(std::uint16_t tag) {
   Op op;
   op.kind = OpKind::wait;

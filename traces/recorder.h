@@ -18,6 +18,8 @@ class Recorder {
   void load(std::uint8_t tensor, const Box& box, std::uint16_t tag);
   /// Copy of `box` of tensor `tensor` to global memory.
   void store(std::uint8_t tensor, const Box& box);
+  /// Atomic add of `box` into tensor `tensor` in global memory (red.global.add).
+  void reduce(std::uint8_t tensor, const Box& box);
   /// Waits for every load issued so far under `tag`.
   void wait(std::uint16_t tag);
   /// `amount` FLOPs (or ops) on `unit`; nothing is emitted for 0.

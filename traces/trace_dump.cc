@@ -36,6 +36,7 @@ std::string format_op(const Op& op, const WorkloadInfo& workload) {
   switch (op.kind) {
     case OpKind::load: return "load " + tensor() + " tag=" + std::to_string(op.tag) + box();
     case OpKind::store: return "store " + tensor() + box();
+    case OpKind::reduce: return "reduce " + tensor() + box();
     case OpKind::wait: return "wait tag=" + std::to_string(op.tag);
     case OpKind::compute:
       return std::string("compute ") + unit_name(op.unit) + " " + std::to_string(op.amount);

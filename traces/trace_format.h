@@ -11,10 +11,13 @@ namespace memwall {
 /// The first 8 bytes of every trace file.
 inline constexpr char kTraceMagic[8] = {'M', 'W', 'T', 'R', 'A', 'C', 'E', '\0'};
 /// The format version this build writes. Version 2 is version 1 with the attention variants'
-/// parameters (kv_heads, seq_kv, causal, splits) allowed in the workload record.
+/// parameters (kv_heads, seq_kv, causal, splits) allowed in the workload record and the op kind
+/// reduce (an atomic add, 6).
 inline constexpr std::uint32_t kTraceVersion = 2;
 /// The oldest version this build reads (every version up to kTraceVersion replays).
 inline constexpr std::uint32_t kOldestTraceVersion = 1;
+/// The largest op kind a trace of `version` may hold: barrier in version 1, reduce from 2.
+inline std::uint8_t max_op_kind(std::uint32_t version) { return version >= 2 ? 6 : 5; }
 /// Whether parameter `name` may appear in the workload record of a trace of `version`.
 inline bool trace_version_allows(std::uint32_t version, const std::string& name) {
   return version >= 2 || (name != "kv_heads" && name != "seq_kv" && name != "causal" &&

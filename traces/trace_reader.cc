@@ -211,8 +211,9 @@ void TraceReader::read_cta(std::vector<Op>& ops) {
     const std::uint8_t byte = get();
     const std::uint8_t kind = byte & 0x7;
     const std::uint8_t high = byte >> 3;
-    if (kind > static_cast<std::uint8_t>(OpKind::barrier)) {
-      fail(at, "invalid op kind " + std::to_string(kind) + " (byte " + hex(byte) + ")");
+    if (kind > max_op_kind(m_version)) {
+      fail(at, "invalid op kind " + std::to_string(kind) + " (byte " + hex(byte) + ")" +
+                   (kind <= max_op_kind(kTraceVersion) ? " in a version " + std::to_string(m_version) + " trace" : ""));
     }
     Op op;
     op.kind = static_cast<OpKind>(kind);
@@ -226,7 +227,8 @@ void TraceReader::read_cta(std::vector<Op>& ops) {
     }
     switch (op.kind) {
       case OpKind::load:
-      case OpKind::store: {
+      case OpKind::store:
+      case OpKind::reduce: {
         const std::uint64_t at_tensor = offset();
         op.tensor = get();
         if (op.tensor >= m_info.tensors.size()) {

@@ -89,7 +89,8 @@ void TraceWriter::cta_end() {
     const auto kind = static_cast<std::uint8_t>(op.kind);
     switch (op.kind) {
       case OpKind::load:
-      case OpKind::store: {
+      case OpKind::store:
+      case OpKind::reduce: {
         put_byte(kind);
         put_byte(op.tensor);
         if (op.kind == OpKind::load) put_varint(op.tag);

@@ -216,7 +216,7 @@ void Engine::stream(std::uint32_t id, Tick t) {
                                      : std::max(t, m_queue.top().tick) + m_issue_window;
   while (c.backlog_head < c.backlog.size()) {
     PendingBox& p = c.backlog[c.backlog_head];
-    if (!m_memory.issue(c.sm, p.box, p.is_store, std::max(t, p.issue), p.issue, limit, p.cursor,
+    if (!m_memory.issue(c.sm, p.box, p.kind, std::max(t, p.issue), p.issue, limit, p.cursor,
                         p.arrival)) {
       c.stream_scheduled = true;
       m_queue.schedule(std::max(t, m_memory.port_free(c.sm, p.is_store)), kStream, id, kStream);
@@ -280,17 +280,23 @@ void Engine::step(std::uint32_t id, Tick t) {
     Tick next = issue;
     switch (op.kind) {
       case OpKind::load:
-      case OpKind::store: {
+      case OpKind::store:
+      case OpKind::reduce: {
         ++c.pc;
         PendingBox p;
         p.box = op.box;
         p.tag = op.tag;
-        p.is_store = op.kind == OpKind::store;
+        p.kind = op.kind;
+        p.is_store = writes_global(op.kind);
         p.issue = issue;
         p.arrival = Arrival{issue, issue};
         c.backlog.push_back(p);
         if (detail) {
-          m_timeline->instant(c.sm, c.slot, p.is_store ? "store" : "load", issue,
+          m_timeline->instant(c.sm, c.slot,
+                              op.kind == OpKind::load    ? "load"
+                              : op.kind == OpKind::store ? "store"
+                                                         : "reduce",
+                              issue,
                               "\"bytes\":" + std::to_string(op.box.bytes()) + ",\"tag\":" +
                                   std::to_string(op.tag));
         }

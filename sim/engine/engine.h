@@ -52,7 +52,8 @@ class Engine {
   struct PendingBox {
     Box box;
     std::uint16_t tag = 0;
-    bool is_store = false;
+    OpKind kind = OpKind::load;  ///< load, store or reduce
+    bool is_store = false;       ///< a store or a reduction: nothing waits for it but the drain
     Tick issue = 0;  ///< when its op issued
     BoxCursor cursor;
     Arrival arrival;

@@ -269,7 +269,7 @@ void MemoryPath::check_range(const Box& box) const {
   }
 }
 
-template <bool kStore>
+template <bool kStore, bool kReduce>
 bool MemoryPath::access(std::uint32_t sm, const Box& box, Tick t, Tick box_issue, Tick limit,
                           BoxCursor& cursor, Arrival& arrival) {
   std::uint64_t rows = box.rows;
@@ -282,6 +282,8 @@ bool MemoryPath::access(std::uint32_t sm, const Box& box, Tick t, Tick box_issue
   }
   const PortDirection dir = kStore ? PortDirection::from_sm : PortDirection::to_sm;
   const std::uint32_t all = bit_range(0, m_sectors_per_line);
+  // A reduction overwrites no sector whole: the L2 adds to what it holds, fetching the rest.
+  const std::uint32_t all_full = kReduce ? 0 : all;
   const std::uint32_t all_count = m_sectors_per_line;
   bool issued_any = false;
   LineTally tally;
@@ -307,24 +309,28 @@ bool MemoryPath::access(std::uint32_t sm, const Box& box, Tick t, Tick box_issue
       const std::uint64_t lo = line == first ? start - line_base : 0;
       const std::uint64_t hi = line == last ? end - line_base : m_line_bytes;
       if (lo == 0 && hi == m_line_bytes) {  // a whole line: the common case
-        access_line<kStore>(sm, line, all, all, all_count, t, box_issue, arrival, tally);
+        access_line<kStore>(sm, line, all, all_full, all_count, t, box_issue, arrival, tally);
         continue;
       }
       // Sector sizes divide the (power-of-two) line size, so they are powers of two too.
       const std::uint32_t s = m_sector_shift;
       const std::uint32_t mask = bit_range(lo >> s, ((hi - 1) >> s) + 1);
       const std::uint32_t full = bit_range((lo + m_sector_bytes - 1) >> s, hi >> s);
-      access_line<kStore>(sm, line, mask, full, popcount(mask), t, box_issue, arrival, tally);
+      access_line<kStore>(sm, line, mask, kReduce ? 0 : full, popcount(mask), t, box_issue, arrival,
+                          tally);
     }
   }
   add_tally<kStore>(tally);
   return true;
 }
 
-bool MemoryPath::issue(std::uint32_t sm, const Box& box, bool is_store, Tick t, Tick box_issue,
+bool MemoryPath::issue(std::uint32_t sm, const Box& box, OpKind kind, Tick t, Tick box_issue,
                          Tick limit, BoxCursor& cursor, Arrival& arrival) {
-  return is_store ? access<true>(sm, box, t, box_issue, limit, cursor, arrival)
-                  : access<false>(sm, box, t, box_issue, limit, cursor, arrival);
+  switch (kind) {
+    case OpKind::store: return access<true>(sm, box, t, box_issue, limit, cursor, arrival);
+    case OpKind::reduce: return access<true, true>(sm, box, t, box_issue, limit, cursor, arrival);
+    default: return access<false>(sm, box, t, box_issue, limit, cursor, arrival);
+  }
 }
 
 Arrival MemoryPath::load(std::uint32_t sm, const Box& box, Tick t) {

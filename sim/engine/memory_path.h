@@ -63,11 +63,12 @@ class MemoryPath {
   /// A store of `box` by SM `sm` issued at `t`, all of it at once.
   Arrival store(std::uint32_t sm, const Box& box, Tick t);
 
-  /// Issues the lines of `box` from `cursor` at `t` (a load, or a store if `is_store`), folding
+  /// Issues the lines of `box` from `cursor` at `t` (a load, a store, or a reduction: a store
+  /// whose sectors the L2 must hold, fetching those it lacks, before it adds to them), folding
   /// them into `arrival`; `box_issue` is when the box's op issued (for `arrival.unloaded`). Stops
   /// before a line once the SM's port is booked beyond `limit` (after at least one line), so
   /// that reservations are made roughly in time order. Returns true when the box is finished.
-  bool issue(std::uint32_t sm, const Box& box, bool is_store, Tick t, Tick box_issue, Tick limit,
+  bool issue(std::uint32_t sm, const Box& box, OpKind kind, Tick t, Tick box_issue, Tick limit,
              BoxCursor& cursor, Arrival& arrival);
 
   /// The tick SM `sm`'s port is next free for loads (`is_store` false) or stores.
@@ -118,7 +119,7 @@ class MemoryPath {
     std::uint64_t channel_requests = 0;
   };
 
-  template <bool kStore>
+  template <bool kStore, bool kReduce = false>
   bool access(std::uint32_t sm, const Box& box, Tick t, Tick box_issue, Tick limit,
               BoxCursor& cursor, Arrival& arrival);
   template <bool kStore>
