@@ -635,7 +635,7 @@ bool run_case(const HarnessCase& c, const Options& opt, std::uint64_t seed, cons
                check.rows_checked, check.ok ? "pass" : "FAIL",
                times.back().empty()
                    ? ""
-                   : (", total " + format_double(median(times.back()) * 1e3, "%.4f") + " ms")
+                   : (", total " + format_double(median(times.back()), "%.4f") + " ms")
                          .c_str());
   if (check.split_compared) {
     std::fprintf(stderr, "  split %d vs unsplit: O rel diff %.2e, L max diff %.2e\n",

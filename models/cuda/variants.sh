@@ -20,6 +20,7 @@
 # timing, launch, ncu and torch CSVs, the SASS comparison). Never changes the GPU's clocks or
 # settings (ncu --clock-control none).
 set -uo pipefail
+export PATH=$PATH:/usr/local/cuda/bin  # cuobjdump, where the image does not put it on PATH
 . "$(dirname "$0")/provenance.sh"
 out=${1:?usage: variants.sh OUTDIR}
 mkdir -p "$out"
@@ -83,11 +84,11 @@ def funcs(path):
     for line in open(path):
         m = re.search(r"Function : (\S+)", line)
         if m:
-            name = re.sub(r"_GLOBAL__N__[0-9a-f]+_\d+_flash2_attention_cu_[0-9a-f]+", "", m.group(1))
+            name = m.group(1)  # the same mangled name in both: one source file
             out[name] = []
             continue
-        if name and re.search(r"/\*[0-9a-f]{4,}\*/", line):
-            out[name].append(re.sub(r"/\*[0-9a-f]{4,}\*/|;?\s*/\* 0x[0-9a-f]+ \*/", "", line).strip())
+        if name and "/*" in line:  # instructions and encodings, whitespace normalised
+            out[name].append(" ".join(line.split()))
     return out
 a, b = funcs(sys.argv[1]), funcs(sys.argv[2])
 names = sorted(n for n in a if "flash2_fwd_kernel" in n)
