@@ -34,6 +34,7 @@ constexpr double kTolerance = 1e-2;  // relative error ‖out − ref‖ / ‖re
 constexpr int kSampleHeads = 4;
 constexpr int kSampleRowsPerHead = 16;
 constexpr std::int64_t kCheckAllRowsUpTo = 4096;  // B·H·N at or under which every row is checked
+constexpr std::int64_t kCheckAllWorkUpTo = 1 << 24;  // … and B·H·N·Nkv at or under this
 
 /// The harness's command line.
 struct Options {
@@ -52,6 +53,11 @@ struct Options {
   int l2_reserve_percent = -1;         ///< its percentage of the device's maximum; -1: bytes
   std::string l2_probe_path;           ///< --l2-probe FILE; empty: no probe
   std::uint64_t seed = 1;
+  // The variant flags, applied to every case (flash2 only); unset: each case's own.
+  bool causal = false;
+  int kv_heads = 0;
+  int seq_kv = 0;
+  int splits = 0;
 };
 
 const char* const kHelp =
@@ -59,7 +65,8 @@ const char* const kHelp =
     "them with CUDA events and writes one CSV row per (case, kernel).\n"
     "\n"
     "Options:\n"
-    "  --sweep NAME     built-in case list: check, sweep or profile (default: check)\n"
+    "  --sweep NAME     built-in case list: check, sweep, profile, variants-check or variants\n"
+    "                   (default: check)\n"
     "  --case SPEC      one case as key=value,... with the contract's keys (repeatable; replaces "
     "--sweep)\n"
     "  --workload W     keep only the cases of workload W (naive or flash2)\n"
@@ -80,6 +87,11 @@ const char* const kHelp =
     "                   the CSV columns reserve_bytes and granted_bytes (the limit read back)\n"
     "  --l2-probe FILE  with --l2-reserve: before the cases, time re-reads of buffers of 2-56 MiB\n"
     "                   and a read of the hog after a flush (l2_probe_* kernels); CSV to FILE\n"
+    "  --causal         causal mask, aligned bottom-right (key j visible to row i iff\n"
+    "                   j <= i + seq_kv - seq), for every case (flash2 only)\n"
+    "  --kv-heads N     K/V heads (grouped-query attention; 1: multi-query); must divide heads\n"
+    "  --seq-kv N       keys per head (default: seq); --seq-kv 65536 with seq=1 is decode\n"
+    "  --splits N       split-KV: N splits of the K/V blocks and a combine kernel (1: none)\n"
     "  --list           print the cases' parameter columns and exit\n"
     "  --help           print this help and exit\n"
     "\n"
@@ -89,6 +101,9 @@ const char* const kHelp =
     "  memwall-cuda --sweep check\n"
     "  memwall-cuda --sweep sweep --csv timing.csv\n"
     "  memwall-cuda --case workload=flash2,batch=4,heads=16,seq=4096,head_dim=128,block_q=64\n"
+    "  memwall-cuda --case workload=flash2,batch=1,heads=32,seq=1,head_dim=128 --kv-heads 8\n"
+    "      --seq-kv 65536 --splits 4\n"
+    "  memwall-cuda --sweep variants-check\n"
     "  memwall-cuda --sweep sweep --sms 66 --csv timing-66.csv\n"
     "  memwall-cuda --sweep sweep --l2-reserve 50% --l2-probe probe.csv --csv timing-l2.csv\n"
     "  ncu --clock-control none --cache-control none ... memwall-cuda --sweep profile --once\n"
@@ -169,6 +184,14 @@ Options parse_options(int argc, char** argv) {
       opt.l2_probe_path = value();
     } else if (arg == "--seed") {
       opt.seed = static_cast<std::uint64_t>(parse_count(arg, value(), 0));
+    } else if (arg == "--causal") {
+      opt.causal = true;
+    } else if (arg == "--kv-heads") {
+      opt.kv_heads = parse_count(arg, value(), 1);
+    } else if (arg == "--seq-kv") {
+      opt.seq_kv = parse_count(arg, value(), 1);
+    } else if (arg == "--splits") {
+      opt.splits = parse_count(arg, value(), 1);
     } else if (arg == "--list") {
       opt.list = true;
     } else {
@@ -302,16 +325,22 @@ struct CheckResult {
   double lse_max_err = 0.0;  ///< max |L − ref| over the checked rows (flash2 only)
   std::uint64_t unwritten = 0;
   int rows_checked = 0;
+  bool split_compared = false;  ///< split-KV: compared with the unsplit kernel (not under --once)
+  double split_rel_diff = 0.0;  ///< ‖O_split − O_unsplit‖ / ‖O_unsplit‖ over every row
+  double split_lse_diff = 0.0;  ///< max |L_split − L_unsplit|
   bool ok = false;
 };
 
 /// The (bh, row) pairs checked: every row for small problems, else kSampleRowsPerHead rows of
-/// kSampleHeads heads (first and last head, first and last row included), chosen from `seed`.
+/// kSampleHeads heads (first and last head, first and last row included), chosen from `seed`;
+/// with fewer than kSampleRowsPerHead rows per head (decode), every row of more heads, so that
+/// at least kSampleHeads·kSampleRowsPerHead / 2 rows are checked.
 std::vector<std::pair<std::int64_t, int>> sample_rows(const AttentionShape& shape,
                                                       std::uint64_t seed) {
   std::vector<std::pair<std::int64_t, int>> rows;
   const std::int64_t bh_count = shape.heads_total();
-  if (bh_count * shape.seq <= kCheckAllRowsUpTo) {
+  if (bh_count * shape.seq <= kCheckAllRowsUpTo &&
+      bh_count * shape.seq * shape.keys() <= kCheckAllWorkUpTo) {
     for (std::int64_t bh = 0; bh < bh_count; ++bh) {
       for (int r = 0; r < shape.seq; ++r) {
         rows.emplace_back(bh, r);
@@ -319,14 +348,19 @@ std::vector<std::pair<std::int64_t, int>> sample_rows(const AttentionShape& shap
     }
     return rows;
   }
+  const int sample_heads =
+      shape.seq >= kSampleRowsPerHead
+          ? kSampleHeads
+          : std::max(kSampleHeads, kSampleHeads * kSampleRowsPerHead / 2 / shape.seq);
   std::vector<std::int64_t> heads = {0, bh_count - 1};
-  for (int h = 2; h < kSampleHeads; ++h) {
+  for (int h = 2; h < sample_heads; ++h) {
     heads.push_back(static_cast<std::int64_t>((seed * 2654435761ull + h * 40503ull) %
                                               static_cast<std::uint64_t>(bh_count)));
   }
   std::sort(heads.begin(), heads.end());
   heads.erase(std::unique(heads.begin(), heads.end()), heads.end());
   for (const std::int64_t bh : heads) {
+    std::vector<int> picked;
     for (int i = 0; i < kSampleRowsPerHead; ++i) {
       int r = 0;
       if (i == 1) {
@@ -336,6 +370,13 @@ std::vector<std::pair<std::int64_t, int>> sample_rows(const AttentionShape& shap
                               static_cast<std::uint64_t>(bh) * 131ull) %
                              static_cast<std::uint64_t>(shape.seq));
       }
+      picked.push_back(r);
+    }
+    if (shape.seq < kSampleRowsPerHead) {  // short heads: each row once
+      std::sort(picked.begin(), picked.end());
+      picked.erase(std::unique(picked.begin(), picked.end()), picked.end());
+    }
+    for (const int r : picked) {
       rows.emplace_back(bh, r);
     }
   }
@@ -347,8 +388,10 @@ CheckResult check_case(const HarnessCase& c, const half* q, const half* k, const
                        unsigned long long* d_bad) {
   const AttentionShape& s = c.shape;
   const int d = s.head_dim;
+  const int nkv = s.keys();
+  const int group = s.group();
   CheckResult res;
-  res.unwritten = count_nonfinite(o, s.qkv_elements(), d_bad);
+  res.unwritten = count_nonfinite(o, s.q_elements(), d_bad);
   if (l != nullptr) {
     res.unwritten += count_nonfinite(l, s.heads_total() * s.seq, d_bad);
   }
@@ -357,16 +400,23 @@ CheckResult check_case(const HarnessCase& c, const half* q, const half* k, const
   double err2 = 0.0;
   double ref2 = 0.0;
   std::int64_t current_bh = -1;
+  std::int64_t current_kvbh = -1;
   std::vector<float> keys;
   std::vector<float> values;
   std::vector<float> queries;
   std::vector<float> outs;
   std::vector<float> lses;
   for (const auto& [bh, r] : rows) {
-    const std::int64_t head_offset = bh * s.seq * d;
+    // Query head bh reads KV head bh / G (b·Hkv + h / G, since G divides H).
+    const std::int64_t kvbh = bh / group;
+    if (kvbh != current_kvbh) {
+      const std::int64_t kv_offset = kvbh * nkv * d;
+      keys = copy_halves(k + kv_offset, static_cast<std::int64_t>(nkv) * d);
+      values = copy_halves(v + kv_offset, static_cast<std::int64_t>(nkv) * d);
+      current_kvbh = kvbh;
+    }
     if (bh != current_bh) {
-      keys = copy_halves(k + head_offset, static_cast<std::int64_t>(s.seq) * d);
-      values = copy_halves(v + head_offset, static_cast<std::int64_t>(s.seq) * d);
+      const std::int64_t head_offset = bh * s.seq * d;
       queries = copy_halves(q + head_offset, static_cast<std::int64_t>(s.seq) * d);
       outs = copy_halves(o + head_offset, static_cast<std::int64_t>(s.seq) * d);
       if (l != nullptr) {
@@ -377,9 +427,11 @@ CheckResult check_case(const HarnessCase& c, const half* q, const half* k, const
       }
       current_bh = bh;
     }
+    // Causal (bottom-right): row r sees keys 0 … r + Nkv − Nq, a prefix of the head's keys.
+    const int visible = s.causal ? std::min(nkv, r + nkv - s.seq + 1) : nkv;
     const std::size_t row_offset = static_cast<std::size_t>(r) * d;
     const ReferenceRow ref = attention_row_reference(queries.data() + row_offset, keys.data(),
-                                                     values.data(), s.seq, d, scale);
+                                                     values.data(), visible, d, scale);
     for (int col = 0; col < d; ++col) {
       const double diff = static_cast<double>(outs[row_offset + col]) - ref.out[col];
       err2 += diff * diff;
@@ -408,6 +460,44 @@ std::string format_double(double x, const char* fmt) {
   return buf;
 }
 
+/// Split against unsplit: runs the same case with splits 1 into fresh outputs and adds to
+/// `check` ‖O_split − O_1‖ / ‖O_1‖ over every row and max |L_split − L_1|; fails the check when
+/// either reaches the tolerance.
+void compare_with_unsplit(const HarnessCase& c, const half* q, const half* k, const half* v,
+                          const half* o, const float* l, float scale, cudaStream_t stream,
+                          CheckResult& check) {
+  const AttentionShape& s = c.shape;
+  Flash2Blocks unsplit = c.flash2;
+  unsplit.splits = 1;
+  DeviceArray<half> o1(s.q_elements());
+  DeviceArray<float> l1(s.heads_total() * s.seq);
+  launch_flash2_fwd(s, unsplit, q, k, v, o1.get(), l1.get(), scale, stream);
+  check_cuda(cudaDeviceSynchronize(), "unsplit run");
+  const std::vector<float> a = copy_halves(o, s.q_elements());
+  const std::vector<float> b = copy_halves(o1.get(), s.q_elements());
+  std::vector<float> la(static_cast<std::size_t>(l1.count()));
+  std::vector<float> lb(la.size());
+  check_cuda(cudaMemcpy(la.data(), l, la.size() * sizeof(float), cudaMemcpyDeviceToHost),
+             "cudaMemcpy");
+  check_cuda(cudaMemcpy(lb.data(), l1.get(), lb.size() * sizeof(float), cudaMemcpyDeviceToHost),
+             "cudaMemcpy");
+  double diff2 = 0.0;
+  double ref2 = 0.0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    diff2 += (static_cast<double>(a[i]) - b[i]) * (static_cast<double>(a[i]) - b[i]);
+    ref2 += static_cast<double>(b[i]) * b[i];
+  }
+  double lse_diff = 0.0;
+  for (std::size_t i = 0; i < la.size(); ++i) {
+    lse_diff = std::max(lse_diff, std::fabs(static_cast<double>(la[i]) - lb[i]));
+  }
+  check.split_rel_diff = ref2 > 0.0 ? std::sqrt(diff2 / ref2) : INFINITY;
+  check.split_lse_diff = lse_diff;
+  check.split_compared = true;
+  check.ok = check.ok && std::isfinite(check.split_rel_diff) && check.split_rel_diff < kTolerance &&
+             std::isfinite(lse_diff) && lse_diff < kTolerance;
+}
+
 /// Runs one case: inputs, poison, one checked run, then (unless once) the timed repeats, the
 /// kernels and the L2 flushes on `stream`; with `reserve`, the hog is re-read after each flush,
 /// and under --once each kernel gets a flush and a hog read of its own. Appends its CSV rows to
@@ -424,13 +514,20 @@ bool run_case(const HarnessCase& c, const Options& opt, std::uint64_t seed, cons
     check_flash2_supported(s, c.flash2);
   }
   const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(s.head_dim)));
-  DeviceArray<half> q(s.qkv_elements());
-  DeviceArray<half> k(s.qkv_elements());
-  DeviceArray<half> v(s.qkv_elements());
-  DeviceArray<half> o(s.qkv_elements());
+  DeviceArray<half> q(s.q_elements());
+  DeviceArray<half> k(s.kv_elements());
+  DeviceArray<half> v(s.kv_elements());
+  DeviceArray<half> o(s.q_elements());
   DeviceArray<half> scores(naive ? s.score_elements() : 1);
   DeviceArray<half> probs(naive ? s.score_elements() : 1);
   DeviceArray<float> lse(naive ? 1 : s.heads_total() * s.seq);
+  // Split-KV's fp32 partials (O_accum, L_accum), poisoned like the outputs.
+  const std::int64_t o_accum_count = naive ? 0 : flash2_o_accum_elements(s, c.flash2);
+  DeviceArray<float> o_accum(std::max<std::int64_t>(o_accum_count, 1));
+  DeviceArray<float> l_accum(
+      std::max<std::int64_t>(naive ? 0 : flash2_l_accum_elements(s, c.flash2), 1));
+  const Flash2Workspace workspace =
+      o_accum_count > 0 ? Flash2Workspace{o_accum.get(), l_accum.get()} : Flash2Workspace{};
 
   fill_uniform_kernel<<<kHelperGrid, kHelperThreads>>>(q.get(), q.count(), seed * 3 + 0, -2.0f,
                                                        2.0f);
@@ -446,6 +543,8 @@ bool run_case(const HarnessCase& c, const Options& opt, std::uint64_t seed, cons
     check_cuda(cudaMemset(probs.get(), 0xFF, probs.bytes()), "cudaMemset");
   } else {
     check_cuda(cudaMemset(lse.get(), 0xFF, lse.bytes()), "cudaMemset");
+    check_cuda(cudaMemset(o_accum.get(), 0xFF, o_accum.bytes()), "cudaMemset");
+    check_cuda(cudaMemset(l_accum.get(), 0xFF, l_accum.bytes()), "cudaMemset");
   }
   check_cuda(cudaDeviceSynchronize(), "input setup");
 
@@ -471,15 +570,30 @@ bool run_case(const HarnessCase& c, const Options& opt, std::uint64_t seed, cons
       launch_naive_pv(s, c.naive, probs.get(), v.get(), o.get(), stream);
       if (marks != nullptr) check_cuda(cudaEventRecord(marks[3], stream), "cudaEventRecord");
     } else {
-      launch_flash2_fwd(s, c.flash2, q.get(), k.get(), v.get(), o.get(), lse.get(), scale, stream);
-      if (marks != nullptr) check_cuda(cudaEventRecord(marks[1], stream), "cudaEventRecord");
+      if (c.flash2.splits > 1) {
+        // The split kernel and the combine, each timed (marks 0-1, 1-2).
+        launch_flash2_fwd(s, c.flash2, q.get(), k.get(), v.get(), o.get(), lse.get(), scale,
+                          stream, workspace, Flash2Part::kForward);
+        if (marks != nullptr) check_cuda(cudaEventRecord(marks[1], stream), "cudaEventRecord");
+        if (prepare_each_kernel) prepare();
+        launch_flash2_fwd(s, c.flash2, q.get(), k.get(), v.get(), o.get(), lse.get(), scale,
+                          stream, workspace, Flash2Part::kCombine);
+        if (marks != nullptr) check_cuda(cudaEventRecord(marks[2], stream), "cudaEventRecord");
+      } else {
+        launch_flash2_fwd(s, c.flash2, q.get(), k.get(), v.get(), o.get(), lse.get(), scale,
+                          stream);
+        if (marks != nullptr) check_cuda(cudaEventRecord(marks[1], stream), "cudaEventRecord");
+      }
     }
   };
 
   run_once(nullptr);
   check_cuda(cudaDeviceSynchronize(), "first run");
-  const CheckResult check = check_case(c, q.get(), k.get(), v.get(), o.get(),
-                                       naive ? nullptr : lse.get(), seed, d_bad);
+  CheckResult check = check_case(c, q.get(), k.get(), v.get(), o.get(),
+                                 naive ? nullptr : lse.get(), seed, d_bad);
+  if (!naive && c.flash2.splits > 1 && !opt.once) {
+    compare_with_unsplit(c, q.get(), k.get(), v.get(), o.get(), lse.get(), scale, stream, check);
+  }
 
   const std::vector<std::string> kernels = case_kernels(c);
   const int marks_count = static_cast<int>(kernels.size()) + 1;
@@ -521,8 +635,12 @@ bool run_case(const HarnessCase& c, const Options& opt, std::uint64_t seed, cons
                check.rows_checked, check.ok ? "pass" : "FAIL",
                times.back().empty()
                    ? ""
-                   : (", total " + format_double(median(times.back()) * 1e3, "%.4f") + " ms")
+                   : (", total " + format_double(median(times.back()), "%.4f") + " ms")
                          .c_str());
+  if (check.split_compared) {
+    std::fprintf(stderr, "  split %d vs unsplit: O rel diff %.2e, L max diff %.2e\n",
+                 c.flash2.splits, check.split_rel_diff, check.split_lse_diff);
+  }
   if (check.unwritten != 0) {
     std::fprintf(stderr, "  %llu output values left unwritten (still NaN)\n",
                  static_cast<unsigned long long>(check.unwritten));
@@ -578,6 +696,18 @@ int run(int argc, char** argv) {
                                  return workload_name(c.workload) != opt.workload_filter;
                                }),
                 cases.end());
+  }
+  const bool variant_flags = opt.causal || opt.kv_heads > 0 || opt.seq_kv > 0 || opt.splits > 0;
+  for (HarnessCase& c : cases) {  // the variant flags override each case's own
+    if (!variant_flags) break;
+    if (c.workload == Workload::kNaive) {
+      throw UsageError("--causal, --kv-heads, --seq-kv and --splits apply to flash2 only (add "
+                       "--workload flash2)");
+    }
+    if (opt.causal) c.shape.causal = true;
+    if (opt.kv_heads > 0) c.shape.kv_heads = opt.kv_heads;
+    if (opt.seq_kv > 0) c.shape.seq_kv = opt.seq_kv;
+    if (opt.splits > 0) c.flash2.splits = opt.splits;
   }
   for (const HarnessCase& c : cases) {  // bad parameters are reported before any GPU work
     if (c.workload == Workload::kNaive) {

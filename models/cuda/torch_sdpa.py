@@ -6,9 +6,14 @@ the call, warm-up runs, the median of the repeats.
 
 Usage: torch_sdpa.py --cases CASES.csv --csv OUT.csv [--repeats 25] [--warmup 3]
 CASES.csv is the output of `memwall-cuda --sweep NAME --list`; each distinct
-(batch, heads, seq, head_dim) is timed once. Output columns:
-batch,heads,seq,head_dim,dtype,kernel,time_s,repeats,rel_err,torch_version
-(rel_err: ‖out − ref‖/‖ref‖ on the first head against the math backend in float64).
+(batch, heads, kv_heads, seq, seq_kv, head_dim, causal) is timed once (kv_heads, seq_kv and
+causal default to heads, seq and 0 where the list has no such columns). K and V are
+[B, kv_heads, seq_kv, d] and go in with enable_gqa=True when kv_heads < heads; causal is
+is_causal=True (PyTorch's flash backend aligns the mask bottom-right, as FlashAttention-2 does;
+only seq = seq_kv is run causal here). Output columns:
+batch,heads,kv_heads,seq,seq_kv,head_dim,causal,dtype,kernel,time_s,repeats,rel_err,torch_version
+(rel_err: ‖out − ref‖/‖ref‖ on the first head against the math backend in float64; time_s
+empty and rel_err "error: ..." when the flash backend refused the shape).
 """
 import argparse
 import csv
@@ -31,7 +36,10 @@ def main() -> int:
     shapes = []
     with open(args.cases, newline="") as f:
         for row in csv.DictReader(f):
-            key = (int(row["batch"]), int(row["heads"]), int(row["seq"]), int(row["head_dim"]))
+            get = lambda name, default: int(row.get(name) or default)  # noqa: E731
+            key = (int(row["batch"]), int(row["heads"]), get("kv_heads", row["heads"]),
+                   int(row["seq"]), get("seq_kv", row["seq"]), int(row["head_dim"]),
+                   get("causal", 0))
             if key not in shapes:
                 shapes.append(key)
 
@@ -39,41 +47,53 @@ def main() -> int:
     l2 = torch.cuda.get_device_properties(dev).L2_cache_size
     flush = torch.ones(max(4 * l2, 1 << 20) // 4, dtype=torch.float32, device=dev)
     rows = []
-    for i, (b, h, n, d) in enumerate(shapes):
+    for i, (b, h, hkv, n, nkv, d, causal) in enumerate(shapes):
         gen = torch.Generator(device=dev).manual_seed(1000 + i)
-        q = (torch.rand(b, h, n, d, generator=gen, device=dev) * 4 - 2).half()
-        k = (torch.rand(b, h, n, d, generator=gen, device=dev) * 2 - 1).half()
-        v = (torch.rand(b, h, n, d, generator=gen, device=dev) * 2 - 1).half()
-        with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
-            out = F.scaled_dot_product_attention(q, k, v)
-            ref = F.scaled_dot_product_attention(q[:1, :1].double().cpu(), k[:1, :1].double().cpu(),
-                                                 v[:1, :1].double().cpu()) if n <= 4096 else None
-            rel = ""
-            if ref is not None:
-                got = out[:1, :1].double().cpu()
-                rel = f"{(torch.linalg.norm(got - ref) / torch.linalg.norm(ref)).item():.3e}"
-            for _ in range(args.warmup):
-                F.scaled_dot_product_attention(q, k, v)
-            times = []
-            start = torch.cuda.Event(enable_timing=True)
-            stop = torch.cuda.Event(enable_timing=True)
-            for _ in range(args.repeats):
-                flush.sum()
-                start.record()
-                F.scaled_dot_product_attention(q, k, v)
-                stop.record()
-                stop.synchronize()
-                times.append(start.elapsed_time(stop) * 1e-3)
-        t = statistics.median(times)
-        rows.append([b, h, n, d, "fp16", "torch_flash", f"{t:.6e}", args.repeats, rel,
-                     torch.__version__])
-        print(f"torch flash B={b} H={h} N={n} d={d}: {t * 1e3:.4f} ms (rel_err {rel})",
-              file=sys.stderr)
-        del q, k, v, out
+        # Drawn in fp16 directly: decode's K and V reach 34 GB each.
+        q = torch.empty(b, h, n, d, dtype=torch.float16, device=dev).uniform_(-2, 2, generator=gen)
+        k = torch.empty(b, hkv, nkv, d, dtype=torch.float16, device=dev).uniform_(-1, 1,
+                                                                                  generator=gen)
+        v = torch.empty(b, hkv, nkv, d, dtype=torch.float16, device=dev).uniform_(-1, 1,
+                                                                                  generator=gen)
+        kw = {"is_causal": bool(causal)}
+        if hkv != h:
+            kw["enable_gqa"] = True
+        t, rel = None, ""
+        try:
+            with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+                out = F.scaled_dot_product_attention(q, k, v, **kw)
+                if n * nkv <= 4096 * 4096:
+                    # Head 0 reads KV head 0 under GQA too.
+                    ref = F.scaled_dot_product_attention(
+                        q[:1, :1].double().cpu(), k[:1, :1].double().cpu(),
+                        v[:1, :1].double().cpu(), is_causal=bool(causal))
+                    got = out[:1, :1].double().cpu()
+                    rel = f"{(torch.linalg.norm(got - ref) / torch.linalg.norm(ref)).item():.3e}"
+                for _ in range(args.warmup):
+                    F.scaled_dot_product_attention(q, k, v, **kw)
+                times = []
+                start = torch.cuda.Event(enable_timing=True)
+                stop = torch.cuda.Event(enable_timing=True)
+                for _ in range(args.repeats):
+                    flush.sum()
+                    start.record()
+                    F.scaled_dot_product_attention(q, k, v, **kw)
+                    stop.record()
+                    stop.synchronize()
+                    times.append(start.elapsed_time(stop) * 1e-3)
+            t = statistics.median(times)
+            del out
+        except RuntimeError as e:
+            rel = "error: " + str(e).splitlines()[0].replace(",", ";")[:120]
+        rows.append([b, h, hkv, n, nkv, d, causal, "fp16", "torch_flash",
+                     "" if t is None else f"{t:.6e}", args.repeats, rel, torch.__version__])
+        print(f"torch flash B={b} H={h} Hkv={hkv} N={n} Nkv={nkv} d={d} causal={causal}: "
+              f"{'-' if t is None else f'{t * 1e3:.4f}'} ms (rel_err {rel})", file=sys.stderr)
+        del q, k, v
     with open(args.csv, "w", newline="") as f:
         w = csv.writer(f, lineterminator="\n")
-        w.writerow(["batch", "heads", "seq", "head_dim", "dtype", "kernel", "time_s", "repeats",
-                    "rel_err", "torch_version"])
+        w.writerow(["batch", "heads", "kv_heads", "seq", "seq_kv", "head_dim", "causal", "dtype",
+                    "kernel", "time_s", "repeats", "rel_err", "torch_version"])
         w.writerows(rows)
     return 0
 
