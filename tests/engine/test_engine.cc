@@ -271,6 +271,25 @@ TEST_CASE("A partial-sector store fetches the sector; a full-sector store does n
   CHECK(r.traffic.l2_write_bytes == 2 * sector);  // sector granularity
 }
 
+TEST_CASE("A reduction fetches every sector the L2 lacks and adds to those it holds",
+          "[run][l2][reduce]") {
+  const HardwareConfig c = small_config();
+  const std::uint64_t line = c.l2.line_size.count, bytes = 16 * line;
+  // Cold: every sector is read from HBM before the add, and ends dirty.
+  TestKernel cold{kernel_info("cold"), {{reduce(0, 16, static_cast<std::uint32_t>(line), line)}}};
+  // Warm: a second reduction of the same box finds it in the L2.
+  TestKernel warm{kernel_info("warm"), {{reduce(0, 16, static_cast<std::uint32_t>(line), line)}}};
+  const RunResult r = run(c, {cold, warm}, bytes);
+  CHECK(r.kernels[0].traffic.dram_read_bytes == bytes);
+  CHECK(r.kernels[0].traffic.l2_write_bytes == bytes);  // SM→L2: the bytes of the box
+  CHECK(r.kernels[0].traffic.l2_read_bytes == 0);
+  CHECK(r.kernels[1].traffic.dram_read_bytes == 0);
+  CHECK(r.dram_dirty_bytes_at_end == bytes);
+  // A store of the same box writes whole sectors: nothing to fetch.
+  TestKernel st{kernel_info("store"), {{store(0, 16, static_cast<std::uint32_t>(line), line)}}};
+  CHECK(run(c, {st}, bytes).traffic.dram_read_bytes == 0);
+}
+
 TEST_CASE("Unaligned and strided boxes are expanded into the sectors they touch", "[run][l2]") {
   const HardwareConfig c = small_config();
   // 4 rows of 40 bytes starting 100 bytes into a line, 1024 bytes apart: each row touches bytes

@@ -112,6 +112,12 @@ inline Op store(std::uint64_t base, std::uint32_t rows, std::uint32_t row_bytes,
   return op;
 }
 
+inline Op reduce(std::uint64_t base, std::uint32_t rows, std::uint32_t row_bytes, std::uint64_t pitch) {
+  Op op = store(base, rows, row_bytes, pitch);
+  op.kind = OpKind::reduce;
+  return op;
+}
+
 inline Op wait(std::uint16_t tag = 0) {
   Op op;
   op.kind = OpKind::wait;

@@ -21,9 +21,11 @@ namespace {
 /// A small hand-made workload source: two kernels, every op kind, boxes moving up and down.
 class FakeSource final : public TraceSource {
  public:
+  /// `reduce`: each CTA ends with a reduction (op kind 6, trace format version 2).
   explicit FakeSource(std::uint64_t ctas,
-                      std::vector<std::pair<std::string, std::string>> extra = {})
-      : m_ctas(ctas) {
+                      std::vector<std::pair<std::string, std::string>> extra = {},
+                      bool reduce = true)
+      : m_ctas(ctas), m_reduce(reduce) {
     m_info.name = "fake";
     m_info.params = {{"workload", "fake"}, {"seq", "1000"}};
     m_info.params.insert(m_info.params.end(), extra.begin(), extra.end());
@@ -41,6 +43,7 @@ class FakeSource final : public TraceSource {
     ops.clear();
     if (m_cta == m_ctas) return false;
     ops = cta_ops(m_kernel, m_cta++);
+    if (!m_reduce) ops.pop_back();
     return true;
   }
   static std::vector<Op> cta_ops(std::uint64_t kernel, std::uint64_t c) {
@@ -74,12 +77,17 @@ class FakeSource final : public TraceSource {
     store.tensor = 1;
     store.box = {(1 << 20) + c * 64, 1, 64, 64};
     ops.push_back(store);
+    Op reduce = store;
+    reduce.kind = OpKind::reduce;
+    reduce.box.base = (1 << 20) + 65536 + c * 32;
+    ops.push_back(reduce);
     return ops;
   }
 
  private:
   WorkloadInfo m_info;
   std::uint64_t m_ctas;
+  bool m_reduce = true;
   std::uint64_t m_kernel = 0, m_cta = 0;
 };
 
@@ -176,12 +184,22 @@ TEST_CASE("A version 1 trace still replays, unless it names a parameter of versi
   std::string v1 = read_all(path);
   v1[8] = 1;  // the prologue is outside the chunks' checksums
   write_all(path, v1);
+  // The fake source's CTAs end with a reduction (op kind 6), which version 1 does not have.
+  REQUIRE_THAT(read_error(path), Catch::Contains("invalid op kind 6 (byte 0x6) in a version 1 trace"));
+  {
+    FakeSource plain(20, {}, /*reduce=*/false);
+    TraceWriter writer(path);
+    copy_trace(plain, writer);
+  }
+  v1 = read_all(path);
+  v1[8] = 1;
+  write_all(path, v1);
   REQUIRE(read_error(path).empty());
   REQUIRE(TraceReader(path).version() == 1u);
 
   for (const char* name : {"kv_heads", "seq_kv", "causal", "splits"}) {
     INFO(name);
-    FakeSource source(20, {{name, "2"}});
+    FakeSource source(20, {{name, "2"}}, /*reduce=*/false);
     {
       TraceWriter writer(path);
       copy_trace(source, writer);
