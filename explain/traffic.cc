@@ -56,7 +56,12 @@ const TrafficVariant* TrafficTable::find(WorkloadKind kind) const {
   return nullptr;
 }
 
-TrafficTable compute_traffic(const WorkloadParams& shape) {
+TrafficTable compute_traffic(const WorkloadParams& asked, const HardwareConfig* config) {
+  WorkloadParams shape = asked;
+  if (config != nullptr) {
+    shape.sram_bytes = config->sm.smem_per_block.count;
+    shape.smem_limit_bytes = config->sm.smem_per_block.count;
+  }
   TrafficTable table;
   table.shape = shape;
   for (WorkloadKind kind : kVariants) {
