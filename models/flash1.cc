@@ -27,12 +27,13 @@ constexpr FlashLoop kFlash1Loop{1, true};
 /// inner loop over Q blocks i, re-reading Qᵢ, Oᵢ, ℓᵢ, mᵢ and writing Oᵢ, ℓᵢ, mᵢ back on every pass.
 class Flash1 final : public BackendWorkload<Flash1> {
  public:
-  explicit Flash1(const WorkloadParams& p) : BackendWorkload(p) {
+  explicit Flash1(const WorkloadParams& p) : BackendWorkload(p), m_shape(attention_shape(p)) {
     const std::uint64_t rows = p.batch_heads() * p.seq;
+    const std::uint64_t kv_rows = m_shape.kv_batch_heads() * m_shape.nkv;
     const std::uint32_t s = p.element_size();
     m_q = add_input("Q", rows, p.head_dim, s);
-    m_k = add_input("K", rows, p.head_dim, s);
-    m_v = add_input("V", rows, p.head_dim, s);
+    m_k = add_input("K", kv_rows, p.head_dim, s);
+    m_v = add_input("V", kv_rows, p.head_dim, s);
     m_o = add_tensor("O", rows, p.head_dim, s);
     m_l = add_tensor("l", p.batch_heads(), p.seq, 4);
     m_m = add_tensor("m", p.batch_heads(), p.seq, 4);
@@ -71,11 +72,13 @@ class Flash1 final : public BackendWorkload<Flash1> {
     rec.store(m_m, box(m_m, bh, 1, r0, rows));
   }
 
-  /// Lines 5–15 of Algorithm 1 for one head.
+  /// Lines 5–15 of Algorithm 1 for one head. With the causal mask, a pass over K/V block j
+  /// skips the Q blocks none of whose rows sees a key of it (flash1_first_q_block).
   template <class Backend>
   void forward(std::uint64_t bh, Backend& be, Recorder& rec) const {
     const WorkloadParams& p = params();
-    const std::uint64_t n = p.seq, d = p.head_dim, s = p.element_size();
+    const std::uint64_t n = p.seq, nkv = m_shape.nkv, d = p.head_dim, s = p.element_size();
+    const std::uint64_t kv_row = m_shape.kv_head(bh) * nkv;
     const std::uint64_t br = *p.block_q, bc = *p.block_kv;
     const double scale = 1.0 / std::sqrt(static_cast<double>(d));
     // Spilling (m_plan.active): the rows that do not fit live in this head's row of "spill".
@@ -84,19 +87,20 @@ class Flash1 final : public BackendWorkload<Flash1> {
     const auto spill_box = [&](std::uint64_t offset, std::uint64_t elements) {
       return box(m_spill, bh, 1, offset, elements);
     };
-    for (std::uint64_t c0 = 0; c0 < n; c0 += bc) {
-      const std::uint64_t cols = std::min(bc, n - c0);
+    for (std::uint64_t c0 = 0; c0 < nkv; c0 += bc) {
+      const std::uint64_t cols = std::min(bc, nkv - c0);
       const std::uint64_t sk = sp.active ? sp.kv_spilled(cols) : 0;
       const std::uint64_t v_offset = sp.kv_offset + sk * d;
-      rec.load(m_k, box(m_k, bh * n + c0, cols, 0, d), 0);  // line 6: Kⱼ, Vⱼ
-      rec.load(m_v, box(m_v, bh * n + c0, cols, 0, d), 0);
+      rec.load(m_k, box(m_k, kv_row + c0, cols, 0, d), 0);  // line 6: Kⱼ, Vⱼ
+      rec.load(m_v, box(m_v, kv_row + c0, cols, 0, d), 0);
       rec.wait(0);
       if (sk > 0) {  // K/V rows with no room: written once per pass
         rec.store(m_spill, spill_box(sp.kv_offset, sk * d));
         rec.store(m_spill, spill_box(v_offset, sk * d));
       }
-      for (std::uint64_t r0 = 0; r0 < n; r0 += br) {
+      for (std::uint64_t r0 = flash1_first_q_block(m_shape, br, c0) * br; r0 < n; r0 += br) {
         const std::uint64_t rows = std::min(br, n - r0);
+        const bool masked = m_shape.block_masked(r0, c0, cols);
         const std::uint64_t sq = sp.active ? sp.q_spilled(rows) : 0;
         const std::uint64_t ss = sp.active ? sp.score_spilled(rows) : 0;
         rec.load(m_q, box(m_q, bh * n + r0, rows, 0, d), 1);  // line 8: Qᵢ, Oᵢ, ℓᵢ, mᵢ
@@ -117,6 +121,7 @@ class Flash1 final : public BackendWorkload<Flash1> {
           rec.load(m_spill, spill_box(sp.score_offset, ss * cols), kSpillTag);
           rec.wait(kSpillTag);
         }
+        if (masked) rec.compute(ComputeUnit::fp32, rows * cols);  // −∞ above the diagonal
         rec.compute(ComputeUnit::fp32, 4 * rows * cols + 6 * rows);  // lines 10–11
         rec.compute(ComputeUnit::sfu, rows * cols + 2 * rows);
         if (ss > 0) rec.store(m_spill, spill_box(sp.score_offset, ss * cols));  // P̃
@@ -128,7 +133,7 @@ class Flash1 final : public BackendWorkload<Flash1> {
         rec.compute(ComputeUnit::fp32, 3 * rows * d);           // line 12: rescale and divide
         if constexpr (Backend::kNumeric) {
           throw_if_interrupted();  // a head's numerics can take seconds at large N: poll per block
-          update(be, bh, r0, rows, c0, cols, scale, Spilled{sq, sk, ss});
+          update(be, bh, r0, rows, c0, cols, scale, Spilled{sq, sk, ss}, masked);
         }
         rec.store(m_o, box(m_o, bh * n + r0, rows, 0, d));     // lines 12–13
         rec.store(m_l, box(m_l, bh, 1, r0, rows));
@@ -147,8 +152,10 @@ class Flash1 final : public BackendWorkload<Flash1> {
   /// Lines 9–13 on real data, in place on O, ℓ, m in global memory. Spilled rows are written to
   /// the head's scratch row and used from there, as the ops say.
   void update(EigenBackend& be, std::uint64_t bh, std::uint64_t r0, std::uint64_t rows,
-              std::uint64_t c0, std::uint64_t cols, double scale, Spilled sp) const {
+              std::uint64_t c0, std::uint64_t cols, double scale, Spilled sp, bool masked) const {
     const std::uint64_t n = params().seq, d = params().head_dim;
+    const std::uint64_t kv_row = m_shape.kv_head(bh) * m_shape.nkv;
+    constexpr double kMinusInf = -std::numeric_limits<double>::infinity();
     const auto e = [](std::uint64_t x) { return static_cast<Eigen::Index>(x); };
     const auto scratch = [&](std::uint64_t offset, std::uint64_t r, std::uint64_t c) {
       return Eigen::Map<Matrix>(
@@ -161,12 +168,20 @@ class Flash1 final : public BackendWorkload<Flash1> {
     };
     auto o = be.t(m_o).block(e(bh * n + r0), 0, e(rows), e(d));
     Matrix qb = be.t(m_q).block(e(bh * n + r0), 0, e(rows), e(d));
-    Matrix kb = be.t(m_k).block(e(bh * n + c0), 0, e(cols), e(d));
-    Matrix vb = be.t(m_v).block(e(bh * n + c0), 0, e(cols), e(d));
+    Matrix kb = be.t(m_k).block(e(kv_row + c0), 0, e(cols), e(d));
+    Matrix vb = be.t(m_v).block(e(kv_row + c0), 0, e(cols), e(d));
     through_scratch(qb, 0, sp.q);
     through_scratch(kb, m_plan.kv_offset, sp.kv);
     through_scratch(vb, m_plan.kv_offset + sp.kv * d, sp.kv);
     Matrix sc = scale * qb * kb.transpose();
+    if (masked) {
+      for (Eigen::Index r = 0; r < sc.rows(); ++r) {
+        const std::uint64_t visible = m_shape.keys_visible(r0 + static_cast<std::uint64_t>(r));
+        for (Eigen::Index c = 0; c < sc.cols(); ++c) {
+          if (c0 + static_cast<std::uint64_t>(c) >= visible) sc(r, c) = kMinusInf;
+        }
+      }
+    }
     through_scratch(sc, m_plan.score_offset, sp.score);
     Matrix pt(sc.rows(), sc.cols());
     Eigen::VectorXd a_old(e(rows)), a_new(e(rows)), l_new(e(rows));
@@ -175,7 +190,11 @@ class Flash1 final : public BackendWorkload<Flash1> {
       double& l_i = be.t(m_l)(e(bh), e(r0) + r);
       const double m_tilde = sc.row(r).maxCoeff();  // m̃ᵢⱼ = rowmax(Sᵢⱼ)
       const double m_new = std::max(m_i, m_tilde);
-      if (params().online_rescale) {
+      if (m_tilde == kMinusInf) {  // the mask hides this block from the row: nothing to add
+        pt.row(r).setZero();
+        a_old(r) = 1.0;
+        a_new(r) = 0.0;
+      } else if (params().online_rescale) {
         pt.row(r) = (sc.row(r).array() - m_tilde).exp().matrix();  // P̃ᵢⱼ
         a_old(r) = std::exp(m_i - m_new);
         a_new(r) = std::exp(m_tilde - m_new);
@@ -196,6 +215,7 @@ class Flash1 final : public BackendWorkload<Flash1> {
     }
   }
 
+  AttentionShape m_shape;
   std::uint8_t m_q = 0, m_k = 0, m_v = 0, m_o = 0, m_l = 0, m_m = 0, m_spill = 0;
   SpillPlan m_plan;  ///< inactive unless the tiles exceed the limit and allow_spill is set
 };
@@ -206,6 +226,9 @@ constexpr ParamSpec kParams[] = {
     kHeadsParam,
     kSeqParam,
     kHeadDimParam,
+    kKvHeadsParam,
+    kSeqKvParam,
+    kCausalParam,
     {.name = "block_q",
      .flag = "--block-q",
      .type = ParamType::kTile,
@@ -240,22 +263,27 @@ class Flash1Plugin final : public WorkloadPlugin {
   std::string_view name() const override { return "flash1"; }
   std::string_view summary() const override {
     return "FlashAttention Algorithm 1 as written: an init launch, then one CTA per head loops over "
-           "K/V blocks outside and Q blocks inside, re-reading and re-writing O, l, m every pass";
+           "K/V blocks outside and Q blocks inside (those the causal mask leaves a key to), "
+           "re-reading and re-writing O, l, m every pass";
   }
   std::span<const ParamSpec> params() const override { return kParams; }
 
   void resolve(WorkloadParams& p) const override {
     const std::uint64_t qkv = check_attention_shape(p);
     if (!p.block_q || !p.block_kv) fill_blocks(p);
-    const std::uint64_t passes = ceil_div(p.seq, *p.block_kv);
+    const std::uint64_t passes = ceil_div(p.kv_seq(), *p.block_kv);
     checked_mul(qkv, checked_mul(passes, 2, "flash1 passes"), "the Q and O traffic of flash1");
     resolve_spill(p, kFlash1Loop);
+    if (plan_spill(p, kFlash1Loop).active && (p.causal || p.kv_seq() != p.seq)) {
+      throw UsageError("allow_spill is modelled for full attention only (no causal mask, "
+                       "seq_kv = seq); reduce block_q/block_kv so that the tiles fit instead");
+    }
   }
 
   std::vector<KernelInfo> launches(const WorkloadParams& p) const override {
     const std::uint64_t n = p.seq, d = p.head_dim;
     const std::uint64_t br = std::min<std::uint64_t>(*p.block_q, n);
-    const std::uint64_t bc = std::min<std::uint64_t>(*p.block_kv, n);
+    const std::uint64_t bc = std::min<std::uint64_t>(*p.block_kv, p.kv_seq());
     std::vector<KernelInfo> out;
     out.push_back(
         make_launch("flash1_init", p.batch_heads() * ceil_div(n, *p.block_q), kThreads, 0, 32));
@@ -274,9 +302,7 @@ class Flash1Plugin final : public WorkloadPlugin {
   }
 
   Traffic closed_form(const WorkloadParams& p) const override {
-    return with_spill_traffic(flash1_traffic(p.batch_heads(), p.seq, p.head_dim,
-                                             p.element_size(), *p.block_kv, true),
-                              p);
+    return with_spill_traffic(flash1_traffic(p), p);
   }
 
   SmemAdvice smem_advice(const WorkloadParams& p, const KernelInfo& launch,
@@ -330,16 +356,34 @@ std::pair<std::uint64_t, std::uint64_t> flash1_default_blocks(std::uint64_t sram
   return {std::min(bc, head_dim), bc};
 }
 
-Traffic flash1_traffic(std::uint64_t bh, std::uint64_t n, std::uint64_t d, std::uint32_t s,
-                       std::uint64_t bc, bool count_init) {
-  const std::uint64_t nd = bh * n * d * s, stat = bh * n * 4, tc = ceil_div(n, bc);
-  const std::uint64_t init = count_init ? 1 : 0;
-  return make_traffic({{"Q", tc * nd, 0},
-                       {"K", nd, 0},
-                       {"V", nd, 0},
-                       {"O", tc * nd, (tc + init) * nd},
-                       {"l", tc * stat, (tc + init) * stat},
-                       {"m", tc * stat, (tc + init) * stat}});
+std::uint64_t flash1_first_q_block(const AttentionShape& a, std::uint64_t br, std::uint64_t c0) {
+  // Q block m reaches the block when its last row, min((m+1)·Br, Nq) − 1, sees key c0:
+  // min((m+1)·Br, Nq) > c0 − (Nkv − Nq). The last row of all (Nq − 1) sees every key.
+  const std::uint64_t offset = a.nkv - a.nq;
+  if (!a.causal || c0 <= offset) return 0;
+  return (c0 - offset) / br;
+}
+
+Traffic flash1_traffic(const WorkloadParams& p, bool count_init) {
+  const AttentionShape a = attention_shape(p);
+  const std::uint64_t br = *p.block_q, bc = *p.block_kv;
+  // Q rows (and O, ℓ, m rows) a head's passes visit: Nq per pass without the mask; with it,
+  // pass j starts at its first Q block.
+  std::uint64_t rows = 0;
+  const std::uint64_t tc = ceil_div(a.nkv, bc);
+  if (!a.causal) {
+    rows = tc * a.nq;
+  } else {
+    for (std::uint64_t j = 0; j < tc; ++j) rows += a.nq - flash1_first_q_block(a, br, j * bc) * br;
+  }
+  const std::uint64_t bh = a.batch_heads, row = a.d * p.element_size();
+  const std::uint64_t init = count_init ? a.nq : 0;
+  return make_traffic({{"Q", bh * rows * row, 0},
+                       {"K", bh * a.nkv * row, 0},
+                       {"V", bh * a.nkv * row, 0},
+                       {"O", bh * rows * row, bh * (rows + init) * row},
+                       {"l", bh * rows * 4, bh * (rows + init) * 4},
+                       {"m", bh * rows * 4, bh * (rows + init) * 4}});
 }
 
 }  // namespace memwall

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "models/attention_params.h"
 #include "models/checked_bytes.h"
@@ -10,6 +13,7 @@
 #include "models/workload.h"
 #include "models/reference.h"
 #include "models/spill.h"
+#include "sim/core/error.h"
 #include "sim/core/interrupt.h"
 
 namespace memwall {
@@ -31,19 +35,53 @@ std::uint64_t score_sub_block(std::uint64_t br, std::uint64_t bc, std::uint64_t 
 /// flash2's walk over its tiles: `stages` K/V buffers, one CTA per (head, Q block).
 FlashLoop flash2_loop(const WorkloadParams& p) { return {*p.stages, false}; }
 
-/// FlashAttention-2 forward (not causal): one CTA per (head, Q block) loads its Q block once,
-/// streams every K/V block with `stages` blocks in flight, keeps O, ℓ, m on chip and stores O and
-/// the logsumexp L once.
+/// How resolved `p`'s flash2 kernel splits its work: the shape it runs (decode packed), its Q
+/// blocks and K/V blocks, and the split-KV chunking.
+struct Flash2Grid {
+  AttentionShape a;             ///< the shape the kernel runs (flash2_shape)
+  std::uint64_t br = 1, bc = 1; ///< block_q, block_kv
+  std::uint64_t tr = 1, tc = 1; ///< Q blocks per head, K/V blocks per K/V head
+  std::uint64_t splits = 1;     ///< S
+  std::uint64_t per_split = 1;  ///< K/V blocks per split, ⌈tc / S⌉
+
+  explicit Flash2Grid(const WorkloadParams& p)
+      : a(flash2_shape(p)), br(*p.block_q), bc(*p.block_kv), tr(ceil_div(a.nq, br)),
+        tc(ceil_div(a.nkv, bc)), splits(*p.splits), per_split(ceil_div(tc, splits)) {}
+
+  /// Rows of Q block m.
+  std::uint64_t rows(std::uint64_t m) const { return std::min(br, a.nq - m * br); }
+  /// The K/V blocks [first, second) that split `split` of Q block m visits: its chunk, cut at
+  /// the last block any of the Q block's rows sees; empty when the mask hides the whole chunk.
+  std::pair<std::uint64_t, std::uint64_t> blocks(std::uint64_t m, std::uint64_t split) const {
+    const std::uint64_t visible = a.blocks_visible(m * br, rows(m), bc);
+    const std::uint64_t first = split * per_split;
+    const std::uint64_t last = std::min({(split + 1) * per_split, tc, visible});
+    return {first, std::max(first, last)};
+  }
+  /// Keys in K/V blocks [first, last).
+  std::uint64_t keys(std::uint64_t first, std::uint64_t last) const {
+    return first == last ? 0 : std::min(last * bc, a.nkv) - first * bc;
+  }
+};
+
+/// FlashAttention-2 forward: one CTA per (head, Q block, split) loads its Q block once, streams
+/// the K/V blocks of its split that the causal mask leaves visible with `stages` blocks in
+/// flight, keeps O, ℓ, m on chip and stores O and the logsumexp L once — with splits, its own
+/// normalised O and L in fp32 (O_accum, L_accum), which a combine launch merges into O and L.
 class Flash2 final : public BackendWorkload<Flash2> {
  public:
-  explicit Flash2(const WorkloadParams& p) : BackendWorkload(p) {
-    const std::uint64_t rows = p.batch_heads() * p.seq;
+  explicit Flash2(const WorkloadParams& p) : BackendWorkload(p), m_grid(p) {
+    const AttentionShape& a = m_grid.a;
     const std::uint32_t s = p.element_size();
-    m_q = add_input("Q", rows, p.head_dim, s);
-    m_k = add_input("K", rows, p.head_dim, s);
-    m_v = add_input("V", rows, p.head_dim, s);
-    m_o = add_tensor("O", rows, p.head_dim, s);
-    m_l = add_tensor("L", p.batch_heads(), p.seq, 4);
+    m_q = add_input("Q", a.batch_heads * a.nq, p.head_dim, s);
+    m_k = add_input("K", a.kv_batch_heads() * a.nkv, p.head_dim, s);
+    m_v = add_input("V", a.kv_batch_heads() * a.nkv, p.head_dim, s);
+    m_o = add_tensor("O", a.batch_heads * a.nq, p.head_dim, s);
+    m_l = add_tensor("L", a.batch_heads, a.nq, 4);
+    if (m_grid.splits > 1) {
+      m_o_accum = add_tensor("O_accum", m_grid.splits * a.batch_heads * a.nq, p.head_dim, 4);
+      m_l_accum = add_tensor("L_accum", m_grid.splits * a.batch_heads, a.nq, 4);
+    }
     m_plan = plan_spill(p, flash2_loop(p));
     if (m_plan.active) {
       m_spill = add_tensor("spill", m_plan.scratch_rows, m_plan.scratch_elements, s);
@@ -56,22 +94,43 @@ class Flash2 final : public BackendWorkload<Flash2> {
 
   template <class Backend>
   void run(std::size_t kernel, std::uint64_t cta, Backend& be, Recorder& rec) const {
-    if (kernel != 0) return;
+    if (kernel == 0) forward(cta, be, rec);
+    if (kernel == 1) combine(cta, be, rec);
+  }
+
+  template <class Backend>
+  void forward(std::uint64_t cta, Backend& be, Recorder& rec) const {
     const WorkloadParams& p = params();
-    const std::uint64_t n = p.seq, d = p.head_dim, s = p.element_size();
-    const std::uint64_t br = *p.block_q, bc = *p.block_kv, stages = *p.stages;
-    const std::uint64_t tr = ceil_div(n, br), tc = ceil_div(n, bc);
-    const std::uint64_t q_passes = bc / score_sub_block(br, bc, d);
-    const std::uint64_t bh = cta / tr, r0 = (cta % tr) * br, rows = std::min(br, n - r0);
+    const Flash2Grid& g = m_grid;
+    const AttentionShape& a = g.a;
+    const std::uint64_t nq = a.nq, nkv = a.nkv, d = p.head_dim, s = p.element_size();
+    const std::uint64_t bc = g.bc, stages = *p.stages;
+    const std::uint64_t q_passes = bc / score_sub_block(g.br, bc, d);
+    const std::uint64_t m = cta % g.tr, split = (cta / g.tr) % g.splits;
+    const std::uint64_t bh = cta / (g.tr * g.splits), kvh = a.kv_head(bh);
+    const std::uint64_t r0 = m * g.br, rows = g.rows(m);
+    const auto [jb, je] = g.blocks(m, split);
+    const bool split_out = g.splits > 1;
     const auto e = [](std::uint64_t x) { return static_cast<Eigen::Index>(x); };
-    const auto tag_of = [stages](std::uint64_t j) {
-      return static_cast<std::uint16_t>(1 + j % stages);
+    const auto tag_of = [stages, jb](std::uint64_t j) {
+      return static_cast<std::uint16_t>(1 + (j - jb) % stages);
     };
     const auto issue_kv = [&](std::uint64_t j) {
-      const std::uint64_t c0 = j * bc, cols = std::min(bc, n - c0);
-      rec.load(m_k, box(m_k, bh * n + c0, cols, 0, d), tag_of(j));
-      rec.load(m_v, box(m_v, bh * n + c0, cols, 0, d), tag_of(j));
+      const std::uint64_t c0 = j * bc, cols = std::min(bc, nkv - c0);
+      rec.load(m_k, box(m_k, kvh * nkv + c0, cols, 0, d), tag_of(j));
+      rec.load(m_v, box(m_v, kvh * nkv + c0, cols, 0, d), tag_of(j));
     };
+    const std::uint64_t acc_row = (split * a.batch_heads + bh) * nq + r0;
+    if (jb == je) {  // the mask hides this split's whole chunk: O = 0, L = −∞, as FA2 writes
+      if constexpr (Backend::kNumeric) {
+        be.t(m_o_accum).block(e(acc_row), 0, e(rows), e(d)).setZero();
+        be.t(m_l_accum).block(e(split * a.batch_heads + bh), e(r0), 1, e(rows))
+            .setConstant(-std::numeric_limits<double>::infinity());
+      }
+      rec.store(m_o_accum, box(m_o_accum, acc_row, rows, 0, d));
+      rec.store(m_l_accum, box(m_l_accum, split * a.batch_heads + bh, 1, r0, rows));
+      return;
+    }
 
     // Spilling (m_plan.active): the rows that do not fit live in this CTA's row of "spill".
     const SpillPlan& sp = m_plan;
@@ -86,15 +145,15 @@ class Flash2 final : public BackendWorkload<Flash2> {
                                 e(c));
     };
 
-    rec.load(m_q, box(m_q, bh * n + r0, rows, 0, d), 0);
-    for (std::uint64_t j = 0; j < std::min(stages, tc); ++j) issue_kv(j);
+    rec.load(m_q, box(m_q, bh * nq + r0, rows, 0, d), 0);
+    for (std::uint64_t j = jb; j < std::min(jb + stages, je); ++j) issue_kv(j);
     rec.wait(0);
     if (sq > 0) rec.store(m_spill, box(m_spill, cta, 1, 0, sq * d));  // Q rows with no room
 
     Matrix q, o, sc;
     Eigen::VectorXd m_run, l_run;
     if constexpr (Backend::kNumeric) {
-      q = be.t(m_q).block(e(bh * n + r0), 0, e(rows), e(d));
+      q = be.t(m_q).block(e(bh * nq + r0), 0, e(rows), e(d));
       if (sq > 0) scratch(be, 0, sq, d) = q.bottomRows(e(sq));
       o = Matrix::Zero(e(rows), e(d));
       m_run = Eigen::VectorXd::Constant(e(rows), -std::numeric_limits<double>::infinity());
@@ -102,9 +161,10 @@ class Flash2 final : public BackendWorkload<Flash2> {
     }
     const double scale = 1.0 / std::sqrt(static_cast<double>(d));
 
-    for (std::uint64_t j = 0; j < tc; ++j) {
-      const std::uint64_t c0 = j * bc, cols = std::min(bc, n - c0);
+    for (std::uint64_t j = jb; j < je; ++j) {
+      const std::uint64_t c0 = j * bc, cols = std::min(bc, nkv - c0);
       const std::uint64_t sk = sp.active ? sp.kv_spilled(cols) : 0;
+      const bool masked = a.block_masked(r0, c0, cols);
       rec.wait(tag_of(j));
       if (sk > 0) {  // K/V rows with no room: written once when loaded
         rec.store(m_spill, box(m_spill, cta, 1, kv_slot(j, false), sk * d));
@@ -122,6 +182,9 @@ class Flash2 final : public BackendWorkload<Flash2> {
         rec.load(m_spill, box(m_spill, cta, 1, sp.score_offset, ss * cols), spill_tag);
         rec.wait(spill_tag);
       }
+      // A block the causal diagonal crosses: each score compared with its row's limit and
+      // replaced by −∞ above it.
+      if (masked) rec.compute(ComputeUnit::fp32, rows * cols);
       // Online softmax: scale, row max, subtract, row sum, rescale of ℓ and O.
       rec.compute(ComputeUnit::fp32, 4 * rows * cols + rows * d + 2 * rows);
       rec.compute(ComputeUnit::sfu, rows * cols + rows);
@@ -134,8 +197,8 @@ class Flash2 final : public BackendWorkload<Flash2> {
       rec.compute(ComputeUnit::tensor, 2 * rows * cols * d);
       if constexpr (Backend::kNumeric) {
         throw_if_interrupted();  // a CTA's numerics can take seconds at large N: poll per block
-        Matrix kb = be.t(m_k).block(e(bh * n + c0), 0, e(cols), e(d));
-        Matrix vb = be.t(m_v).block(e(bh * n + c0), 0, e(cols), e(d));
+        Matrix kb = be.t(m_k).block(e(kvh * nkv + c0), 0, e(cols), e(d));
+        Matrix vb = be.t(m_v).block(e(kvh * nkv + c0), 0, e(cols), e(d));
         if (sk > 0) {  // the spilled rows go through the scratch and come back from it
           scratch(be, kv_slot(j, false), sk, d) = kb.bottomRows(e(sk));
           scratch(be, kv_slot(j, true), sk, d) = vb.bottomRows(e(sk));
@@ -143,12 +206,17 @@ class Flash2 final : public BackendWorkload<Flash2> {
         }
         if (sq > 0) q.bottomRows(e(sq)) = scratch(be, 0, sq, d);
         sc = scale * q * kb.transpose();
+        if (masked) mask_scores(sc, r0, c0);
         if (ss > 0) {
           scratch(be, sp.score_offset, ss, cols) = sc.bottomRows(e(ss));
           sc.bottomRows(e(ss)) = scratch(be, sp.score_offset, ss, cols);
         }
         for (Eigen::Index r = 0; r < e(rows); ++r) {
           const double m_new = std::max(m_run(r), sc.row(r).maxCoeff());
+          if (m_new == -std::numeric_limits<double>::infinity()) {  // no key seen yet
+            sc.row(r).setZero();
+            continue;
+          }
           const double alpha = p.online_rescale ? std::exp(m_run(r) - m_new) : 1.0;
           sc.row(r) = (sc.row(r).array() - m_new).exp().matrix();
           l_run(r) = alpha * l_run(r) + sc.row(r).sum();
@@ -163,26 +231,97 @@ class Flash2 final : public BackendWorkload<Flash2> {
         o += sc * vb;
       }
       rec.barrier();  // every warp is done with this stage's buffers
-      if (j + stages < tc) issue_kv(j + stages);
+      if (j + stages < je) issue_kv(j + stages);
     }
 
     rec.compute(ComputeUnit::fp32, rows * d + rows);  // O / ℓ, L = m + log ℓ
     rec.compute(ComputeUnit::sfu, 2 * rows);           // reciprocal and log per row
+    const std::uint8_t o_out = split_out ? m_o_accum : m_o, l_out = split_out ? m_l_accum : m_l;
+    const std::uint64_t o_row = split_out ? acc_row : bh * nq + r0;
+    const std::uint64_t l_row = split_out ? split * a.batch_heads + bh : bh;
     if constexpr (Backend::kNumeric) {
       for (Eigen::Index r = 0; r < e(rows); ++r) {
+        if (l_run(r) == 0.0) {  // a row that sees no key of this split: weight 0 in the combine
+          be.t(l_out)(e(l_row), e(r0) + r) = -std::numeric_limits<double>::infinity();
+          continue;
+        }
         o.row(r) /= l_run(r);
-        be.t(m_l)(e(bh), e(r0) + r) = m_run(r) + std::log(l_run(r));
+        be.t(l_out)(e(l_row), e(r0) + r) = m_run(r) + std::log(l_run(r));
       }
-      be.t(m_o).block(e(bh * n + r0), 0, e(rows), e(d)) = o;
+      be.t(o_out).block(e(o_row), 0, e(rows), e(d)) = o;
     }
-    rec.smem(2 * rows * d * s);  // the O tile staged through shared memory (written, read)
-    rec.store(m_o, box(m_o, bh * n + r0, rows, 0, d));
+    // The O tile staged through shared memory (written, read), in fp32 when it is a split's.
+    rec.smem(2 * rows * d * (split_out ? 4 : s));
+    rec.store(o_out, box(o_out, o_row, rows, 0, d));
+    rec.store(l_out, box(l_out, l_row, 1, r0, rows));
+  }
+
+  /// −∞ for the scores of tile `sc` (rows from r0, keys from c0) that the causal mask hides.
+  void mask_scores(Matrix& sc, std::uint64_t r0, std::uint64_t c0) const {
+    for (Eigen::Index r = 0; r < sc.rows(); ++r) {
+      const std::uint64_t visible = m_grid.a.keys_visible(r0 + static_cast<std::uint64_t>(r));
+      for (Eigen::Index c = 0; c < sc.cols(); ++c) {
+        if (c0 + static_cast<std::uint64_t>(c) >= visible) {
+          sc(r, c) = -std::numeric_limits<double>::infinity();
+        }
+      }
+    }
+  }
+
+  /// The split-KV combine, one CTA per (head, Q block): the splits' L_accum rows, then their
+  /// O_accum tiles; L = log Σ exp(Lₛ), O = Σ exp(Lₛ − L)·Oₛ.
+  template <class Backend>
+  void combine(std::uint64_t cta, Backend& be, Recorder& rec) const {
+    const Flash2Grid& g = m_grid;
+    const AttentionShape& a = g.a;
+    const std::uint64_t nq = a.nq, d = params().head_dim, S = g.splits;
+    const std::uint64_t m = cta % g.tr, bh = cta / g.tr, r0 = m * g.br, rows = g.rows(m);
+    for (std::uint64_t sp = 0; sp < S; ++sp) {
+      rec.load(m_l_accum, box(m_l_accum, sp * a.batch_heads + bh, 1, r0, rows), 0);
+    }
+    rec.wait(0);
+    // Per row: the max of the splits' L, exp(Lₛ − max) summed, L = max + log(sum).
+    rec.compute(ComputeUnit::fp32, 3 * S * rows + rows);
+    rec.compute(ComputeUnit::sfu, S * rows + rows);
+    for (std::uint64_t sp = 0; sp < S; ++sp) {
+      rec.load(m_o_accum, box(m_o_accum, (sp * a.batch_heads + bh) * nq + r0, rows, 0, d), 1);
+    }
+    rec.wait(1);
+    rec.compute(ComputeUnit::fp32, 2 * S * rows * d);  // O += exp(Lₛ − L)·Oₛ
+    if constexpr (Backend::kNumeric) {
+      const auto e = [](std::uint64_t x) { return static_cast<Eigen::Index>(x); };
+      constexpr double kMinusInf = -std::numeric_limits<double>::infinity();
+      for (std::uint64_t r = 0; r < rows; ++r) {
+        double mx = kMinusInf;
+        for (std::uint64_t sp = 0; sp < S; ++sp) {
+          mx = std::max(mx, be.t(m_l_accum)(e(sp * a.batch_heads + bh), e(r0 + r)));
+        }
+        double sum = 0.0;
+        for (std::uint64_t sp = 0; sp < S; ++sp) {
+          sum += std::exp(be.t(m_l_accum)(e(sp * a.batch_heads + bh), e(r0 + r)) - mx);
+        }
+        const double lse = mx + std::log(sum);
+        auto out = be.t(m_o).row(e(bh * nq + r0 + r));
+        out.setZero();
+        for (std::uint64_t sp = 0; sp < S; ++sp) {
+          const double w = std::exp(be.t(m_l_accum)(e(sp * a.batch_heads + bh), e(r0 + r)) - lse);
+          if (w > 0.0) out += w * be.t(m_o_accum).row(e((sp * a.batch_heads + bh) * nq + r0 + r));
+        }
+        be.t(m_l)(e(bh), e(r0 + r)) = lse;
+      }
+    }
+    rec.store(m_o, box(m_o, bh * nq + r0, rows, 0, d));
     rec.store(m_l, box(m_l, bh, 1, r0, rows));
   }
 
+  Flash2Grid m_grid;
   std::uint8_t m_q = 0, m_k = 0, m_v = 0, m_o = 0, m_l = 0, m_spill = 0;
+  std::uint8_t m_o_accum = 0, m_l_accum = 0;
   SpillPlan m_plan;  ///< inactive unless the tiles exceed the limit and allow_spill is set
 };
+
+/// One split is the kernel without split-KV: listed only when there are more.
+bool listed_splits(const WorkloadParams& p) { return p.splits != 1u; }
 
 constexpr ParamSpec kParams[] = {
     kDtypeParam,
@@ -190,6 +329,9 @@ constexpr ParamSpec kParams[] = {
     kHeadsParam,
     kSeqParam,
     kHeadDimParam,
+    kKvHeadsParam,
+    kSeqKvParam,
+    kCausalParam,
     {.name = "block_q",
      .flag = "--block-q",
      .type = ParamType::kTile,
@@ -216,6 +358,20 @@ constexpr ParamSpec kParams[] = {
      .max = 64,
      .max_reason = "K/V blocks in flight",
      .field = field_of<&WorkloadParams::stages>()},
+    {.name = "splits",
+     .flag = "--splits",
+     .type = ParamType::kTile,
+     .unit = "chunks",
+     .help = "Split-KV (Flash-Decoding): each (head, Q block)'s K/V blocks in this many chunks, "
+             "each CTA storing its partial O and logsumexp in fp32 for a combine launch; auto: "
+             "FlashAttention-2's num_splits_heuristic for the config's SM count",
+     .default_value = 1,
+     .min = 1,
+     .max = 128,
+     .max_reason = "FlashAttention-2's split-KV kernel takes at most 128",
+     .auto_word = "auto",
+     .field = field_of<&WorkloadParams::splits>(),
+     .listed = &listed_splits},
     kAllowSpillParam,
     kSmemLimitParam,
 };
@@ -224,31 +380,52 @@ class Flash2Plugin final : public WorkloadPlugin {
  public:
   std::string_view name() const override { return "flash2"; }
   std::string_view summary() const override {
-    return "FlashAttention-2 forward (not causal): one CTA per (head, Q block) streams every K/V "
-           "block, `stages` in flight, and stores O and the logsumexp L once";
+    return "FlashAttention-2 forward: one CTA per (head, Q block, split) streams the K/V blocks "
+           "the causal mask leaves visible, `stages` in flight, and stores O and the logsumexp L "
+           "once (with splits: partial O and L in fp32, merged by a combine launch); decode with "
+           "grouped-query heads packs a K/V head's query heads into one Q block";
   }
   std::span<const ParamSpec> params() const override { return kParams; }
 
   void resolve(WorkloadParams& p) const override {
-    const std::uint64_t qkv = check_attention_shape(p);
+    check_attention_shape(p);
     if (!p.block_kv) p.block_kv = p.head_dim <= 64 ? 128 : 64;
-    checked_mul(qkv, checked_mul(ceil_div(p.seq, *p.block_q), 2, "flash2 passes"),
-                "the K and V traffic of flash2");
+    const AttentionShape a = flash2_shape(p);
+    const std::uint64_t tc = ceil_div(a.nkv, *p.block_kv), tr = ceil_div(a.nq, *p.block_q);
+    if (*p.splits == 0) p.splits = flash2_auto_splits(p);
+    if (*p.splits > tc) {
+      throw UsageError("splits (" + std::to_string(*p.splits) +
+                       ") must be at most the K/V blocks of a head, ceil(seq_kv / block_kv) = " +
+                       std::to_string(tc) + ": each split needs a block");
+    }
+    const std::uint64_t s = p.element_size();
+    checked_mul({a.batch_heads, tr, a.nkv, p.head_dim, s, 2}, "the K and V traffic of flash2");
+    checked_mul({*p.splits, a.batch_heads, a.nq, p.head_dim, 4}, "O_accum (splits·batch·heads·seq·head_dim)");
     resolve_spill(p, flash2_loop(p));
+    if (plan_spill(p, flash2_loop(p)).active &&
+        (p.causal || a.nkv != p.seq || *p.splits > 1 || a.nq != p.seq)) {
+      throw UsageError("allow_spill is modelled for full attention only (no causal mask, "
+                       "seq_kv = seq, splits 1, no decode packing); reduce block_q/block_kv/stages "
+                       "so that the tiles fit instead");
+    }
   }
 
   std::vector<KernelInfo> launches(const WorkloadParams& p) const override {
-    const std::uint64_t n = p.seq, d = p.head_dim;
-    const std::uint64_t br = std::min<std::uint64_t>(*p.block_q, n);
-    const std::uint64_t bc = std::min<std::uint64_t>(*p.block_kv, n);
+    const Flash2Grid g(p);
+    const std::uint64_t d = p.head_dim;
+    const std::uint64_t br = std::min(g.br, g.a.nq), bc = std::min(g.bc, g.a.nkv);
     KernelInfo fwd = make_launch(
-        "flash2_fwd", p.batch_heads() * ceil_div(n, *p.block_q), kThreads,
-        flash_tile_smem_bytes(p, *p.stages),
+        "flash2_fwd", g.a.batch_heads * g.tr * g.splits, kThreads,
+        flash_tile_smem_bytes(p, *p.stages, g.a.nq),
         kernel_registers(p, "flash2_fwd", *p.block_q, *p.block_kv, *p.stages, br * d + br * bc,
                          kThreads));
     // A spilling CTA declares exactly the limit: what fits is all it keeps on chip.
     if (const SpillPlan plan = spill_plan(p); plan.active) fwd.smem_bytes_per_cta = plan.limit_bytes;
-    return {fwd};
+    if (g.splits == 1) return {fwd};
+    // The combine keeps the splits' logsumexp rows in shared memory; a thread holds its share of
+    // the O rows in fp32.
+    return {fwd, make_launch("flash2_combine", g.a.batch_heads * g.tr, kThreads, g.splits * br * 4,
+                             estimated_registers(br * d, kThreads))};
   }
 
   std::unique_ptr<Workload> make(const WorkloadParams& p) const override {
@@ -256,8 +433,7 @@ class Flash2Plugin final : public WorkloadPlugin {
   }
 
   Traffic closed_form(const WorkloadParams& p) const override {
-    return with_spill_traffic(
-        flash2_traffic(p.batch_heads(), p.seq, p.head_dim, p.element_size(), *p.block_q), p);
+    return with_spill_traffic(flash2_traffic(p), p);
   }
 
   SmemAdvice smem_advice(const WorkloadParams& p, const KernelInfo& /*launch*/,
@@ -284,11 +460,84 @@ const WorkloadPlugin& flash2_plugin() {
   return plugin;
 }
 
-Traffic flash2_traffic(std::uint64_t bh, std::uint64_t n, std::uint64_t d, std::uint32_t s,
-                       std::uint64_t br) {
-  const std::uint64_t nd = bh * n * d * s, tr = ceil_div(n, br);
-  return make_traffic(
-      {{"Q", nd, 0}, {"K", tr * nd, 0}, {"V", tr * nd, 0}, {"O", 0, nd}, {"L", 0, bh * n * 4}});
+AttentionShape flash2_shape(const WorkloadParams& p) {
+  AttentionShape a = attention_shape(p);
+  if (a.nq == 1 && a.group > 1) {  // FA2's seqlenq_ngroups_swapped: heads' query rows packed
+    a.batch_heads /= a.group;
+    a.nq = a.group;
+    a.group = 1;
+    a.causal = false;  // one query row sees every key: nothing to mask
+  }
+  return a;
+}
+
+std::uint32_t flash2_num_splits_heuristic(std::uint64_t batch_nheads_mblocks, std::uint64_t num_sms,
+                                          std::uint64_t num_n_blocks, std::uint64_t max_splits) {
+  // If the blocks almost fill the SMs already, one split.
+  if (static_cast<float>(batch_nheads_mblocks) >= 0.8f * static_cast<float>(num_sms)) return 1;
+  max_splits = std::min({max_splits, num_sms, num_n_blocks});
+  // A split count is eligible only if it changes the blocks per split (64 blocks in 11 or 12
+  // splits are both 6 per split).
+  const auto eligible = [num_n_blocks](std::uint64_t n) {
+    return n == 1 || ceil_div(num_n_blocks, n) != ceil_div(num_n_blocks, n - 1);
+  };
+  std::vector<float> efficiency(max_splits + 1, 0.0f);
+  float max_efficiency = 0.0f;
+  for (std::uint64_t n = 1; n <= max_splits; ++n) {
+    if (!eligible(n)) continue;
+    const float waves = static_cast<float>(batch_nheads_mblocks * n) / static_cast<float>(num_sms);
+    efficiency[n] = waves / std::ceil(waves);
+    max_efficiency = std::max(max_efficiency, efficiency[n]);
+  }
+  // The fewest splits within 85% of the best wave efficiency.
+  for (std::uint64_t n = 1; n <= max_splits; ++n) {
+    if (eligible(n) && efficiency[n] >= 0.85f * max_efficiency) return static_cast<std::uint32_t>(n);
+  }
+  return 1;
+}
+
+std::uint32_t flash2_auto_splits(const WorkloadParams& p) {
+  const AttentionShape a = flash2_shape(p);
+  // FlashAttention-2's split-KV kernel blocks (set_params_splitkv): 64 query rows; 256, 128 or
+  // 64 keys for head_dim <= 64, <= 128, above; two 128-thread CTAs per SM.
+  const std::uint64_t block_n = p.head_dim <= 64 ? 256 : p.head_dim <= 128 ? 128 : 64;
+  const std::uint32_t n = flash2_num_splits_heuristic(
+      a.batch_heads * ceil_div(a.nq, 64), 2 * std::uint64_t{p.sm_count}, ceil_div(a.nkv, block_n),
+      128);
+  // This model's K/V blocks (block_kv) can be fewer than FlashAttention-2's.
+  return static_cast<std::uint32_t>(std::min<std::uint64_t>(n, ceil_div(a.nkv, *p.block_kv)));
+}
+
+Traffic flash2_traffic(const WorkloadParams& p) {
+  const Flash2Grid g(p);
+  const AttentionShape& a = g.a;
+  const std::uint64_t row = p.head_dim * p.element_size();
+  // Per head: Q block m is loaded by each split that sees a visible block, ⌈visible / per_split⌉
+  // of them, and every visible key of K and V is loaded once per Q block (the splits partition
+  // the visible prefix). Without the mask every Q block sees all tc blocks.
+  std::uint64_t q_rows = 0, kv_rows = 0;
+  if (!a.causal) {
+    q_rows = a.nq * ceil_div(g.tc, g.per_split);
+    kv_rows = g.tr * a.nkv;
+  } else {
+    for (std::uint64_t m = 0; m < g.tr; ++m) {
+      const std::uint64_t visible = a.blocks_visible(m * g.br, g.rows(m), g.bc);
+      q_rows += g.rows(m) * ceil_div(visible, g.per_split);
+      kv_rows += g.keys(0, visible);
+    }
+  }
+  const std::uint64_t bh = a.batch_heads, nq = a.nq, o = bh * nq * row, l = bh * nq * 4;
+  std::vector<TensorTraffic> t = {{"Q", bh * q_rows * row, 0},
+                                  {"K", bh * kv_rows * row, 0},
+                                  {"V", bh * kv_rows * row, 0},
+                                  {"O", 0, o},
+                                  {"L", 0, l}};
+  if (g.splits > 1) {  // every split CTA writes its partial tiles; the combine reads them all
+    const std::uint64_t acc = g.splits * bh * nq * p.head_dim * 4, lacc = g.splits * l;
+    t.push_back({"O_accum", acc, acc});
+    t.push_back({"L_accum", lacc, lacc});
+  }
+  return make_traffic(std::move(t));
 }
 
 }  // namespace memwall

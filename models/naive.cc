@@ -25,14 +25,15 @@ constexpr auto kMmaThreads = static_cast<std::uint32_t>(kQkWarpsM * kQkWarpsN * 
 /// by rows), pv (O = PV). Tiling per the contract in docs/models.md.
 class Naive final : public BackendWorkload<Naive> {
  public:
-  explicit Naive(const WorkloadParams& p) : BackendWorkload(p) {
+  explicit Naive(const WorkloadParams& p) : BackendWorkload(p), m_shape(attention_shape(p)) {
     const std::uint64_t rows = p.batch_heads() * p.seq;
+    const std::uint64_t kv_rows = m_shape.kv_batch_heads() * m_shape.nkv;
     const std::uint32_t s = p.element_size();
     m_q = add_input("Q", rows, p.head_dim, s);
-    m_k = add_input("K", rows, p.head_dim, s);
-    m_v = add_input("V", rows, p.head_dim, s);
-    m_s = add_tensor("S", rows, p.seq, s);
-    m_p = add_tensor("P", rows, p.seq, s);
+    m_k = add_input("K", kv_rows, p.head_dim, s);
+    m_v = add_input("V", kv_rows, p.head_dim, s);
+    m_s = add_tensor("S", rows, m_shape.nkv, s);
+    m_p = add_tensor("P", rows, m_shape.nkv, s);
     m_o = add_tensor("O", rows, p.head_dim, s);
   }
 
@@ -45,18 +46,20 @@ class Naive final : public BackendWorkload<Naive> {
     if (kernel == 2) pv(cta, be, rec);
   }
 
-  /// S tile (i, j) of head bh: one Q box and one K box, the whole head dim, one S store.
+  /// S tile (i, j) of head bh: one Q box and one K box (of its K/V head), the whole head dim,
+  /// one S store. Every tile, masked or not: unfused attention writes S whole.
   template <class Backend>
   void qk(std::uint64_t cta, Backend& be, Recorder& rec) const {
     const WorkloadParams& p = params();
-    const std::uint64_t n = p.seq, d = p.head_dim, s = p.element_size();
+    const std::uint64_t n = p.seq, nkv = m_shape.nkv, d = p.head_dim, s = p.element_size();
     const std::uint64_t bm = *p.block_q, bn = *p.block_kv;
-    const std::uint64_t tn = ceil_div(n, bn), tm = ceil_div(n, bm);
+    const std::uint64_t tn = ceil_div(nkv, bn), tm = ceil_div(n, bm);
     const std::uint64_t j = cta % tn, i = (cta / tn) % tm, bh = cta / (tn * tm);
     const std::uint64_t r0 = i * bm, rows = std::min(bm, n - r0);
-    const std::uint64_t c0 = j * bn, cols = std::min(bn, n - c0);
+    const std::uint64_t c0 = j * bn, cols = std::min(bn, nkv - c0);
+    const std::uint64_t kv_row = m_shape.kv_head(bh) * nkv;
     rec.load(m_q, box(m_q, bh * n + r0, rows, 0, d), 0);
-    rec.load(m_k, box(m_k, bh * n + c0, cols, 0, d), 0);
+    rec.load(m_k, box(m_k, kv_row + c0, cols, 0, d), 0);
     rec.wait(0);
     rec.smem((kQkWarpsN * rows + kQkWarpsM * cols) * d * s);  // Q and K fragments, per warp
     rec.compute(ComputeUnit::tensor, 2 * rows * cols * d);
@@ -66,67 +69,75 @@ class Naive final : public BackendWorkload<Naive> {
       const auto e = [](std::uint64_t x) { return static_cast<Eigen::Index>(x); };
       be.t(m_s).block(e(bh * n + r0), e(c0), e(rows), e(cols)) =
           scale * be.t(m_q).block(e(bh * n + r0), 0, e(rows), e(d)) *
-          be.t(m_k).block(e(bh * n + c0), 0, e(cols), e(d)).transpose();
+          be.t(m_k).block(e(kv_row + c0), 0, e(cols), e(d)).transpose();
     }
     rec.smem(2 * rows * cols * s);  // the S tile staged through shared memory (written, read)
     rec.store(m_s, box(m_s, bh * n + r0, rows, c0, cols));
   }
 
-  /// softmax_rows whole rows of S in, the same rows of P out; each element of S read once.
+  /// softmax_rows whole rows of S in, the same rows of P out; each element of S read once. The
+  /// causal mask is applied here: the keys a row does not see get P = 0.
   template <class Backend>
   void softmax(std::uint64_t cta, Backend& be, Recorder& rec) const {
     const WorkloadParams& p = params();
-    const std::uint64_t n = p.seq, s = p.element_size(), r = *p.softmax_rows;
+    const std::uint64_t n = p.seq, nkv = m_shape.nkv, s = p.element_size(), r = *p.softmax_rows;
     const std::uint64_t blocks = ceil_div(n, r);
     const std::uint64_t bh = cta / blocks, r0 = (cta % blocks) * r, rows = std::min(r, n - r0);
-    rec.load(m_s, box(m_s, bh * n + r0, rows, 0, n), 0);
+    rec.load(m_s, box(m_s, bh * n + r0, rows, 0, nkv), 0);
     rec.wait(0);
     // As the CUDA kernel: a max pass, a sum pass (subtract, exp, add) and a normalise pass that
     // takes the exponential again (subtract, exp, multiply), each reading the rows from shared
-    // memory; P is stored from registers. One reciprocal per row.
-    rec.smem(3 * rows * n * s);
-    rec.compute(ComputeUnit::fp32, 5 * rows * n);
-    rec.compute(ComputeUnit::sfu, 2 * rows * n + rows);
+    // memory; P is stored from registers. One reciprocal per row. With the mask, each element's
+    // key is compared with its row's limit in the max pass.
+    rec.smem(3 * rows * nkv * s);
+    if (m_shape.causal) rec.compute(ComputeUnit::fp32, rows * nkv);
+    rec.compute(ComputeUnit::fp32, 5 * rows * nkv);
+    rec.compute(ComputeUnit::sfu, 2 * rows * nkv + rows);
     if constexpr (Backend::kNumeric) {
       for (std::uint64_t q = 0; q < rows; ++q) {
         const auto row = static_cast<Eigen::Index>(bh * n + r0 + q);
-        const double mx = be.t(m_s).row(row).maxCoeff();
+        const auto seen = static_cast<Eigen::Index>(m_shape.keys_visible(r0 + q));
+        const auto in = be.t(m_s).row(row).head(seen);
         auto out = be.t(m_p).row(row);
-        out = (be.t(m_s).row(row).array() - mx).exp().matrix();
+        const double mx = in.maxCoeff();
+        out.head(seen) = (in.array() - mx).exp().matrix();
+        out.tail(static_cast<Eigen::Index>(nkv) - seen).setZero();
         out /= out.sum();
       }
     }
-    rec.store(m_p, box(m_p, bh * n + r0, rows, 0, n));
+    rec.store(m_p, box(m_p, bh * n + r0, rows, 0, nkv));
   }
 
-  /// O rows of Q block i: loop over k chunks of P (and the matching V rows), double-buffered
-  /// (chunk c + 1 is issued under the other tag before chunk c is waited for), one O store.
+  /// O rows of Q block i: loop over k chunks of P (and the matching V rows of its K/V head),
+  /// double-buffered (chunk c + 1 is issued under the other tag before chunk c is waited for),
+  /// one O store. Every chunk, masked or not: P is a dense matrix to this kernel.
   template <class Backend>
   void pv(std::uint64_t cta, Backend& be, Recorder& rec) const {
     const WorkloadParams& p = params();
-    const std::uint64_t n = p.seq, d = p.head_dim, s = p.element_size();
+    const std::uint64_t n = p.seq, nkv = m_shape.nkv, d = p.head_dim, s = p.element_size();
     const std::uint64_t bm = *p.block_q, bk = *p.block_k;
-    const std::uint64_t tm = ceil_div(n, bm), chunks = ceil_div(n, bk);
+    const std::uint64_t tm = ceil_div(n, bm), chunks = ceil_div(nkv, bk);
     const std::uint64_t bh = cta / tm, r0 = (cta % tm) * bm, rows = std::min(bm, n - r0);
+    const std::uint64_t kv_row = m_shape.kv_head(bh) * nkv;
     const auto e = [](std::uint64_t x) { return static_cast<Eigen::Index>(x); };
     const auto issue = [&](std::uint64_t c) {
-      const std::uint64_t k0 = c * bk, kw = std::min(bk, n - k0);
+      const std::uint64_t k0 = c * bk, kw = std::min(bk, nkv - k0);
       const auto tag = static_cast<std::uint16_t>(c & 1);
       rec.load(m_p, box(m_p, bh * n + r0, rows, k0, kw), tag);
-      rec.load(m_v, box(m_v, bh * n + k0, kw, 0, d), tag);
+      rec.load(m_v, box(m_v, kv_row + k0, kw, 0, d), tag);
     };
     EigenBackend::Matrix acc;
     if constexpr (Backend::kNumeric) acc = EigenBackend::Matrix::Zero(e(rows), e(d));
     issue(0);
     for (std::uint64_t c = 0; c < chunks; ++c) {
-      const std::uint64_t k0 = c * bk, kw = std::min(bk, n - k0);
+      const std::uint64_t k0 = c * bk, kw = std::min(bk, nkv - k0);
       if (c + 1 < chunks) issue(c + 1);
       rec.wait(static_cast<std::uint16_t>(c & 1));
       rec.smem((kPvWarpsN * rows * kw + kPvWarpsM * kw * d) * s);  // P and V fragments, per warp
       rec.compute(ComputeUnit::tensor, 2 * rows * kw * d);
       if constexpr (Backend::kNumeric) {
         acc += be.t(m_p).block(e(bh * n + r0), e(k0), e(rows), e(kw)) *
-               be.t(m_v).block(e(bh * n + k0), 0, e(kw), e(d));
+               be.t(m_v).block(e(kv_row + k0), 0, e(kw), e(d));
       }
       rec.barrier();
     }
@@ -135,6 +146,7 @@ class Naive final : public BackendWorkload<Naive> {
     rec.store(m_o, box(m_o, bh * n + r0, rows, 0, d));
   }
 
+  AttentionShape m_shape;
   std::uint8_t m_q = 0, m_k = 0, m_v = 0, m_s = 0, m_p = 0, m_o = 0;
 };
 
@@ -144,6 +156,9 @@ constexpr ParamSpec kParams[] = {
     kHeadsParam,
     kSeqParam,
     with_max(kHeadDimParam, 256, "naive attention holds the whole head dim in one qk tile"),
+    kKvHeadsParam,
+    kSeqKvParam,
+    kCausalParam,
     {.name = "block_q",
      .flag = "--block-q",
      .type = ParamType::kTile,
@@ -185,31 +200,33 @@ class NaivePlugin final : public WorkloadPlugin {
   std::string_view name() const override { return "naive"; }
   std::string_view summary() const override {
     return "Standard attention (Algorithm 0) in three launches: qk stores S = scale·QKᵀ, softmax "
-           "stores P, pv stores O = PV";
+           "stores P (the causal mask applied there), pv stores O = PV";
   }
   std::span<const ParamSpec> params() const override { return kParams; }
 
   void resolve(WorkloadParams& p) const override {
     const std::uint64_t qkv = check_attention_shape(p);
-    const std::uint64_t snn =
-        checked_mul({p.batch_heads(), p.seq, p.seq, p.element_size()}, "S (batch·heads·seq²)");
-    checked_mul(qkv, ceil_div(p.seq, *p.block_kv), "the K traffic of qk");
-    checked_mul(qkv, ceil_div(p.seq, *p.block_q), "the Q traffic of qk");
+    const std::uint64_t snn = checked_mul({p.batch_heads(), p.seq, *p.seq_kv, p.element_size()},
+                                          "S (batch·heads·seq·seq_kv)");
+    checked_mul(qkv, ceil_div(*p.seq_kv, *p.block_kv), "the Q traffic of qk");
+    checked_mul({p.batch_heads(), *p.seq_kv, p.head_dim, p.element_size(),
+                 ceil_div(p.seq, *p.block_q)}, "the K traffic of qk");
     checked_mul(snn, 4, "the S and P traffic");
   }
 
   std::vector<KernelInfo> launches(const WorkloadParams& p) const override {
-    const std::uint64_t n = p.seq, d = p.head_dim, bh = p.batch_heads(), s = p.element_size();
+    const std::uint64_t n = p.seq, nkv = p.kv_seq(), d = p.head_dim, bh = p.batch_heads();
+    const std::uint64_t s = p.element_size();
     const std::uint64_t br = std::min<std::uint64_t>(*p.block_q, n);
-    const std::uint64_t bc = std::min<std::uint64_t>(*p.block_kv, n);
-    const std::uint64_t bk = std::min<std::uint64_t>(*p.block_k, n);
+    const std::uint64_t bc = std::min<std::uint64_t>(*p.block_kv, nkv);
+    const std::uint64_t bk = std::min<std::uint64_t>(*p.block_k, nkv);
     const std::uint64_t rows = std::min<std::uint64_t>(*p.softmax_rows, n);
     return {
-        make_launch("qk", bh * ceil_div(n, *p.block_q) * ceil_div(n, *p.block_kv), kMmaThreads,
+        make_launch("qk", bh * ceil_div(n, *p.block_q) * ceil_div(nkv, *p.block_kv), kMmaThreads,
                     (br + bc) * d * s,
                     kernel_registers(p, "qk", *p.block_q, *p.block_kv, 0, br * bc, kMmaThreads)),
         make_launch("softmax", bh * ceil_div(n, *p.softmax_rows),
-                    static_cast<std::uint32_t>(32 * rows), rows * n * s, 32),
+                    static_cast<std::uint32_t>(32 * rows), rows * nkv * s, 32),
         make_launch("pv", bh * ceil_div(n, *p.block_q), kMmaThreads,
                     2 * (br * bk + bk * d) * s,  // two P/V stages
                     kernel_registers(p, "pv", *p.block_q, *p.block_k, 0, br * d, kMmaThreads)),
@@ -221,17 +238,16 @@ class NaivePlugin final : public WorkloadPlugin {
   }
 
   Traffic closed_form(const WorkloadParams& p) const override {
-    return naive_traffic(p.batch_heads(), p.seq, p.head_dim, p.element_size(), *p.block_q,
-                         *p.block_kv);
+    return naive_traffic(p);
   }
 
   SmemAdvice smem_advice(const WorkloadParams& p, const KernelInfo& launch,
                          std::uint64_t limit_bytes) const override {
     if (launch.name != "softmax") return {"", "block_q/block_kv/block_k", ""};
-    const std::uint64_t row = p.seq * p.element_size();
+    const std::uint64_t row = p.kv_seq() * p.element_size();
     return {"",
             "softmax_rows (" + std::to_string(*p.softmax_rows) + " rows of " +
-                std::to_string(p.seq) + " elements)",
+                std::to_string(p.kv_seq()) + " elements)",
             row <= limit_bytes ? "softmax_rows <= " + std::to_string(limit_bytes / row) + " fits"
                                : "not even one row of S fits"};
   }
@@ -250,15 +266,18 @@ const WorkloadPlugin& naive_plugin() {
   return plugin;
 }
 
-Traffic naive_traffic(std::uint64_t bh, std::uint64_t n, std::uint64_t d, std::uint32_t s,
-                      std::uint64_t bm, std::uint64_t bn) {
-  const std::uint64_t nd = bh * n * d * s, nn = bh * n * n * s;
-  return make_traffic({{"Q", nd * ceil_div(n, bn), 0},
-                       {"K", nd * ceil_div(n, bm), 0},
-                       {"V", nd * ceil_div(n, bm), 0},
-                       {"S", nn, nn},
-                       {"P", nn, nn},
-                       {"O", 0, nd}});
+Traffic naive_traffic(const WorkloadParams& p) {
+  const std::uint64_t bh = p.batch_heads(), nq = p.seq, nkv = p.kv_seq(), s = p.element_size();
+  const std::uint64_t q = bh * nq * p.head_dim * s, kv = bh * nkv * p.head_dim * s;
+  const std::uint64_t score = bh * nq * nkv * s;
+  // qk loads a Q tile per K tile column and a K tile per Q tile row (of each query head's K/V
+  // head); pv loads V per Q tile row. The mask changes no byte: S and P are dense.
+  return make_traffic({{"Q", q * ceil_div(nkv, *p.block_kv), 0},
+                       {"K", kv * ceil_div(nq, *p.block_q), 0},
+                       {"V", kv * ceil_div(nq, *p.block_q), 0},
+                       {"S", score, score},
+                       {"P", score, score},
+                       {"O", 0, q}});
 }
 
 }  // namespace memwall

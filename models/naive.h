@@ -13,10 +13,11 @@ namespace memwall {
 /// The naive plugin (registered in models/workload_list.h).
 const WorkloadPlugin& naive_plugin();
 
-/// The tiled naive kernels (qk, softmax, pv), per head in elements: reads
-/// Nd·⌈N/bn⌉ (Q) + Nd·⌈N/bm⌉ (K) + N² (S) + N² (P) + Nd·⌈N/bm⌉ (V), writes N² + N² + Nd.
-/// block_k and softmax_rows do not change it. Equals algorithm0_traffic when bm, bn ≥ N.
-Traffic naive_traffic(std::uint64_t batch_heads, std::uint64_t seq, std::uint64_t head_dim,
-                      std::uint32_t element_bytes, std::uint64_t block_q, std::uint64_t block_kv);
+/// The tiled naive kernels (qk, softmax, pv) of resolved `p`, per query head in elements: reads
+/// Nq·d·⌈Nkv/bn⌉ (Q) + Nkv·d·⌈Nq/bm⌉ (K, its K/V head's) + Nq·Nkv (S) + Nq·Nkv (P) +
+/// Nkv·d·⌈Nq/bm⌉ (V), writes Nq·Nkv (S) + Nq·Nkv (P) + Nq·d (O). block_k, softmax_rows and the
+/// causal mask (applied in the softmax, S and P dense) do not change it. Equals
+/// algorithm0_traffic when bm, bn ≥ N = Nq = Nkv.
+Traffic naive_traffic(const WorkloadParams& resolved);
 
 }  // namespace memwall

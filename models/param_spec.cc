@@ -29,6 +29,7 @@ bool digits_only(std::string_view text) {
 std::string param_text(const ParamSpec& spec, const WorkloadParams& p) {
   const std::uint64_t v = spec.field.get(p).value_or(0);
   if (spec.type == ParamType::kChoice) return std::string(spec.choices[v]);
+  if (v == 0 && !spec.auto_word.empty()) return std::string(spec.auto_word);
   return std::to_string(v);
 }
 
@@ -54,7 +55,15 @@ void set_param_text(const ParamSpec& spec, WorkloadParams& p, std::string_view t
     case ParamType::kCount:
     case ParamType::kSwitch: spec.field.set(p, parse_whole(spec, text)); return;
     case ParamType::kTile: {
+      if (!spec.auto_word.empty() && text == spec.auto_word) {
+        spec.field.set(p, 0);
+        return;
+      }
       const std::uint64_t v = parse_whole(spec, text);
+      if (v == 0 && !spec.auto_word.empty()) {
+        throw UsageError(std::string(spec.name) + " must be > 0 or " + std::string(spec.auto_word) +
+                         ", got 0");
+      }
       if (v > std::numeric_limits<std::uint32_t>::max()) {
         throw UsageError(std::string(spec.name) + ": " + std::string(text) +
                          " is too large (at most 2^32 - 1)");
@@ -78,7 +87,7 @@ void set_param_text(const ParamSpec& spec, WorkloadParams& p, std::string_view t
 
 void check_param_bounds(const ParamSpec& spec, const WorkloadParams& p) {
   const std::optional<std::uint64_t> v = spec.field.get(p);
-  if (!v) return;
+  if (!v || (*v == 0 && !spec.auto_word.empty())) return;  // the auto word, resolved later
   const std::string name(spec.name);
   if (*v < spec.min) {
     throw UsageError(name + (spec.min == 1 ? " must be > 0" : " must be >= " + std::to_string(spec.min)) +
@@ -111,7 +120,8 @@ std::string param_bounds_text(const ParamSpec& spec) {
     }
     return out;
   }
-  if (spec.max != 0) return std::to_string(spec.min) + ".." + std::to_string(spec.max);
+  const std::string word = spec.auto_word.empty() ? "" : " or " + std::string(spec.auto_word);
+  if (spec.max != 0) return std::to_string(spec.min) + ".." + std::to_string(spec.max) + word;
   if (spec.min != 0) return "≥ " + std::to_string(spec.min);
   return "";
 }

@@ -102,6 +102,9 @@ struct ParamSpec {
   std::uint64_t max = 0;        ///< largest accepted value; 0: only the type's own limit
   std::string_view max_reason{};  ///< why `max`, for its error ("K/V blocks in flight")
   std::span<const std::string_view> choices{};  ///< kChoice: the names, by stored index
+  /// kTile: a word that may be given instead of a number ("auto"), stored as 0 until the plugin's
+  /// resolve replaces it with the value it derives; empty when there is none.
+  std::string_view auto_word{};
   ParamField field{};
   /// Whether the resolved value is listed in trace headers; null: whenever it is set.
   bool (*listed)(const WorkloadParams&) = nullptr;

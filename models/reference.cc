@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "models/attention_params.h"
 #include "models/workload_registry.h"
 #include "sim/core/error.h"
 #include "sim/core/interrupt.h"
@@ -22,29 +23,33 @@ EigenBackend::Matrix reference_output(const Workload& workload, const EigenBacke
 
 EigenBackend::Matrix attention_reference(const Workload& workload, const EigenBackend& data) {
   using Matrix = EigenBackend::Matrix;
-  const WorkloadParams& p = workload.params();
+  const AttentionShape a = attention_shape(workload.params());
   const auto e = [](std::uint64_t x) { return static_cast<Eigen::Index>(x); };
-  const std::uint64_t n = p.seq, d = p.head_dim;
-  const double scale = 1.0 / std::sqrt(static_cast<double>(d));
+  const std::uint64_t nq = a.nq, nkv = a.nkv;
+  const double scale = 1.0 / std::sqrt(static_cast<double>(a.d));
   const Matrix& q = data.t(workload.tensor_id("Q"));
   const Matrix& k = data.t(workload.tensor_id("K"));
   const Matrix& v = data.t(workload.tensor_id("V"));
   // Rows of S at a time: at most 256, and at most 8 Mi doubles (64 MiB) of S, so that memory
   // stays a small multiple of the tensors' and Ctrl-C is polled every block.
-  const std::uint64_t block = std::clamp<std::uint64_t>((std::uint64_t{1} << 23) / n, 1, 256);
+  const std::uint64_t block = std::clamp<std::uint64_t>((std::uint64_t{1} << 23) / nkv, 1, 256);
   Matrix out(q.rows(), q.cols());
-  for (std::uint64_t bh = 0; bh < p.batch_heads(); ++bh) {
-    const Eigen::Index r = e(bh * n);
-    const auto kh = k.middleRows(r, e(n));
-    const auto vh = v.middleRows(r, e(n));
-    for (std::uint64_t i0 = 0; i0 < n; i0 += block) {
+  for (std::uint64_t bh = 0; bh < a.batch_heads; ++bh) {
+    const Eigen::Index r = e(bh * nq);
+    const auto kh = k.middleRows(e(a.kv_head(bh) * nkv), e(nkv));
+    const auto vh = v.middleRows(e(a.kv_head(bh) * nkv), e(nkv));
+    for (std::uint64_t i0 = 0; i0 < nq; i0 += block) {
       throw_if_interrupted();
-      const Eigen::Index rows = e(std::min(block, n - i0));
+      const Eigen::Index rows = e(std::min(block, nq - i0));
       Matrix s = scale * q.middleRows(r + e(i0), rows) * kh.transpose();
       for (Eigen::Index i = 0; i < rows; ++i) {
-        const double mx = s.row(i).maxCoeff();
-        s.row(i) = (s.row(i).array() - mx).exp().matrix();
-        s.row(i) /= s.row(i).sum();
+        // The masked full softmax: keys a row does not see weigh exactly 0.
+        const Eigen::Index seen = e(a.keys_visible(i0 + static_cast<std::uint64_t>(i)));
+        auto row = s.row(i);
+        const double mx = row.head(seen).maxCoeff();
+        row.head(seen) = (row.head(seen).array() - mx).exp().matrix();
+        row.tail(e(nkv) - seen).setZero();
+        row /= row.sum();
       }
       out.middleRows(r + e(i0), rows) = s * vh;
     }

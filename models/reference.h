@@ -14,8 +14,9 @@ namespace memwall {
 /// O ((B·H·N) × d) or C (m × n).
 EigenBackend::Matrix reference_output(const Workload& workload, const EigenBackend& data);
 
-/// Attention's plain reference, for the attention plugins: O = softmax(scale·QKᵀ)V per head with
-/// scale = 1/√d, from the tensors Q, K, V of `workload` in `data`.
+/// Attention's plain reference, for the attention plugins: O = softmax(scale·QKᵀ + mask)V per
+/// query head with scale = 1/√d, its K/V head's keys (grouped-query attention) and the causal
+/// mask's hidden keys weighing 0, from the tensors Q, K, V of `workload` in `data`.
 EigenBackend::Matrix attention_reference(const Workload& workload, const EigenBackend& data);
 
 /// The id of the workload's output tensor (its plugin's output_tensor: "O" or "C").

@@ -9,9 +9,10 @@
 
 namespace memwall {
 
-std::uint64_t flash_tile_smem_bytes(const WorkloadParams& p, std::uint64_t kv_buffers) {
-  const std::uint64_t br = std::min<std::uint64_t>(*p.block_q, p.seq);
-  const std::uint64_t bc = std::min<std::uint64_t>(*p.block_kv, p.seq);
+std::uint64_t flash_tile_smem_bytes(const WorkloadParams& p, std::uint64_t kv_buffers,
+                                    std::uint64_t q_rows) {
+  const std::uint64_t br = std::min<std::uint64_t>(*p.block_q, q_rows == 0 ? p.seq : q_rows);
+  const std::uint64_t bc = std::min<std::uint64_t>(*p.block_kv, p.kv_seq());
   return (br + 2 * kv_buffers * bc) * p.head_dim * p.element_size();
 }
 
@@ -89,7 +90,7 @@ void resolve_spill(WorkloadParams& p, const FlashLoop& loop) {
 
 std::string flash_smem_formula(const WorkloadParams& p, const std::string& kv_factor) {
   const std::uint64_t br = std::min<std::uint64_t>(*p.block_q, p.seq);
-  const std::uint64_t bc = std::min<std::uint64_t>(*p.block_kv, p.seq);
+  const std::uint64_t bc = std::min<std::uint64_t>(*p.block_kv, p.kv_seq());
   return "(block_q " + std::to_string(br) + " + " + kv_factor + "block_kv " + std::to_string(bc) +
          ")·head_dim " + std::to_string(p.head_dim) + "·" + std::to_string(p.element_size()) + " B";
 }
@@ -98,7 +99,7 @@ std::string flash_smem_fits(const WorkloadParams& p, const FlashLoop& loop, std:
   const std::uint64_t row = p.head_dim * p.element_size();
   const std::uint64_t rows = limit / row;  // tile rows of head_dim elements that fit
   const std::uint64_t br = std::min<std::uint64_t>(*p.block_q, p.seq);
-  const std::uint64_t bc = std::min<std::uint64_t>(*p.block_kv, p.seq);
+  const std::uint64_t bc = std::min<std::uint64_t>(*p.block_kv, p.kv_seq());
   const std::uint64_t per_kv = 2 * loop.kv_buffers;
   std::string fits;
   if (rows > br && (rows - br) / per_kv > 0) {

@@ -59,8 +59,10 @@ struct SpillPlan {
 };
 
 /// The shared memory a flash forward CTA needs with its tiles all on chip, in bytes:
-/// (block_q + 2·kv_buffers·block_kv)·head_dim·element size, blocks clamped to seq.
-std::uint64_t flash_tile_smem_bytes(const WorkloadParams& resolved, std::uint64_t kv_buffers);
+/// (block_q + 2·kv_buffers·block_kv)·head_dim·element size, block_q clamped to the query rows of
+/// a head (`q_rows`, 0: seq) and block_kv to seq_kv.
+std::uint64_t flash_tile_smem_bytes(const WorkloadParams& resolved, std::uint64_t kv_buffers,
+                                    std::uint64_t q_rows = 0);
 
 /// The plan of a flash forward kernel walking `loop`: inactive unless `resolved` has allow_spill,
 /// a shared-memory limit, and tiles (flash_tile_smem_bytes) over that limit.

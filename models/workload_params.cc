@@ -9,13 +9,12 @@ namespace {
 
 /// Empties every optional parameter that `plugin` does not declare (another workload's tiling),
 /// so that the resolved parameters list only what the workload uses. Parameters without a flag
-/// (smem_limit_bytes) are set by the command for every workload and are kept.
+/// (smem_limit_bytes) are set by the command for every workload and are kept; fields that always
+/// have a value (a shape, the dtype) are left as they are.
 void clear_unused(WorkloadParams& p, const WorkloadPlugin& plugin) {
   for (const CatalogueParam& c : workload_param_catalogue()) {
     const ParamSpec& spec = *c.spec;
-    if (spec.flag.empty() || spec.type == ParamType::kCount || spec.type == ParamType::kChoice) {
-      continue;
-    }
+    if (spec.flag.empty()) continue;
     if (find_param(plugin, spec.name) == nullptr) spec.field.set(p, std::nullopt);
   }
 }

@@ -60,6 +60,14 @@ struct WorkloadParams {
   std::uint64_t heads = 1;      ///< H
   std::uint64_t seq = 1024;     ///< N, tokens per head
   std::uint64_t head_dim = 64;  ///< d
+  /// Hkv, key/value heads (grouped-query attention: heads / kv_heads query heads share one; 1 is
+  /// multi-query). Resolution fills `heads`.
+  std::optional<std::uint64_t> kv_heads;
+  /// Nkv, key/value tokens per head, when it differs from the query length `seq` (decode is
+  /// seq 1 against a long seq_kv). Resolution fills `seq`.
+  std::optional<std::uint64_t> seq_kv;
+  /// The causal mask, aligned bottom-right: query row i sees keys j <= i + seq_kv − seq.
+  bool causal = false;
 
   // Attention tiling.
   std::optional<std::uint32_t> block_q;       ///< rows of Q per tile (naive bm, flash Br)
@@ -68,6 +76,9 @@ struct WorkloadParams {
   std::optional<std::uint32_t> stages;        ///< flash2: K/V blocks in flight (pipelining depth)
   std::optional<std::uint32_t> softmax_rows;  ///< naive softmax: rows per CTA
   std::optional<std::uint64_t> sram_bytes;    ///< flash1: on-chip memory M in bytes (for defaults)
+  /// flash2: split-KV chunks of each (head, Q block)'s K/V sequence ("Flash-Decoding"); 0 before
+  /// resolution means `auto` (FlashAttention-2's num_splits_heuristic for the config's SMs).
+  std::optional<std::uint32_t> splits;
 
   // gemm shape and tiling (C[m×n] = A[m×k]·B[k×n]).
   std::uint64_t m = 4096;               ///< rows of A and C
@@ -88,6 +99,9 @@ struct WorkloadParams {
   /// counts set their occupancy (models/compiled_registers.h). Not a workload parameter: a trace
   /// records the registers it was generated with.
   std::uint32_t arch = 90;
+  /// The SM count of the chip the workload is sized for (a config's sm.count): what
+  /// `--splits auto` divides the work over. Not a workload parameter.
+  std::uint32_t sm_count = 132;
 
   /// flash1/flash2: tiles over smem_limit_bytes are not rejected; the CTA keeps in shared memory
   /// what fits and spills the rest to global memory (models/spill.h). A workload parameter
@@ -103,8 +117,14 @@ struct WorkloadParams {
 
   /// Element size in bytes of the dtype.
   std::uint32_t element_size() const { return element_bytes(dtype); }
-  /// B·H, the number of (batch, head) pairs.
+  /// B·H, the number of (batch, query head) pairs.
   std::uint64_t batch_heads() const { return batch * heads; }
+  /// Hkv: kv_heads once resolved, else heads.
+  std::uint64_t kv_head_count() const { return kv_heads.value_or(heads); }
+  /// Nkv: seq_kv once resolved, else seq.
+  std::uint64_t kv_seq() const { return seq_kv.value_or(seq); }
+  /// G = H / Hkv, the query heads that share one K/V head.
+  std::uint64_t group_size() const { return heads / kv_head_count(); }
 
   /// The contract's parameter list as (name, value) text pairs: workload, then the parameters
   /// the workload's plugin declares, in its order, each when set. Used in trace headers.

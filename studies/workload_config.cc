@@ -35,6 +35,7 @@ WorkloadParams resolve_workload_options(const WorkloadParams& params, const Hard
     p.smem_limit_bytes = config->sm.smem_per_block.count;
     p.smem_limit_source = "sm.smem_per_block of " + display_path(config->source_file, config->name);
     p.arch = config->sm.arch;
+    p.sm_count = config->sm.count;
   }
   // With --allow-spill, --sram (when given) is the shared memory a spilling CTA may keep.
   if (p.allow_spill && params.sram_bytes) {

@@ -10,8 +10,16 @@ namespace memwall {
 
 /// The first 8 bytes of every trace file.
 inline constexpr char kTraceMagic[8] = {'M', 'W', 'T', 'R', 'A', 'C', 'E', '\0'};
-/// The format version this build writes and reads.
-inline constexpr std::uint32_t kTraceVersion = 1;
+/// The format version this build writes. Version 2 is version 1 with the attention variants'
+/// parameters (kv_heads, seq_kv, causal, splits) allowed in the workload record.
+inline constexpr std::uint32_t kTraceVersion = 2;
+/// The oldest version this build reads (every version up to kTraceVersion replays).
+inline constexpr std::uint32_t kOldestTraceVersion = 1;
+/// Whether parameter `name` may appear in the workload record of a trace of `version`.
+inline bool trace_version_allows(std::uint32_t version, const std::string& name) {
+  return version >= 2 || (name != "kv_heads" && name != "seq_kv" && name != "causal" &&
+                          name != "splits");
+}
 /// Bytes of the prologue: magic, u32 version, u32 flags (0).
 inline constexpr std::size_t kTracePrologueBytes = 16;
 /// Bytes of a chunk header: u32 payload length, u32 CRC-32 of the payload.

@@ -37,9 +37,9 @@ TraceReader::TraceReader(const std::string& path) : m_path(path), m_in(path, std
   }
   if (got < sizeof prologue) fail(got, "truncated: the file ends inside the 16-byte header");
   m_version = read_u32(prologue + 8);
-  if (m_version != kTraceVersion) {
-    fail(8, "unsupported trace version " + std::to_string(m_version) + " (this build reads version " +
-                std::to_string(kTraceVersion) + ")");
+  if (m_version < kOldestTraceVersion || m_version > kTraceVersion) {
+    fail(8, "unsupported trace version " + std::to_string(m_version) + " (this build reads versions " +
+                std::to_string(kOldestTraceVersion) + " to " + std::to_string(kTraceVersion) + ")");
   }
   if (read_u32(prologue + 12) != 0) fail(12, "unsupported header flags " + hex(read_u32(prologue + 12)));
   m_next_offset = kTracePrologueBytes;
@@ -134,7 +134,12 @@ void TraceReader::read_workload() {
   const std::uint64_t params = get_varint("parameter count");
   if (params > 1024) fail(at_params, "parameter count " + std::to_string(params) + " exceeds 1024");
   for (std::uint64_t i = 0; i < params; ++i) {
+    const std::uint64_t at_key = offset();
     std::string key = get_string("parameter name");
+    if (!trace_version_allows(m_version, key)) {
+      fail(at_key, "parameter \"" + key + "\" needs trace format version 2, the file is version " +
+                       std::to_string(m_version));
+    }
     std::string value = get_string("parameter value");
     m_info.params.emplace_back(std::move(key), std::move(value));
   }

@@ -35,6 +35,12 @@ CLI::Option* add_param_option(CLI::App& app, const CatalogueParam& param, Worklo
           ->check(positive_integer())
           ->type_name("INT");
     case ParamType::kTile:
+      if (!spec->auto_word.empty()) {  // a number or the word: parsed (and checked) as text
+        return app
+            .add_option_function<std::string>(
+                flag, [&p, spec](const std::string& v) { set_param_text(*spec, p, v); }, help)
+            ->type_name("INT|" + std::string(spec->auto_word));
+      }
       return app
           .add_option_function<std::uint32_t>(
               flag, [&p, spec](const std::uint32_t& v) { spec->field.set(p, v); }, help)

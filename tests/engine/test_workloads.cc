@@ -3,6 +3,7 @@
 // closed forms (models/closed_forms.h) and the config.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -29,6 +30,18 @@ WorkloadParams attention(WorkloadKind kind, std::uint64_t seq, std::uint64_t hea
   p.heads = heads;
   p.sram_bytes = 96 * 1024;  // flash1's M
   return p;
+}
+
+/// `base` with the attention variants: `heads` query heads on `kv_heads` K/V heads, the mask, a
+/// key length and splits of its own.
+WorkloadParams variant(WorkloadParams base, std::uint64_t heads, std::uint64_t kv_heads,
+                       bool causal, std::uint64_t seq_kv, std::uint32_t splits) {
+  base.heads = heads;
+  base.kv_heads = kv_heads;
+  base.causal = causal;
+  base.seq_kv = seq_kv;
+  if (base.workload == WorkloadKind::flash2) base.splits = splits;
+  return base;
 }
 
 WorkloadParams small_gemm() {
@@ -75,7 +88,12 @@ TEST_CASE("Every workload conserves bytes: loaded sectors are hits plus misses, 
   const HardwareConfig c = test::small_config();  // 1 MiB L2: the shapes below overflow it
   for (const WorkloadParams& p :
        {attention(WorkloadKind::naive, 512, 64, 2), attention(WorkloadKind::flash1, 512, 64, 2),
-        attention(WorkloadKind::flash2, 512, 64, 2), small_gemm()}) {
+        attention(WorkloadKind::flash2, 512, 64, 2), small_gemm(),
+        // Variants, in shapes whose boxes are whole sectors (rows of L: multiples of 8 floats).
+        variant(attention(WorkloadKind::naive, 320, 64, 4), 4, 2, true, 768, 1),
+        variant(attention(WorkloadKind::flash1, 320, 64, 4), 4, 1, true, 320, 1),
+        variant(attention(WorkloadKind::flash2, 320, 64, 4), 4, 2, true, 768, 3),
+        variant(attention(WorkloadKind::flash2, 1, 64, 8), 8, 1, false, 5000, 6)}) {
     for (const bool flush : {false, true}) {
       SimOptions options;
       options.flush_l2_between_kernels = flush;
@@ -112,7 +130,9 @@ TEST_CASE("Replaying a trace file gives the same JSON report as running the mode
           "[run][replay]") {
   const HardwareConfig c = test::small_config();
   for (const WorkloadParams& p :
-       {attention(WorkloadKind::naive, 256, 64, 2), attention(WorkloadKind::flash2, 512, 64, 2)}) {
+       {attention(WorkloadKind::naive, 256, 64, 2), attention(WorkloadKind::flash2, 512, 64, 2),
+        variant(attention(WorkloadKind::flash2, 1, 64, 4), 4, 2, false, 3000, 4),
+        variant(attention(WorkloadKind::flash2, 256, 64, 4), 4, 4, true, 256, 1)}) {
     const std::string direct = run_to_json(simulate_model(c, p));
     const std::string path = "build-test-run-replay.mwt";
     {
@@ -127,6 +147,28 @@ TEST_CASE("Replaying a trace file gives the same JSON report as running the mode
     std::remove(path.c_str());
     CHECK(direct == replayed);
   }
+}
+
+TEST_CASE("Grouped-query flash2 on the H200 preset reads K and V from DRAM once per K/V head "
+          "while the SMs read them once per query head", "[run][h200][variants]") {
+  // The group's CTAs run together and the 60 MiB L2 holds every K/V head: the L2 model, not a
+  // formula, turns the per-query-head SM→L2 bytes into per-K/V-head DRAM bytes.
+  const HardwareConfig h200 = load_config("h200");
+  const std::uint64_t b = 2, h = 16, hkv = 2, n = 2048, d = 128, s = 2;
+  WorkloadParams p = attention(WorkloadKind::flash2, n, d, h);
+  p.batch = b;
+  p.kv_heads = hkv;
+  const RunResult r = simulate_model(h200, p);
+  const Traffic cf = closed_form_traffic(p);
+  for (const char* name : {"K", "V"}) {
+    INFO(name);
+    const auto it = std::find_if(r.dram_bytes_by_tensor.begin(), r.dram_bytes_by_tensor.end(),
+                                 [&](const TensorDramBytes& t) { return t.name == name; });
+    REQUIRE(it != r.dram_bytes_by_tensor.end());
+    CHECK(it->read == b * hkv * n * d * s);                                 // per K/V head
+    CHECK(cf.find(name)->read_bytes == b * h * ceil_div(n, 128) * n * d * s);  // per query head
+  }
+  CHECK(r.traffic.l2_read_bytes == cf.read_bytes);
 }
 
 TEST_CASE("On the H200 preset at N=4096, d=64, B·H=64, naive attention moves at least 20x the "

@@ -113,8 +113,12 @@ TEST_CASE("flash2's per-head traffic is Nd + 2Nd·⌈N/Br⌉ read and Nd + 4N by
 }
 
 TEST_CASE("flash1 counts the initialisation of O, l and m as writes", "[closed_forms]") {
-  const Traffic with = flash1_traffic(2, 500, 64, 2, 96, true);
-  const Traffic without = flash1_traffic(2, 500, 64, 2, 96, false);
+  WorkloadParams p = attention(WorkloadKind::flash1, 1, 2, 500, 64);
+  p.block_q = 64;
+  p.block_kv = 96;
+  const WorkloadParams r = resolve_workload(p);
+  const Traffic with = flash1_traffic(r, true);
+  const Traffic without = flash1_traffic(r, false);
   REQUIRE(with.read_bytes == without.read_bytes);
   REQUIRE(with.write_bytes - without.write_bytes == 2 * (500 * 64 * 2 + 2 * 500 * 4));
 }

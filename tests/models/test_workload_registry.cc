@@ -165,7 +165,7 @@ TEST_CASE("Bounds come from the declarations and name the parameter", "[registry
     for (const ParamSpec& spec : workload_plugin(kind).params()) {
       if (spec.type == ParamType::kChoice || spec.type == ParamType::kSwitch) continue;
       INFO(to_string(kind) << " " << spec.name);
-      if (spec.min == 1) {
+      if (spec.min == 1 && spec.auto_word.empty()) {  // with an auto word, 0 stands for it
         WorkloadParams p = defaults_of(kind);
         spec.field.set(p, 0);
         if (spec.name != "smem_limit_bytes") {
@@ -206,6 +206,13 @@ TEST_CASE("Parameters parse from text by their type, with errors naming them", "
                     Catch::Contains("unknown dtype \"fp8\" (known: fp16, fp32)"));
   CHECK_THROWS_WITH(set_workload_param_text(p, "sram_bytes", "12 parsecs"),
                     Catch::StartsWith("sram_bytes: "));
+  // A tile with an auto word takes the word or a number > 0, never 0 (which stands for the word).
+  set_workload_param_text(p, "splits", "auto");
+  CHECK(p.splits == 0u);
+  set_workload_param_text(p, "splits", "3");
+  CHECK(p.splits == 3u);
+  CHECK_THROWS_WITH(set_workload_param_text(p, "splits", "0"),
+                    Catch::StartsWith("splits must be > 0 or auto, got 0"));
   CHECK_THROWS_WITH(set_workload_param_text(p, "blok_q", "1"),
                     Catch::Contains("unknown workload parameter \"blok_q\""));
 }
@@ -216,10 +223,11 @@ TEST_CASE("The catalogue follows the contract's order, the order of WorkloadPara
   for (const CatalogueParam& param : workload_param_catalogue()) {
     names.emplace_back(param.spec->name);
   }
-  CHECK(names == std::vector<std::string>{"dtype", "batch", "heads", "seq", "head_dim", "block_q",
-                                          "block_kv", "block_k", "stages", "softmax_rows",
-                                          "sram_bytes", "m", "n", "k", "tile_m", "tile_n",
-                                          "tile_k", "smem_limit_bytes", "allow_spill"});
+  CHECK(names == std::vector<std::string>{"dtype", "batch", "heads", "seq", "head_dim",
+                                          "kv_heads", "seq_kv", "causal", "block_q", "block_kv",
+                                          "block_k", "stages", "softmax_rows", "sram_bytes",
+                                          "splits", "m", "n", "k", "tile_m", "tile_n", "tile_k",
+                                          "smem_limit_bytes", "allow_spill"});
 }
 
 TEST_CASE("A shared flag's help names the workloads whose help or default differ", "[registry]") {

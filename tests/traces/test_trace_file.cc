@@ -21,9 +21,12 @@ namespace {
 /// A small hand-made workload source: two kernels, every op kind, boxes moving up and down.
 class FakeSource final : public TraceSource {
  public:
-  explicit FakeSource(std::uint64_t ctas) : m_ctas(ctas) {
+  explicit FakeSource(std::uint64_t ctas,
+                      std::vector<std::pair<std::string, std::string>> extra = {})
+      : m_ctas(ctas) {
     m_info.name = "fake";
     m_info.params = {{"workload", "fake"}, {"seq", "1000"}};
+    m_info.params.insert(m_info.params.end(), extra.begin(), extra.end());
     m_info.tensors = {{"X", 0, 1 << 20}, {"Y", 1 << 20, 1 << 20}};
   }
   const WorkloadInfo& workload() const override { return m_info; }
@@ -166,6 +169,34 @@ TEST_CASE("Writing the same source twice gives byte-identical files", "[trace_fi
   std::filesystem::remove(b);
 }
 
+TEST_CASE("A version 1 trace still replays, unless it names a parameter of version 2",
+          "[trace_file]") {
+  REQUIRE(kTraceVersion == 2);
+  const std::string path = write_fake("v1.mwt", 20);
+  std::string v1 = read_all(path);
+  v1[8] = 1;  // the prologue is outside the chunks' checksums
+  write_all(path, v1);
+  REQUIRE(read_error(path).empty());
+  REQUIRE(TraceReader(path).version() == 1u);
+
+  for (const char* name : {"kv_heads", "seq_kv", "causal", "splits"}) {
+    INFO(name);
+    FakeSource source(20, {{name, "2"}});
+    {
+      TraceWriter writer(path);
+      copy_trace(source, writer);
+    }
+    REQUIRE(read_error(path).empty());  // written as version 2
+    std::string bytes = read_all(path);
+    bytes[8] = 1;
+    write_all(path, bytes);
+    REQUIRE_THAT(read_error(path),
+                 Catch::Contains(std::string("parameter \"") + name +
+                                 "\" needs trace format version 2, the file is version 1"));
+  }
+  std::filesystem::remove(path);
+}
+
 TEST_CASE("A wrong magic, version or flags is rejected at the header", "[trace_file]") {
   const std::string path = write_fake("header.mwt", 10);
   const std::string good = read_all(path);
@@ -174,9 +205,13 @@ TEST_CASE("A wrong magic, version or flags is rejected at the header", "[trace_f
   write_all(path, bad);
   REQUIRE_THAT(read_error(path), Catch::Contains("byte 0: wrong magic"));
   bad = good;
-  bad[8] = 2;  // version 2
+  bad[8] = 3;  // version 3
   write_all(path, bad);
-  REQUIRE_THAT(read_error(path), Catch::Contains("byte 8: unsupported trace version 2"));
+  REQUIRE_THAT(read_error(path), Catch::Contains("byte 8: unsupported trace version 3 (this build "
+                                                 "reads versions 1 to 2)"));
+  bad[8] = 0;
+  write_all(path, bad);
+  REQUIRE_THAT(read_error(path), Catch::Contains("byte 8: unsupported trace version 0"));
   bad = good;
   bad[12] = 1;
   write_all(path, bad);
