@@ -78,3 +78,12 @@ def test_every_parameter_with_a_flag_is_a_keyword_argument():
     declared = {p.name for w in memwall.workloads() for p in w.params if p.flag}
     assert {name for name, _ in memwall._core.parameters()} == declared
     assert all(name in memwall.run.__doc__ for name in declared)
+
+
+def test_parameters_a_plugin_adds_are_keyword_arguments_as_they_are_cli_flags(cli, tmp_path):
+    declared = {p.name for w in memwall.workloads() for p in w.params}
+    variant = {k: v for k, v in {"causal": True, "kv_heads": 1, "seq_kv": 1024,
+                                 "splits": "auto"}.items() if k in declared}
+    params = {**SMALL, **variant}
+    json_text, _ = cli_run(cli, tmp_path, "h200", "flash2", params)
+    assert memwall.run("h200", workload="flash2", **params).json == json_text
