@@ -180,6 +180,18 @@ std::string chart(const Roofline& r, int width, int height) {
 
 }  // namespace
 
+RooflineChip roofline_chip(const HardwareConfig& config) {
+  const DerivedConfig derived = derive(config);
+  RooflineChip chip;
+  chip.name = config.name;
+  chip.peak_tensor_flops = derived.peak_tensor_flops;
+  chip.peak_fp32_flops = derived.peak_fp32_flops;
+  chip.hbm_bandwidth = derived.hbm_bandwidth.bytes_per_second;
+  chip.ridge_tensor = derived.ridge_point_tensor;
+  chip.ridge_fp32 = derived.ridge_point_fp32;
+  return chip;
+}
+
 double attainable_flops(double peak_flops, double bandwidth, double intensity) {
   return std::min(peak_flops, intensity * bandwidth);
 }

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/hw/config.h"
+
 namespace memwall::explain {
 
 /// The figures of a chip the roofline needs (from a config's derive()).
@@ -18,6 +20,10 @@ struct RooflineChip {
   double ridge_tensor = 0;       ///< FLOP/byte, peak_tensor_flops / hbm_bandwidth
   double ridge_fp32 = 0;         ///< FLOP/byte, peak_fp32_flops / hbm_bandwidth
 };
+
+/// The roofline figures of a validated config: its name, peaks, HBM bandwidth and ridge points
+/// (from derive()).
+RooflineChip roofline_chip(const HardwareConfig& config);
 
 /// min(peak, intensity · bandwidth), in FLOP/s; intensity in FLOP/byte, >= 0.
 double attainable_flops(double peak_flops, double bandwidth, double intensity);

@@ -76,7 +76,13 @@ const TrafficVariant* TrafficTable::find(WorkloadKind kind) const {
   return nullptr;
 }
 
-TrafficTable compute_traffic(const WorkloadParams& shape) {
+TrafficTable compute_traffic(const WorkloadParams& asked, const HardwareConfig* config) {
+  WorkloadParams shape = asked;
+  if (config != nullptr) {
+    shape.sram_bytes = config->sm.smem_per_block.count;
+    shape.smem_limit_bytes = config->sm.smem_per_block.count;
+    shape.sm_count = config->sm.count;  // what --splits auto divides the work over
+  }
   TrafficTable table;
   table.shape = shape;
   for (WorkloadKind kind : kVariants) {

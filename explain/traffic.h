@@ -9,6 +9,7 @@
 
 #include "models/closed_forms.h"
 #include "models/workload_params.h"
+#include "sim/hw/config.h"
 
 namespace memwall::explain {
 
@@ -37,8 +38,9 @@ struct TrafficTable {
 /// Resolves `shape` (its workload field is ignored) as naive, flash1 and flash2 and evaluates
 /// their closed forms. block_q/block_kv, when set, apply to all three; flash1 needs sram_bytes
 /// or both blocks, otherwise it is left out and `flash1_missing` says why. Throws UsageError on
-/// a shape the workloads reject (resolve_workload's message).
-TrafficTable compute_traffic(const WorkloadParams& shape);
+/// a shape the workloads reject (resolve_workload's message). With a `config`, its
+/// sm.smem_per_block is the on-chip memory M (sram_bytes) and the per-CTA shared-memory limit.
+TrafficTable compute_traffic(const WorkloadParams& shape, const HardwareConfig* config = nullptr);
 
 /// A readable table: per variant and tensor, bytes read and written; totals, FLOPs, FLOP/byte,
 /// naive's score-matrix round trip per head, and the ratios between the variants.

@@ -172,6 +172,31 @@ std::vector<FlatRow> run_points(const SweepPlan& plan, const std::vector<std::ui
   return results;
 }
 
+SweepTable sweep_table(const SweepPlan& plan, const std::vector<std::uint64_t>& indices,
+                       const std::vector<FlatRow>& figures, const Shard& shard) {
+  SweepTable table;
+  if (shard.active()) table.header = {"point", "points"};
+  for (const SweepAxis& axis : plan.axes()) table.header.push_back(axis.name);
+  std::vector<std::string> figure_names;
+  for (std::size_t i = 0; i < indices.size() && i < figures.size(); ++i) {
+    std::vector<std::string> names = names_of(figures[i]);
+    if (i == 0) {
+      figure_names = names;
+      table.header.insert(table.header.end(), names.begin(), names.end());
+    } else if (names != figure_names) {
+      throw Error("sweep: the report of point " + std::to_string(indices[i]) +
+                  " has other figures than point " + std::to_string(indices[0]) +
+                  "'s, so they cannot share CSV columns");
+    }
+    std::vector<std::string> cells;
+    if (shard.active()) cells = {std::to_string(indices[i]), std::to_string(plan.count())};
+    for (const auto& field : plan.point(indices[i]).params) cells.push_back(field.second);
+    for (const auto& field : figures[i]) cells.push_back(field.second);
+    table.rows.push_back(std::move(cells));
+  }
+  return table;
+}
+
 SweepSummary run_sweep(const SweepPlan& plan, const PointRunner& runner,
                        const SweepOptions& options) {
   if (options.output.empty()) throw UsageError("sweep: no output file (-o FILE.csv)");
@@ -223,36 +248,12 @@ SweepSummary run_sweep(const SweepPlan& plan, const PointRunner& runner,
   for (std::size_t i = 0; i < todo.size(); ++i) done[todo[i]] = std::move(fresh[i]);
 
   // Assemble in point order; every row must have the same figure names.
-  std::vector<std::string> header;
-  if (options.shard.active()) header = {"point", "points"};
-  for (const SweepAxis& axis : plan.axes()) header.push_back(axis.name);
-  std::string csv;
-  std::vector<std::string> figure_names;
-  std::uint64_t first_index = 0;
-  bool first = true;
-  for (const std::uint64_t index : wanted) {
-    const FlatRow& figures = done.at(index);
-    std::vector<std::string> names = names_of(figures);
-    if (first) {
-      figure_names = names;
-      first_index = index;
-      first = false;
-      header.insert(header.end(), names.begin(), names.end());
-      csv += csv_line(header);
-    } else if (names != figure_names) {
-      throw Error("sweep: the report of point " + std::to_string(index) +
-                  " has other figures than point " + std::to_string(first_index) +
-                  "'s, so they cannot share CSV columns");
-    }
-    std::vector<std::string> cells;
-    if (options.shard.active()) {
-      cells = {std::to_string(index), std::to_string(plan.count())};
-    }
-    for (const auto& field : plan.point(index).params) cells.push_back(field.second);
-    for (const auto& field : figures) cells.push_back(field.second);
-    csv += csv_line(cells);
-  }
-  if (first) csv += csv_line(header);  // a shard with no points: header of the axes only
+  std::vector<FlatRow> figures;
+  figures.reserve(wanted.size());
+  for (const std::uint64_t index : wanted) figures.push_back(std::move(done.at(index)));
+  const SweepTable table = sweep_table(plan, wanted, figures, options.shard);
+  std::string csv = csv_line(table.header);
+  for (const std::vector<std::string>& row : table.rows) csv += csv_line(row);
   partial.close();
   write_file_atomically(options.output, csv);
   std::remove(sidecar.c_str());

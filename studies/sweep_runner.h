@@ -30,6 +30,21 @@ std::vector<FlatRow> run_points(const SweepPlan& plan, const std::vector<std::ui
                                 const PointRunner& runner, unsigned threads,
                                 const PointDone& on_done = {});
 
+/// A sweep's rows as cells: what the CSV holds, before it is written.
+struct SweepTable {
+  /// ["point","points" when sharded], the axes in order, then the figures in the runner's order.
+  std::vector<std::string> header;
+  /// One row per point in point order, as many cells as the header (the texts the CSV holds).
+  std::vector<std::vector<std::string>> rows;
+};
+
+/// Assembles the table of the points `indices` (ascending) of `plan`, whose figures are
+/// `figures` (one per index, in the same order). Every point must give the same figure names;
+/// a point that does not is an Error naming both points. With an active `shard`, each row starts
+/// with its point index and the plan's point count. No points: the header of the axes only.
+SweepTable sweep_table(const SweepPlan& plan, const std::vector<std::uint64_t>& indices,
+                       const std::vector<FlatRow>& figures, const Shard& shard = {});
+
 /// How `run_sweep` runs and where it writes.
 struct SweepOptions {
   std::string output;    ///< the CSV file; its sidecar is output + ".partial"

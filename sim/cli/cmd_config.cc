@@ -10,6 +10,7 @@
 #include "sim/core/error.h"
 #include "sim/hw/config_loader.h"
 #include "sim/hw/config_schema.h"
+#include "sim/hw/config_text.h"
 #include "sim/hw/topology.h"
 
 namespace memwall {
@@ -33,13 +34,6 @@ void emit(const std::string& text, const std::string& out) {
   }
 }
 
-/// printf-style formatting of one number (fixed formats: output is byte-identical across runs).
-std::string fixed(const char* format, double v) {
-  char buf[96];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
-}
-
 /// `config list`: loads every preset (a broken one stops the listing with its error) and prints one
 /// row each, in list_presets() order.
 void run_list() {
@@ -53,67 +47,6 @@ void run_list() {
                 format_bandwidth(c.hbm.bandwidth).c_str(),
                 format_si(d.peak_tensor_flops, "FLOP/s").c_str());
   }
-}
-
-/// `config show`: the resolved config in table order, every value with units (durations also in
-/// cycles of sm.clock), then the derived values and the topology's node counts.
-std::string show_text(const HardwareConfig& c) {
-  std::string out = c.name + "\n";
-  if (!c.description.empty()) out += c.description + "\n";
-  out += "source: " + c.source_file + "\n";
-  std::string section = "-";
-  for (const KeyDecl& key : config_schema()) {
-    if (key.fetch == nullptr) continue;
-    const std::string path(key.path);
-    const auto dot = path.find('.');
-    if (dot == std::string::npos) continue;  // name and description are printed above
-    const std::string s = path.substr(0, dot);
-    if (s != section) {
-      section = s;
-      out += "\n" + s + ":\n";
-    }
-    char line[256];
-    std::snprintf(line, sizeof line, "  %-24s %s\n", path.substr(dot + 1).c_str(),
-                  format_key_value(key, key.fetch(c), c.sm.clock).c_str());
-    out += line;
-  }
-  const DerivedConfig d = derive(c);
-  const Topology topology(c);
-  auto row = [&](const std::string& label, const std::string& value) {
-    char line[256];
-    std::snprintf(line, sizeof line, "  %-24s %s\n", label.c_str(), value.c_str());
-    out += line;
-  };
-  out += "\nderived:\n";
-  row("total_smem", format_bytes(d.total_smem) + " (" + std::to_string(d.total_smem.count) + " B)");
-  row("l2_sets_per_slice", std::to_string(d.l2_sets_per_slice));
-  row("l2_sets", std::to_string(d.l2_sets));
-  if (c.efficiency.l2_capacity < 1.0) {
-    row("l2_usable", format_bytes(d.l2_usable) + " (" + std::to_string(d.l2_usable_sets_per_slice) +
-                         " sets per slice: efficiency.l2_capacity " + fixed("%.4g", c.efficiency.l2_capacity) + ")");
-  }
-  row("peak_tensor", format_si(d.peak_tensor_flops, "FLOP/s") + fixed(" (%.6g FLOP/s)", d.peak_tensor_flops));
-  row("peak_fp32", format_si(d.peak_fp32_flops, "FLOP/s") + fixed(" (%.6g FLOP/s)", d.peak_fp32_flops));
-  row("peak_sfu", format_si(d.peak_sfu_ops, "op/s") + fixed(" (%.6g op/s)", d.peak_sfu_ops));
-  row("hbm_bandwidth", format_bandwidth(d.hbm_bandwidth) + fixed(" (%.6g B/s)", d.hbm_bandwidth.bytes_per_second));
-  row("l2_bandwidth", format_bandwidth(d.l2_bandwidth) + fixed(" (%.6g B/s)", d.l2_bandwidth.bytes_per_second));
-  row("xbar_bandwidth", format_bandwidth(d.xbar_bandwidth) + fixed(" (%.6g B/s)", d.xbar_bandwidth.bytes_per_second));
-  row("smem_bandwidth", format_bandwidth(d.smem_bandwidth) + fixed(" (%.6g B/s)", d.smem_bandwidth.bytes_per_second));
-  row("ridge_point_tensor", fixed("%.4g FLOP/B", d.ridge_point_tensor));
-  row("ridge_point_fp32", fixed("%.4g FLOP/B", d.ridge_point_fp32));
-  row("l2_hit_unloaded", format_duration(c.l2.hit_latency) + " near, " +
-                             format_duration(c.l2.hit_latency + c.l2.far_latency) +
-                             " far partition (from the SM; xbar.latency included)");
-  row("dram_load_unloaded", format_duration(c.l2.hit_latency + c.hbm.latency) +
-                                " near (l2.hit_latency + hbm.latency)");
-  row("topology", std::to_string(topology.sm_count()) + " SMs, " +
-                      std::to_string(topology.crossbar_count()) +
-                      (topology.crossbar_count() == 1 ? " crossbar, " : " crossbars, ") +
-                      std::to_string(topology.slice_count()) + " L2 slices in " +
-                      std::to_string(topology.partition_count()) +
-                      (topology.partition_count() == 1 ? " partition, " : " partitions, ") +
-                      std::to_string(topology.channel_count()) + " HBM channels");
-  return out;
 }
 
 /// `config validate`: one line per file; a failure sets exit code 2 but the remaining files are
@@ -149,7 +82,7 @@ void register_config_commands(CLI::App& app, CliContext& ctx) {
   add_examples(*show,
                "  memwall config show h200\n"
                "  memwall config show configs/h100-sxm.yaml --set l2.size=\"100 MiB\" --set sm.count=144\n");
-  show->callback([opts] { emit(show_text(load_config(opts->file, opts->overrides)), ""); });
+  show->callback([opts] { emit(config_show_text(load_config(opts->file, opts->overrides)), ""); });
 
   CLI::App* validate = config->add_subcommand(
       "validate", "Check configs; one line per file (ok or the error); exit 2 if any failed");

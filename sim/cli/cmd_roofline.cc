@@ -10,7 +10,6 @@
 #include "sim/cli/commands.h"
 #include "sim/core/atomic_file.h"
 #include "sim/core/error.h"
-#include "sim/hw/config.h"
 #include "sim/hw/config_loader.h"
 
 namespace memwall {
@@ -53,15 +52,7 @@ void register_roofline_command(CLI::App& app, CliContext& /*ctx*/) {
                "  memwall roofline --config h200 --intensity 1 --intensity 100 --intensity 1000\n"
                "  memwall roofline --config configs/h200.yaml --from report.json --json roof.json\n");
   cmd->callback([args] {
-    const HardwareConfig config = load_config(args->config);
-    const DerivedConfig derived = derive(config);
-    explain::RooflineChip chip;
-    chip.name = config.name;
-    chip.peak_tensor_flops = derived.peak_tensor_flops;
-    chip.peak_fp32_flops = derived.peak_fp32_flops;
-    chip.hbm_bandwidth = derived.hbm_bandwidth.bytes_per_second;
-    chip.ridge_tensor = derived.ridge_point_tensor;
-    chip.ridge_fp32 = derived.ridge_point_fp32;
+    const explain::RooflineChip chip = explain::roofline_chip(load_config(args->config));
     std::vector<explain::KernelPoint> kernels;
     if (!args->from.empty()) kernels = explain::read_report_kernels(read_text_file(args->from), args->from, chip);
     const explain::Roofline roofline = explain::make_roofline(chip, args->intensities, kernels);

@@ -19,6 +19,7 @@
 #include "sim/report/report_text.h"
 #include "sim/report/timeline.h"
 #include "studies/what_if.h"
+#include "studies/workload_config.h"
 #include "traces/trace_reader.h"
 
 namespace memwall {

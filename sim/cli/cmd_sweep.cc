@@ -9,19 +9,15 @@
 #include <string>
 #include <vector>
 
-#include "models/model_source.h"
 #include "sim/cli/commands.h"
-#include "sim/cli/workload_options.h"
 #include "sim/core/atomic_file.h"
 #include "sim/core/error.h"
 #include "sim/core/interrupt.h"
 #include "sim/core/output_guard.h"
 #include "sim/hw/config_loader.h"
-#include "sim/engine/simulator.h"
-#include "sim/report/report_json.h"
 #include "studies/sweep_csv.h"
-#include "studies/sweep_flatten.h"
 #include "studies/sweep_runner.h"
+#include "studies/sweep_simulate.h"
 #include "studies/sweep_workload.h"
 
 namespace memwall {
@@ -47,64 +43,11 @@ std::string file_text(const std::string& path) {
   return ss.str();
 }
 
-/// The sweep's axes in the documented order: workload, the workload axes given, then each --set.
-SweepPlan build_plan(const SweepCliOptions& o) {
-  std::vector<SweepAxis> axes;
-  const auto list = workload_axes();
-  for (std::size_t i = 0; i < list.size(); ++i) {
-    if (o.axis_values[i].empty()) continue;
-    const std::string flag = std::string(list[i].flags).substr(std::string(list[i].flags).rfind(',') + 1);
-    SweepAxis axis{list[i].name, expand_values(o.axis_values[i], flag)};
-    if (axis.name == std::string("workload") && axis.values.size() != 1) {
-      throw UsageError("--workload: a sweep runs one workload (its columns depend on it); run one "
-                       "sweep per workload");
-    }
-    axes.push_back(std::move(axis));
-  }
-  for (const std::string& set : o.sets) {
-    const std::size_t eq = set.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      throw UsageError("--set: expected KEY=VALUE[,VALUE...], got \"" + set + "\"");
-    }
-    const std::string key = set.substr(0, eq);
-    if (!is_config_axis(key)) {
-      throw UsageError("--set: \"" + key + "\" is not a config key (they read section.key, e.g. "
-                       "l2.size)");
-    }
-    axes.push_back({key, expand_values(set.substr(eq + 1), "--set " + key)});
-  }
-  return SweepPlan(std::move(axes));
-}
-
-/// Runs one point through the simulator and flattens its JSON report.
-PointRunner simulator_runner(const SweepCliOptions& o) {
-  return [config = o.config, flush = o.flush_l2](const SweepPoint& point) -> FlatRow {
-    try {
-      const HardwareConfig hw = load_config(config, config_overrides_of(point));
-      const WorkloadParams params = resolve_workload_options(workload_params_of(point), &hw);
-      const std::unique_ptr<TraceSource> source = make_model_source(params);
-      SimOptions sim;
-      sim.flush_l2_between_kernels = flush;
-      const RunResult result = simulate(hw, *source, sim);
-      return with_every_param(
-          flatten_json(run_to_json(result), "report of point " + std::to_string(point.index)),
-          params);
-    } catch (const Interrupted&) {
-      throw;
-    } catch (const Error& e) {
-      std::string where;
-      for (const auto& [name, value] : point.params) where += (where.empty() ? "" : " ") + name + "=" + value;
-      throw Error("point " + std::to_string(point.index) + " (" + where + "): " + e.what(),
-                  e.exit_code());
-    }
-  };
-}
-
 void run_sweep_command(const SweepCliOptions& o) {
   if (o.config.empty()) throw UsageError("sweep: --config FILE is required");
   if (o.output.empty()) throw UsageError("sweep: -o FILE.csv is required");
   if (o.axis_values[0].empty()) throw UsageError("sweep: --workload is required");
-  const SweepPlan plan = build_plan(o);
+  const SweepPlan plan = workload_sweep_plan(o.axis_values, o.sets);
   const std::string config_path = resolve_config_path(o.config);
   load_config(config_path);  // a bad config is reported once, before any point runs
   refuse_clobbering({{"-o", o.output}, {"-o's resume sidecar", partial_path(o.output)}},
@@ -120,7 +63,7 @@ void run_sweep_command(const SweepCliOptions& o) {
                      file_text(config_path) + "\nflush " + (o.flush_l2 ? "1" : "0");
   SweepSummary s;
   try {
-    s = run_sweep(plan, simulator_runner(o), options);
+    s = run_sweep(plan, simulator_point_runner(o.config, o.flush_l2), options);
   } catch (const Interrupted& e) {
     // One message, and a true one: the sidecar is the partial output that stays behind.
     if (!std::ifstream(partial_path(o.output)).good()) throw;

@@ -18,6 +18,7 @@
 #include "sim/core/json.h"
 #include "sim/core/units.h"
 #include "sim/hw/config_loader.h"
+#include "studies/workload_config.h"
 #include "traces/copy_trace.h"
 #include "traces/trace_dump.h"
 #include "traces/trace_reader.h"

@@ -1,6 +1,7 @@
 // `memwall traffic`: HBM bytes of naive, flash1 and flash2 at one shape, from the closed forms.
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "explain/traffic.h"
@@ -57,14 +58,9 @@ void register_traffic_command(CLI::App& app, CliContext& /*ctx*/) {
                "  memwall traffic --seq 8192 --head-dim 128 --causal --config h200\n"
                "  memwall traffic --seq 1 --seq-kv 65536 --head-dim 128 --heads 32 --kv-heads 8 --config h200\n");
   cmd->callback([args] {
-    WorkloadParams shape = args->shape;
-    if (!args->config.empty()) {
-      const HardwareConfig config = load_config(args->config);
-      shape.sram_bytes = config.sm.smem_per_block.count;
-      shape.smem_limit_bytes = config.sm.smem_per_block.count;
-      shape.sm_count = config.sm.count;  // what --splits auto divides the work over
-    }
-    const explain::TrafficTable table = explain::compute_traffic(shape);
+    std::optional<HardwareConfig> config;
+    if (!args->config.empty()) config = load_config(args->config);
+    const explain::TrafficTable table = explain::compute_traffic(args->shape, config ? &*config : nullptr);
     std::fputs(explain::format_traffic(table).c_str(), stdout);
     if (!args->json.empty()) write_file_atomically(args->json, explain::traffic_json(table));
   });

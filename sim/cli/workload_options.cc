@@ -1,10 +1,8 @@
 #include "sim/cli/workload_options.h"
 
 #include <cstdint>
-#include <filesystem>
 #include <stdexcept>
 #include <string>
-#include <system_error>
 #include <vector>
 
 #include "models/workload_registry.h"
@@ -14,17 +12,6 @@
 
 namespace memwall {
 namespace {
-
-/// `path` relative to the working directory when it lies below it; `fallback` when empty.
-std::string display_path(const std::string& path, const std::string& fallback) {
-  if (path.empty()) return fallback;
-  std::error_code ec;
-  const std::string cwd = std::filesystem::current_path(ec).string() + "/";
-  if (!ec && path.size() > cwd.size() && path.compare(0, cwd.size(), cwd) == 0) {
-    return path.substr(cwd.size());
-  }
-  return path;
-}
 
 /// The flag of catalogue parameter `param`, parsed by its type into `p`. Integers are checked as
 /// text first: CLI11 would read "-5" into an unsigned field as 2^64 - 5.
@@ -101,27 +88,6 @@ CLI::Option* add_workload_option(CLI::App& app, std::string_view name, WorkloadP
     throw std::logic_error("no workload flag for parameter " + std::string(name));
   }
   return add_param_option(app, *param, params);
-}
-
-WorkloadParams resolve_workload_options(const WorkloadParams& params, const HardwareConfig* config) {
-  WorkloadParams p = params;
-  if (config != nullptr) {
-    // The config's shared memory per block is the on-chip memory M of a workload that sizes its
-    // blocks from one (flash1's sram_bytes), unless --sram gave it.
-    if (!p.sram_bytes && find_param(workload_plugin(p.workload), "sram_bytes") != nullptr) {
-      p.sram_bytes = config->sm.smem_per_block.count;
-    }
-    p.smem_limit_bytes = config->sm.smem_per_block.count;
-    p.smem_limit_source = "sm.smem_per_block of " + display_path(config->source_file, config->name);
-    p.arch = config->sm.arch;
-    p.sm_count = config->sm.count;
-  }
-  // With --allow-spill, --sram (when given) is the shared memory a spilling CTA may keep.
-  if (p.allow_spill && params.sram_bytes) {
-    p.smem_limit_bytes = *params.sram_bytes;
-    p.smem_limit_source = "--sram";
-  }
-  return resolve_workload(p);
 }
 
 }  // namespace memwall

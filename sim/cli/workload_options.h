@@ -9,7 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "models/workload_params.h"
-#include "sim/hw/config.h"
+#include "studies/workload_config.h"  // resolve_workload_options (moved there; kept for callers)
 
 namespace memwall {
 
@@ -23,13 +23,5 @@ void add_workload_options(CLI::App& app, WorkloadParams& params);
 /// Adds the flag of the one catalogue parameter `name` ("seq") to `app`, as
 /// add_workload_options does, and returns it (a command that takes a shape but no workload).
 CLI::Option* add_workload_option(CLI::App& app, std::string_view name, WorkloadParams& params);
-
-/// Applies a hardware config when one is given — its sm.smem_per_block is the on-chip memory M
-/// of a workload with the parameter sram_bytes (flash1) when --sram was not given (--sram wins),
-/// and the per-CTA shared-memory limit every tiling must fit — then resolve_workload (defaults,
-/// validation; UsageError on bad parameters). With allow_spill, --sram (when given) is that limit
-/// instead of the config's.
-WorkloadParams resolve_workload_options(const WorkloadParams& params,
-                                        const HardwareConfig* config = nullptr);
 
 }  // namespace memwall

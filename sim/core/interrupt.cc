@@ -49,8 +49,8 @@ void throw_if_interrupted() {
   if (interrupt_requested()) throw Interrupted();
 }
 
-void request_interrupt_for_testing() { g_interrupted.store(true, std::memory_order_relaxed); }
-void clear_interrupt_for_testing() {
+void request_interrupt() { g_interrupted.store(true, std::memory_order_relaxed); }
+void clear_interrupt() {
   g_interrupted.store(false, std::memory_order_relaxed);
   g_signal.store(0, std::memory_order_relaxed);
 }

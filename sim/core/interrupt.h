@@ -27,9 +27,11 @@ bool interrupt_requested();
 /// Throws Interrupted if a signal has been received. Poll it at least every ~10 ms of work.
 void throw_if_interrupted();
 
-/// Sets the flag as SIGINT would (for tests).
-void request_interrupt_for_testing();
-/// Clears the flag (for tests).
-void clear_interrupt_for_testing();
+/// Sets the flag as SIGINT would, without a signal number (interrupt_signal() stays 0). For tests,
+/// and for a host that catches signals itself: the Python module sets it on Python's Ctrl-C.
+void request_interrupt();
+/// Clears the flag and the signal number, so that later work runs again (tests; the Python
+/// module, once an interrupted call has unwound).
+void clear_interrupt();
 
 }  // namespace memwall

@@ -52,14 +52,14 @@ TEST_CASE("An atomic file in a missing directory is a clear error", "[atomic_fil
 }
 
 TEST_CASE("The interrupt flag makes throw_if_interrupted throw with exit code 130", "[interrupt]") {
-  clear_interrupt_for_testing();
+  clear_interrupt();
   CHECK_NOTHROW(throw_if_interrupted());
-  request_interrupt_for_testing();
+  request_interrupt();
   try {
     throw_if_interrupted();
     FAIL("expected Interrupted");
   } catch (const Interrupted& e) {
     CHECK(e.exit_code() == 130);
   }
-  clear_interrupt_for_testing();
+  clear_interrupt();
 }

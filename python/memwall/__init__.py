@@ -1,0 +1,385 @@
+"""memwall from Python: the simulator's library, not its command line.
+
+Load a hardware config, simulate a workload on it, sweep shapes and config keys, and read the
+closed forms, the traffic calculator and the roofline — each the same computation as the
+``memwall`` command of the same name, with the same numbers (a report's ``json`` is the text
+``memwall run --json`` writes, byte for byte) and the same error messages.
+
+    >>> import memwall
+    >>> h200 = memwall.load_config("h200", set={"l2.size": "100 MiB"})
+    >>> report = memwall.run(h200, workload="flash2", seq=1024, head_dim=64, heads=4)
+    >>> report.dram_read_bytes, report.time_s
+
+Simulations run without the GIL; Ctrl-C raises KeyboardInterrupt within a fraction of a second.
+Workload keyword arguments are the workloads' parameters (``memwall.workloads()``), so a
+parameter a workload plugin declares is a keyword argument here without any change.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from typing import Any, Iterable, Mapping, NamedTuple, Sequence, Union
+
+from . import _core
+from ._errors import ConfigError, Error, TraceError, UsageError
+
+__all__ = [
+    "Config", "ConfigError", "Error", "Parameter", "Quantity", "Record", "Report", "Reports", "Result",
+    "TraceError", "UsageError", "Workload", "closed_form", "load_config", "presets", "roofline",
+    "run", "sweep", "traffic", "workloads",
+]
+
+__version__: str = _core.version
+
+#: A workload parameter's value: a whole number, a name or a size with a unit ("fp16",
+#: "96 KiB"), or a switch.
+ParamValue = Union[int, str, bool]
+#: A config override's value: "50 MiB", "6 TB/s", 132, 0.85.
+SetValue = Union[str, int, float]
+
+
+class Quantity(NamedTuple):
+    """A config value: in base units (``unit``: B, B/s, Hz, ps, FLOP/s, ...), and as shown."""
+
+    value: Union[int, float, str]
+    unit: str
+    text: str
+
+
+class Parameter(NamedTuple):
+    """A workload parameter as its plugin declares it (``memwall workloads`` shows the same)."""
+
+    name: str
+    flag: str
+    type: str
+    unit: str
+    default: str
+    values: str
+    help: str
+
+
+class Workload(NamedTuple):
+    """A workload: its name, one-line summary and parameters."""
+
+    name: str
+    summary: str
+    params: list[Parameter]
+
+
+class Record(dict):
+    """A JSON object whose keys also read as attributes (``r.time_s`` is ``r["time_s"]``)."""
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __dir__(self) -> list[str]:
+        return sorted(set(super().__dir__()) | {k for k in self if k.isidentifier()})
+
+
+def _load_json(text: str) -> Any:
+    return json.loads(text, object_hook=Record)
+
+
+def _table(rows: list[dict[str, Any]], columns: Sequence[str] | None = None) -> Any:
+    """A pandas DataFrame of ``rows`` when pandas is importable, else the rows themselves."""
+    try:
+        import pandas
+    except ImportError:
+        return rows
+    return pandas.DataFrame(rows, columns=list(columns) if columns is not None else None)
+
+
+def _flatten(value: Any, prefix: str, out: dict[str, Any]) -> None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _flatten(item, f"{prefix}.{key}" if prefix else key, out)
+    else:
+        out[prefix] = value
+
+
+class Result(Record):
+    """A command's JSON answer as a Record, with ``json`` (its exact text) and ``text`` (what the
+    command prints)."""
+
+    json: str
+    text: str
+
+    @classmethod
+    def _from(cls, json_text: str, text: str) -> Any:
+        result = cls(_load_json(json_text))
+        result.json = json_text
+        result.text = text
+        return result
+
+
+class Report(Result):
+    """One simulated run: the keys of ``memwall run --json`` (base units: bytes, seconds, B/s).
+
+    ``json`` is that report's exact text, ``text`` the summary ``memwall run`` prints. The
+    per-kernel figures are ``report.kernels`` (a list) or ``kernel_table()``; the DRAM bytes per
+    tensor ``report.dram_bytes_by_tensor`` or ``tensor_table()``.
+    """
+
+    def kernel_table(self) -> Any:
+        """One row per kernel, nested figures flattened ("stall.compute", "resources.hbm.queue_s").
+
+        A pandas DataFrame when pandas is importable, else a list of dicts.
+        """
+        rows = []
+        for kernel in self["kernels"]:
+            row: dict[str, Any] = {}
+            _flatten(kernel, "", row)
+            rows.append(row)
+        return _table(rows)
+
+    def tensor_table(self) -> Any:
+        """One row per tensor: its DRAM bytes read and written ("tensor", "read", "write")."""
+        rows = [{"tensor": name, "read": t["read"], "write": t["write"]}
+                for name, t in self["dram_bytes_by_tensor"].items()]
+        return _table(rows, ["tensor", "read", "write"])
+
+    def __repr__(self) -> str:
+        return (f"<memwall.Report {self['workload']['name']} on {self['config']['name']!r}: "
+                f"{self['time_s']:.6g} s, {self['dram_read_bytes'] + self['dram_write_bytes']} "
+                "DRAM bytes>")
+
+
+class Reports(list):
+    """Several runs side by side (``run(config, workload=["naive", "flash2"])``).
+
+    ``text`` is the comparison ``memwall run --workload naive,flash2`` prints, ``json`` the array
+    its ``--json`` writes.
+    """
+
+    json: str
+    text: str
+
+
+class Config:
+    """A hardware config, loaded and validated (``load_config``).
+
+    ``values`` maps every key ("l2.size") to its resolved Quantity, ``derived`` every derived
+    value ("peak_tensor", "ridge_point_tensor"); ``config["l2.size"]`` is ``config.values[...]``.
+    ``str(config)`` is what ``memwall config show`` prints; ``to_yaml()`` a file that loads back to
+    the same config.
+    """
+
+    def __init__(self, core: Any) -> None:
+        self._core = core
+        self.values: dict[str, Quantity] = {
+            path: Quantity(value, unit, text) for path, _type, value, unit, text in core.values()}
+        self.derived: dict[str, Quantity] = {
+            name: Quantity(value, unit, f"{value:.6g} {unit}".strip())
+            for name, value, unit in core.derived()}
+
+    @property
+    def name(self) -> str:
+        """The config's display name ("NVIDIA H200")."""
+        return self._core.name
+
+    @property
+    def description(self) -> str:
+        return self._core.description
+
+    @property
+    def source_file(self) -> str:
+        """The YAML file it was loaded from."""
+        return self._core.source_file
+
+    @property
+    def overrides(self) -> list[str]:
+        """The ``set=`` overrides applied, as "key=value" in order."""
+        return list(self._core.overrides)
+
+    def __getitem__(self, key: str) -> Quantity:
+        return self.values[key]
+
+    def section(self, name: str) -> dict[str, Quantity]:
+        """The keys of one section ("l2") without the section's prefix."""
+        prefix = name + "."
+        return {k[len(prefix):]: v for k, v in self.values.items() if k.startswith(prefix)}
+
+    def to_yaml(self) -> str:
+        """Every key in base units (exact), readable values in comments; no ``extends``."""
+        return self._core.to_yaml()
+
+    def __str__(self) -> str:
+        return self._core.show()
+
+    def __repr__(self) -> str:
+        sets = f" with {', '.join(self.overrides)}" if self.overrides else ""
+        return f"<memwall.Config {self.name!r} from {self.source_file}{sets}>"
+
+
+def presets() -> dict[str, str]:
+    """The configs shipped with memwall: preset name → YAML path (``memwall config list``)."""
+    return dict(_core.presets())
+
+
+def _set_text(value: Any) -> str:
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        raise UsageError(f"set: expected a str, int or float value, got {value!r}")
+    return str(value)
+
+
+def load_config(path_or_preset: Union[str, os.PathLike[str]],
+                set: Mapping[str, SetValue] | None = None) -> Config:
+    """Loads a config file or preset ("h200"), applying ``set`` overrides in order.
+
+    ``set={"hbm.bandwidth": "6 TB/s", "sm.count": 66}`` is ``--set hbm.bandwidth="6 TB/s" --set
+    sm.count=66``. Raises ConfigError naming the file, line, column and key.
+    """
+    overrides = [f"{key}={_set_text(value)}" for key, value in (set or {}).items()]
+    return Config(_core.load_config(os.fspath(path_or_preset), overrides))
+
+
+def workloads() -> list[Workload]:
+    """Every workload with its parameters, in registration order (``memwall workloads``)."""
+    return [Workload(w["name"], w["summary"], [Parameter(**p) for p in w["params"]])
+            for w in _core.workloads()]
+
+
+def _param_text(name: str, value: Any) -> str:
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, (int, str)):
+        return str(value)
+    raise UsageError(f"{name}: expected an int, a str or a bool, got {value!r}")
+
+
+def _named(params: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Keyword arguments as (parameter, text) pairs, as the CLI's flags give them."""
+    return [(name, _param_text(name, value)) for name, value in params.items()
+            if value is not None]
+
+
+def _as_config(config: Union[Config, str, os.PathLike[str]]) -> Config:
+    return config if isinstance(config, Config) else load_config(config)
+
+
+def run(config: Union[Config, str], workload: Union[str, Sequence[str]] = "flash2", *,
+        flush_l2_between_kernels: bool = False, **params: ParamValue) -> Union[Report, Reports]:
+    """Simulates a workload generated on the fly (``memwall run``).
+
+    ``config`` is a Config or a file/preset name; ``params`` are the workload's parameters
+    (listed below). A list of workloads (or "naive,flash2") gives Reports, side by side.
+    """
+    names = workload.split(",") if isinstance(workload, str) else list(workload)
+    runs, text, json_text = _core.run(_as_config(config)._core, names, _named(params),
+                                      flush_l2_between_kernels)
+    reports = [Report._from(j, t) for j, t in runs]
+    if isinstance(workload, str) and len(names) == 1:
+        return reports[0]
+    many = Reports(reports)
+    many.json = json_text
+    many.text = text
+    return many
+
+
+_NUMBER = re.compile(r"-?\d+(\.\d+)?([eE][+-]?\d+)?")
+_INTEGER = re.compile(r"-?\d+")
+
+
+def _cell(text: str) -> Any:
+    """A sweep CSV cell as a value: JSON numbers as int or float, true/false as bool."""
+    if _INTEGER.fullmatch(text):
+        return int(text)
+    if _NUMBER.fullmatch(text):
+        return float(text)
+    if text in ("true", "false"):
+        return text == "true"
+    return text
+
+
+def _list_text(name: str, values: Any) -> str:
+    if isinstance(values, (list, tuple, range)):
+        return ",".join(_param_text(name, v) for v in values)
+    return _param_text(name, values)
+
+
+def sweep(config: Union[Config, str], workload: str, *,
+          set: Mapping[str, Union[SetValue, Iterable[SetValue]]] | None = None, jobs: int = 1,
+          flush_l2: bool = False, **axes: Any) -> Any:
+    """Simulates every combination of parameter lists and config overrides (``memwall sweep``).
+
+    Each axis is a list (``seq=[1024, 2048]``), one value, or the CLI's list text
+    (``seq="512..8192x2"``); ``set={"l2.size": ["25 MiB", "50 MiB"]}`` sweeps config keys.
+    ``jobs`` points run in parallel. One row per point, in the CSV's order and columns (the axes,
+    then every figure of the point's JSON report, flattened): a pandas DataFrame when pandas is
+    importable, else a list of dicts.
+    """
+    names = _core.sweep_axes()
+    values = [""] * len(names)
+    values[0] = _list_text("workload", workload)
+    for name, given in axes.items():
+        if name not in names[1:]:
+            raise UsageError(f"unknown sweep axis \"{name}\" (known: {', '.join(names[1:])})")
+        values[names.index(name)] = _list_text(name, given)
+    sets = []
+    for key, given in (set or {}).items():
+        items = given if isinstance(given, (list, tuple, range)) else [given]
+        sets.append(f"{key}=" + ",".join(_set_text(v) for v in items))
+    header, rows = _core.sweep(_as_config(config)._core, values, sets, jobs, flush_l2)
+    return _table([dict(zip(header, map(_cell, row))) for row in rows], header)
+
+
+def closed_form(workload: str = "flash2", config: Union[Config, str, None] = None,
+                **params: ParamValue) -> Record:
+    """The workload's global traffic in closed form (no simulation).
+
+    Keys as the ``closed_form`` object of ``memwall trace --counts --json``: global_read_bytes,
+    global_write_bytes, by_tensor (tensor → read_bytes, write_bytes); plus workload and params
+    (resolved). With a config its per-block shared memory is the limit (and flash1's M).
+    """
+    core = _as_config(config)._core if config is not None else None
+    named, read, write, tensors = _core.closed_form(workload, _named(params), core)
+    return Record(
+        workload=workload, params=Record(named),
+        global_read_bytes=read, global_write_bytes=write,
+        by_tensor=Record((t, Record(read_bytes=r, write_bytes=w)) for t, r, w in tensors))
+
+
+def traffic(seq: int, head_dim: int, *, config: Union[Config, str, None] = None,
+            **params: ParamValue) -> Result:
+    """HBM bytes of naive vs flash1 vs flash2 at one shape, from closed forms (``memwall traffic``).
+
+    The keys of its ``--json``; ``.text`` is the table it prints. ``config`` gives M and the
+    per-CTA limit (its smem_per_block) instead of ``sram_bytes``.
+    """
+    if config is not None and params.get("sram_bytes") is not None:
+        raise UsageError("traffic: give config or sram_bytes, not both (the config's "
+                         "smem_per_block is M)")
+    core = _as_config(config)._core if config is not None else None
+    named = _named({"seq": seq, "head_dim": head_dim, **params})
+    return Result._from(*_core.traffic(named, core))
+
+
+def roofline(config: Union[Config, str], reports: Iterable[Union[Report, Reports, str]] = (),
+             intensities: Iterable[float] = ()) -> Result:
+    """The chip's roofline, with the kernels of ``reports`` placed on it (``memwall roofline``).
+
+    ``reports`` are Reports from run() or JSON report texts; the keys are those of its ``--json``
+    and ``.text`` is what it prints.
+    """
+    texts = [r if isinstance(r, str) else r.json for r in reports]
+    return Result._from(*_core.roofline(_as_config(config)._core,
+                                        [float(x) for x in intensities], texts))
+
+
+def _parameters_doc() -> str:
+    """The keyword arguments every workload function takes, from the workloads' declarations."""
+    lines = ["", "Workload parameters (keyword arguments; a workload ignores those it does not",
+             "declare; see memwall.workloads()):"]
+    for name, kind in _core.parameters():
+        users = [w.name for w in workloads() if any(p.name == name for p in w.params)]
+        lines.append(f"    {name} ({kind}): {', '.join(users)}")
+    return "\n".join(lines)
+
+
+run.__doc__ = (run.__doc__ or "") + _parameters_doc()
+closed_form.__doc__ = (closed_form.__doc__ or "") + _parameters_doc()

@@ -1,0 +1,343 @@
+// memwall._core: the pybind11 binding of the memwall library, wrapped by memwall/__init__.py.
+//
+// It calls the same library functions the CLI commands call (sim/hw/config_loader.h,
+// studies/workload_config.h, studies/sweep_simulate.h, explain/*), so a result is the CLI's, byte
+// for byte in its JSON. Every simulation runs on a worker thread without the GIL while the calling
+// thread polls Python's signal handlers (PyErr_CheckSignals) every 50 ms: Ctrl-C sets the
+// library's interrupt flag, the work unwinds, and the call raises KeyboardInterrupt.
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "explain/roofline.h"
+#include "explain/traffic.h"
+#include "models/closed_forms.h"
+#include "models/workload_registry.h"
+#include "sim/core/error.h"
+#include "sim/core/interrupt.h"
+#include "sim/hw/config_loader.h"
+#include "sim/hw/config_schema.h"
+#include "sim/hw/config_text.h"
+#include "sim/report/report_json.h"
+#include "sim/report/report_text.h"
+#include "studies/sweep_runner.h"
+#include "studies/sweep_simulate.h"
+#include "studies/sweep_workload.h"
+#include "studies/workload_config.h"
+
+namespace py = pybind11;
+
+namespace memwall {
+namespace {
+
+/// How often the calling thread looks for a pending Ctrl-C while the work runs.
+constexpr std::chrono::milliseconds kSignalPoll{50};
+
+/// Runs `work` on a worker thread with the GIL released; meanwhile polls Python's signal handlers.
+/// A handler that raises (KeyboardInterrupt from Ctrl-C) sets the library's interrupt flag, so the
+/// work stops within its polling interval; that exception is then raised here, once the work has
+/// unwound and the flag is cleared. Otherwise returns the work's result or rethrows its error.
+/// `work` must not touch Python objects.
+template <class Work>
+auto without_gil(Work&& work) -> decltype(work()) {
+  using Result = decltype(work());
+  std::optional<Result> result;
+  std::exception_ptr error;
+  bool raised = false;  // a signal handler raised: its exception is pending on this thread
+  {
+    py::gil_scoped_release release;
+    std::mutex lock;
+    std::condition_variable finished;
+    bool done = false;
+    std::thread worker([&] {
+      try {
+        result.emplace(work());
+      } catch (...) {
+        error = std::current_exception();
+      }
+      const std::lock_guard<std::mutex> guard(lock);
+      done = true;
+      finished.notify_all();
+    });
+    std::unique_lock<std::mutex> wait(lock);
+    while (!finished.wait_for(wait, kSignalPoll, [&] { return done; })) {
+      if (raised) continue;
+      wait.unlock();
+      {
+        py::gil_scoped_acquire acquire;
+        raised = PyErr_CheckSignals() != 0;
+      }
+      if (raised) request_interrupt();
+      wait.lock();
+    }
+    wait.unlock();
+    worker.join();
+  }
+  if (raised) {
+    clear_interrupt();
+    throw py::error_already_set();
+  }
+  if (error) std::rethrow_exception(error);
+  return std::move(*result);
+}
+
+/// A loaded config and how it was asked for (sweeps reload it per point with their overrides).
+struct LoadedConfig {
+  HardwareConfig hw;
+  std::string path_or_preset;          ///< as given to load_config
+  std::vector<std::string> overrides;  ///< "key=value", in the order applied
+};
+
+/// The base unit of a key's value, as the JSON report and to_yaml write it.
+const char* base_unit(KeyType type) {
+  switch (type) {
+    case KeyType::kSize: return "B";
+    case KeyType::kBandwidth: return "B/s";
+    case KeyType::kFrequency: return "Hz";
+    case KeyType::kDuration: return "ps";
+    case KeyType::kInteger:
+    case KeyType::kReal:
+    case KeyType::kString: return "";
+  }
+  return "";
+}
+
+/// A key's value in base units as a Python number (or str).
+py::object base_value(const KeyValue& value) {
+  return std::visit(
+      [](const auto& v) -> py::object {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, std::string>) return py::str(v);
+        else if constexpr (std::is_same_v<T, Bytes>) return py::int_(v.count);
+        else if constexpr (std::is_same_v<T, Bandwidth>) return py::float_(v.bytes_per_second);
+        else if constexpr (std::is_same_v<T, Frequency>) return py::float_(v.hertz);
+        else if constexpr (std::is_same_v<T, Tick>) return py::int_(v);
+        else if constexpr (std::is_same_v<T, std::uint64_t>) return py::int_(v);
+        else return py::float_(v);
+      },
+      value);
+}
+
+/// The catalogue parameter `name` that has a flag (what the CLI accepts); UsageError otherwise.
+const CatalogueParam& flagged_param(const std::string& name) {
+  const CatalogueParam* param = find_workload_param(name);
+  if (param == nullptr || param->spec->flag.empty()) {
+    std::string known;
+    for (const CatalogueParam& p : workload_param_catalogue()) {
+      if (!p.spec->flag.empty()) known += (known.empty() ? "" : ", ") + std::string(p.spec->name);
+    }
+    throw UsageError("unknown workload parameter \"" + name + "\" (known: " + known + ")");
+  }
+  return *param;
+}
+
+/// Workload parameters from (name, text) pairs, each set as its flag would set it.
+WorkloadParams params_of(const std::vector<std::pair<std::string, std::string>>& named) {
+  WorkloadParams p;
+  for (const auto& [name, text] : named) set_param_text(*flagged_param(name).spec, p, text);
+  return p;
+}
+
+py::dict param_dict(const ParamSpec& spec) {
+  py::dict d;
+  d["name"] = std::string(spec.name);
+  d["flag"] = std::string(spec.flag);
+  d["type"] = std::string(param_type_name(spec.type));
+  d["unit"] = std::string(spec.unit);
+  d["default"] = param_default_text(spec);
+  d["values"] = param_bounds_text(spec);
+  d["help"] = std::string(spec.help);
+  return d;
+}
+
+/// Raises the exception class `name` of memwall._errors with `args`.
+void raise_memwall(const char* name, const py::tuple& args) {
+  const py::object type = py::module_::import("memwall._errors").attr(name);
+  PyErr_SetObject(type.ptr(), type(*args).ptr());
+}
+
+void translate_errors(std::exception_ptr p) {
+  try {
+    if (p) std::rethrow_exception(p);
+  } catch (const Interrupted& e) {
+    PyErr_SetString(PyExc_KeyboardInterrupt, e.what());
+  } catch (const ConfigError& e) {
+    raise_memwall("ConfigError", py::make_tuple(e.what(), e.pos().file, e.pos().line,
+                                                e.pos().column, e.key_path(), e.reason()));
+  } catch (const UsageError& e) {
+    raise_memwall("UsageError", py::make_tuple(e.what(), e.exit_code()));
+  } catch (const TraceError& e) {
+    raise_memwall("TraceError", py::make_tuple(e.what(), e.exit_code()));
+  } catch (const Error& e) {
+    raise_memwall("Error", py::make_tuple(e.what(), e.exit_code()));
+  }
+}
+
+}  // namespace
+}  // namespace memwall
+
+PYBIND11_MODULE(_core, m) {
+  using namespace memwall;
+  m.doc() = "The C++ core of memwall (use the memwall package, which wraps it)";
+  m.attr("version") = MEMWALL_VERSION;
+  py::register_exception_translator(&translate_errors);
+
+  py::class_<LoadedConfig>(m, "Config")
+      .def_property_readonly("name", [](const LoadedConfig& c) { return c.hw.name; })
+      .def_property_readonly("description", [](const LoadedConfig& c) { return c.hw.description; })
+      .def_property_readonly("source_file", [](const LoadedConfig& c) { return c.hw.source_file; })
+      .def_readonly("path_or_preset", &LoadedConfig::path_or_preset)
+      .def_readonly("overrides", &LoadedConfig::overrides)
+      .def("values",
+           [](const LoadedConfig& c) {
+             py::list out;
+             for (const KeyDecl& key : config_schema()) {
+               if (key.fetch == nullptr) continue;
+               const KeyValue v = key.fetch(c.hw);
+               out.append(py::make_tuple(std::string(key.path), std::string(key_type_name(key.type)),
+                                         base_value(v), base_unit(key.type),
+                                         format_key_value(key, v, c.hw.sm.clock)));
+             }
+             return out;
+           })
+      .def("derived",
+           [](const LoadedConfig& c) {
+             py::list out;
+             for (const DerivedValue& d : derived_values(c.hw)) {
+               out.append(py::make_tuple(d.name, d.value, d.unit));
+             }
+             return out;
+           })
+      .def("show", [](const LoadedConfig& c) { return config_show_text(c.hw); })
+      .def("to_yaml", [](const LoadedConfig& c) { return config_to_yaml(c.hw); });
+
+  m.def("presets", [] {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const PresetInfo& p : list_presets()) out.emplace_back(p.id, p.path);
+    return out;
+  });
+
+  m.def("load_config", [](const std::string& path_or_preset, const std::vector<std::string>& overrides) {
+    return LoadedConfig{load_config(path_or_preset, overrides), path_or_preset, overrides};
+  });
+
+  m.def("workloads", [] {
+    py::list out;
+    for (const WorkloadPlugin* plugin : workload_plugins()) {
+      py::dict w;
+      w["name"] = std::string(plugin->name());
+      w["summary"] = std::string(plugin->summary());
+      py::list params;
+      for (const ParamSpec& spec : plugin->params()) params.append(param_dict(spec));
+      w["params"] = params;
+      out.append(w);
+    }
+    return out;
+  });
+
+  // Every parameter a workload keyword argument may name (those with a CLI flag), in the
+  // catalogue's order, with its type.
+  m.def("parameters", [] {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const CatalogueParam& p : workload_param_catalogue()) {
+      if (!p.spec->flag.empty()) {
+        out.emplace_back(std::string(p.spec->name), std::string(param_type_name(p.spec->type)));
+      }
+    }
+    return out;
+  });
+
+  // Simulates each workload in turn: per run its JSON report and text summary, then the text and
+  // the JSON of them all (as `memwall run --workload A,B` prints and writes with --json).
+  m.def("run", [](const LoadedConfig& config, const std::vector<std::string>& workloads,
+                  const std::vector<std::pair<std::string, std::string>>& named, bool flush_l2) {
+    std::vector<WorkloadParams> points;
+    for (const std::string& name : workloads) {
+      WorkloadParams p = params_of(named);
+      p.workload = parse_workload_kind(name);
+      points.push_back(p);
+    }
+    return without_gil([&] {
+      SimOptions sim;
+      sim.flush_l2_between_kernels = flush_l2;
+      std::vector<RunResult> results;
+      std::vector<std::pair<std::string, std::string>> reports;
+      for (const WorkloadParams& p : points) {
+        results.push_back(simulate_workload(config.hw, p, sim));
+        reports.emplace_back(run_to_json(results.back()), format_run_report(results.back()));
+      }
+      const bool one = results.size() == 1;
+      return std::make_tuple(reports, one ? reports[0].second : format_comparison(results),
+                             one ? reports[0].first : runs_to_json(results));
+    });
+  });
+
+  // The sweep's rows as the CSV's cells: (header, rows).
+  m.def("sweep_axes", [] {
+    std::vector<std::string> names;
+    for (const WorkloadAxis& axis : workload_axes()) names.push_back(axis.name);
+    return names;
+  });
+  m.def("sweep", [](const LoadedConfig& config, const std::vector<std::string>& axis_values,
+                    const std::vector<std::string>& sets, unsigned jobs, bool flush_l2) {
+    if (jobs < 1) throw UsageError("sweep: jobs must be at least 1");
+    const SweepPlan plan = workload_sweep_plan(axis_values, sets);
+    const PointRunner runner =
+        simulator_point_runner(config.path_or_preset, flush_l2, config.overrides);
+    return without_gil([&] {
+      std::vector<std::uint64_t> indices(plan.count());
+      for (std::uint64_t i = 0; i < plan.count(); ++i) indices[i] = i;
+      const SweepTable table = sweep_table(plan, indices, run_points(plan, indices, runner, jobs));
+      return std::make_pair(table.header, table.rows);
+    });
+  });
+
+  // The closed form of one workload: (resolved parameters, read, write, per tensor).
+  m.def("closed_form", [](const std::string& workload,
+                          const std::vector<std::pair<std::string, std::string>>& named,
+                          const LoadedConfig* config) {
+    WorkloadParams p = params_of(named);
+    p.workload = parse_workload_kind(workload);
+    const WorkloadParams resolved = resolve_workload_options(p, config ? &config->hw : nullptr);
+    const Traffic t = closed_form_traffic(resolved);
+    std::vector<std::tuple<std::string, std::uint64_t, std::uint64_t>> tensors;
+    for (const TensorTraffic& x : t.by_tensor) tensors.emplace_back(x.tensor, x.read_bytes, x.write_bytes);
+    return py::make_tuple(resolved.named(), t.read_bytes, t.write_bytes, tensors);
+  }, py::arg("workload"), py::arg("named"), py::arg("config").none(true));
+
+  // `memwall traffic`: (JSON, text).
+  m.def("traffic", [](const std::vector<std::pair<std::string, std::string>>& named,
+                      const LoadedConfig* config) {
+    const explain::TrafficTable table =
+        explain::compute_traffic(params_of(named), config ? &config->hw : nullptr);
+    return std::make_pair(explain::traffic_json(table), explain::format_traffic(table));
+  }, py::arg("named"), py::arg("config").none(true));
+
+  // `memwall roofline`: (JSON, text); `reports` are JSON reports (a run or an array of runs).
+  m.def("roofline", [](const LoadedConfig& config, const std::vector<double>& intensities,
+                       const std::vector<std::string>& reports) {
+    const explain::RooflineChip chip = explain::roofline_chip(config.hw);
+    std::vector<explain::KernelPoint> kernels;
+    for (std::size_t i = 0; i < reports.size(); ++i) {
+      for (explain::KernelPoint& k :
+           explain::read_report_kernels(reports[i], "report " + std::to_string(i), chip)) {
+        kernels.push_back(std::move(k));
+      }
+    }
+    const explain::Roofline roofline = explain::make_roofline(chip, intensities, kernels);
+    return std::make_pair(explain::roofline_json(roofline), explain::format_roofline(roofline));
+  });
+}
