@@ -113,6 +113,13 @@ struct AttentionShape {
   std::uint64_t blocks_visible(std::uint64_t r0, std::uint64_t rows, std::uint64_t bc) const {
     return ceil_div(keys_visible(r0 + rows - 1), bc);
   }
+  /// The first Q block of `br` rows with a row that sees key c0: 0 without the mask; with it,
+  /// the first whose last row, min((m+1)·br, nq) − 1, sees c0, i.e. min((m+1)·br, nq) > c0 −
+  /// (nkv − nq). The last row of all sees every key, so some block always does.
+  std::uint64_t first_q_block(std::uint64_t br, std::uint64_t c0) const {
+    const std::uint64_t offset = nkv - nq;
+    return !causal || c0 <= offset ? 0 : (c0 - offset) / br;
+  }
   /// Whether the block of keys [c0, c0 + cols) holds a key that row r0 (the first of a tile)
   /// does not see: the blocks the causal diagonal crosses, masked element by element.
   bool block_masked(std::uint64_t r0, std::uint64_t c0, std::uint64_t cols) const {

@@ -73,7 +73,7 @@ class Flash1 final : public BackendWorkload<Flash1> {
   }
 
   /// Lines 5–15 of Algorithm 1 for one head. With the causal mask, a pass over K/V block j
-  /// skips the Q blocks none of whose rows sees a key of it (flash1_first_q_block).
+  /// skips the Q blocks none of whose rows sees a key of it (AttentionShape::first_q_block).
   template <class Backend>
   void forward(std::uint64_t bh, Backend& be, Recorder& rec) const {
     const WorkloadParams& p = params();
@@ -98,7 +98,7 @@ class Flash1 final : public BackendWorkload<Flash1> {
         rec.store(m_spill, spill_box(sp.kv_offset, sk * d));
         rec.store(m_spill, spill_box(v_offset, sk * d));
       }
-      for (std::uint64_t r0 = flash1_first_q_block(m_shape, br, c0) * br; r0 < n; r0 += br) {
+      for (std::uint64_t r0 = m_shape.first_q_block(br, c0) * br; r0 < n; r0 += br) {
         const std::uint64_t rows = std::min(br, n - r0);
         const bool masked = m_shape.block_masked(r0, c0, cols);
         const std::uint64_t sq = sp.active ? sp.q_spilled(rows) : 0;
@@ -356,14 +356,6 @@ std::pair<std::uint64_t, std::uint64_t> flash1_default_blocks(std::uint64_t sram
   return {std::min(bc, head_dim), bc};
 }
 
-std::uint64_t flash1_first_q_block(const AttentionShape& a, std::uint64_t br, std::uint64_t c0) {
-  // Q block m reaches the block when its last row, min((m+1)·Br, Nq) − 1, sees key c0:
-  // min((m+1)·Br, Nq) > c0 − (Nkv − Nq). The last row of all (Nq − 1) sees every key.
-  const std::uint64_t offset = a.nkv - a.nq;
-  if (!a.causal || c0 <= offset) return 0;
-  return (c0 - offset) / br;
-}
-
 Traffic flash1_traffic(const WorkloadParams& p, bool count_init) {
   const AttentionShape a = attention_shape(p);
   const std::uint64_t br = *p.block_q, bc = *p.block_kv;
@@ -374,7 +366,7 @@ Traffic flash1_traffic(const WorkloadParams& p, bool count_init) {
   if (!a.causal) {
     rows = tc * a.nq;
   } else {
-    for (std::uint64_t j = 0; j < tc; ++j) rows += a.nq - flash1_first_q_block(a, br, j * bc) * br;
+    for (std::uint64_t j = 0; j < tc; ++j) rows += a.nq - a.first_q_block(br, j * bc) * br;
   }
   const std::uint64_t bh = a.batch_heads, row = a.d * p.element_size();
   const std::uint64_t init = count_init ? a.nq : 0;

@@ -20,13 +20,9 @@ const WorkloadPlugin& flash1_plugin();
 std::pair<std::uint64_t, std::uint64_t> flash1_default_blocks(std::uint64_t sram_elements,
                                                               std::uint64_t head_dim);
 
-/// The first Q block of blocks of `br` rows that pass `c0` (the K/V block starting at key c0)
-/// visits: 0 without the causal mask; with it, the first whose last row sees key c0.
-std::uint64_t flash1_first_q_block(const AttentionShape& shape, std::uint64_t br, std::uint64_t c0);
-
 /// FlashAttention Algorithm 1 for resolved `p`, with Tc = ⌈Nkv/Bc⌉ passes, per query head:
 /// reads K, V once (Nkv·d each, its K/V head's, through each query head); Q and O once per
-/// visited (pass, Q block) — Tc·Nq rows without the mask, Σⱼ (Nq − first_q_block(j)·Br) with it —
+/// visited (pass, Q block) — Tc·Nq rows without the mask, Σⱼ (Nq − AttentionShape::first_q_block(Br, j·Bc)·Br) with it —
 /// and ℓ and m (fp32) as many rows; writes O, ℓ, m as many rows, plus, when `count_init`, the
 /// initialisation O = 0, ℓ = 0, m = −∞ (Nq rows each). The kernels do initialise (a flash1_init
 /// launch), so the workload's traffic has count_init. docs/models.md derives it.

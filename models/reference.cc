@@ -57,6 +57,44 @@ EigenBackend::Matrix attention_reference(const Workload& workload, const EigenBa
   return out;
 }
 
+std::vector<EigenBackend::Matrix> attention_grad_reference(const Workload& workload,
+                                                           const EigenBackend& data) {
+  using Matrix = EigenBackend::Matrix;
+  const AttentionShape a = attention_shape(workload.params());
+  const auto e = [](std::uint64_t x) { return static_cast<Eigen::Index>(x); };
+  const double scale = 1.0 / std::sqrt(static_cast<double>(a.d));
+  const Matrix& q = data.t(workload.tensor_id("Q"));
+  const Matrix& k = data.t(workload.tensor_id("K"));
+  const Matrix& v = data.t(workload.tensor_id("V"));
+  const Matrix& dout = data.t(workload.tensor_id("dO"));
+  Matrix dq = Matrix::Zero(q.rows(), q.cols());
+  Matrix dk = Matrix::Zero(k.rows(), k.cols()), dv = Matrix::Zero(v.rows(), v.cols());
+  for (std::uint64_t bh = 0; bh < a.batch_heads; ++bh) {
+    throw_if_interrupted();
+    const Eigen::Index qr = e(bh * a.nq), kr = e(a.kv_head(bh) * a.nkv);
+    const auto qh = q.middleRows(qr, e(a.nq));
+    const auto kh = k.middleRows(kr, e(a.nkv));
+    const auto vh = v.middleRows(kr, e(a.nkv));
+    const auto doh = dout.middleRows(qr, e(a.nq));
+    Matrix p = scale * qh * kh.transpose();
+    for (Eigen::Index i = 0; i < p.rows(); ++i) {
+      const Eigen::Index seen = e(a.keys_visible(static_cast<std::uint64_t>(i)));
+      auto row = p.row(i);
+      const double mx = row.head(seen).maxCoeff();
+      row.head(seen) = (row.head(seen).array() - mx).exp().matrix();
+      row.tail(e(a.nkv) - seen).setZero();
+      row /= row.sum();
+    }
+    const Matrix dp = doh * vh.transpose();
+    const Eigen::VectorXd rowsum = dp.cwiseProduct(p).rowwise().sum();
+    const Matrix ds = p.cwiseProduct(dp.colwise() - rowsum);
+    dq.middleRows(qr, e(a.nq)) = scale * ds * kh;
+    dk.middleRows(kr, e(a.nkv)) += scale * ds.transpose() * qh;
+    dv.middleRows(kr, e(a.nkv)) += p.transpose() * doh;
+  }
+  return {dq, dk, dv};
+}
+
 std::uint64_t numeric_bytes(const Workload& workload) {
   std::uint64_t total = 0;
   for (std::size_t i = 0; i < workload.info().tensors.size(); ++i) {
@@ -72,6 +110,7 @@ std::uint64_t numeric_bytes(const Workload& workload) {
 VerifyResult verify_workload(const WorkloadParams& params, std::uint64_t seed,
                              std::uint64_t max_bytes) {
   const std::unique_ptr<Workload> w = make_workload(params);
+  const WorkloadPlugin& plugin = workload_plugin(w->params().workload);
   const std::uint64_t need = numeric_bytes(*w);
   if (need > max_bytes) {
     throw UsageError("verify computes in double and would need " + format_bytes(Bytes{need}) +
@@ -80,13 +119,18 @@ VerifyResult verify_workload(const WorkloadParams& params, std::uint64_t seed,
   }
   EigenBackend data = w->make_data(seed);
   w->compute_all(data);
-  const EigenBackend::Matrix ref = reference_output(*w, data);
-  const std::uint8_t out = output_tensor(*w);
+  const std::vector<EigenBackend::Matrix> refs = plugin.reference_outputs(*w, data);
+  const std::vector<std::string_view> names = plugin.output_tensors();
   VerifyResult r;
-  r.output = w->info().tensors[out].name;
-  r.elements = static_cast<std::uint64_t>(ref.size());
-  r.max_abs_error = (data.t(out) - ref).cwiseAbs().maxCoeff();
-  if (!data.t(out).allFinite()) r.max_abs_error = std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const std::uint8_t out = w->tensor_id(std::string(names[i]));
+    r.output += (i ? ", " : "") + std::string(names[i]);
+    r.elements += static_cast<std::uint64_t>(refs[i].size());
+    const double err = data.t(out).allFinite()
+                           ? (data.t(out) - refs[i]).cwiseAbs().maxCoeff()
+                           : std::numeric_limits<double>::infinity();
+    r.max_abs_error = std::max(r.max_abs_error, err);
+  }
   return r;
 }
 

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "models/backend.h"
 #include "models/workload.h"
@@ -19,6 +20,13 @@ EigenBackend::Matrix reference_output(const Workload& workload, const EigenBacke
 /// mask's hidden keys weighing 0, from the tensors Q, K, V of `workload` in `data`.
 EigenBackend::Matrix attention_reference(const Workload& workload, const EigenBackend& data);
 
+/// The gradients {dQ, dK, dV} of O = softmax(scale·QKᵀ + mask)V for upstream gradient dO, from
+/// the tensors Q, K, V, dO of `workload` in `data`, derived plainly per query head: P the masked
+/// softmax, dV = PᵀdO, dP = dO·Vᵀ, dS = P∘(dP − rowsum(dP∘P)), dQ = scale·dS·K,
+/// dK = scale·dSᵀQ — dK and dV summed over the query heads of each K/V head.
+std::vector<EigenBackend::Matrix> attention_grad_reference(const Workload& workload,
+                                                           const EigenBackend& data);
+
 /// The id of the workload's output tensor (its plugin's output_tensor: "O" or "C").
 std::uint8_t output_tensor(const Workload& workload);
 
@@ -27,8 +35,8 @@ std::uint64_t numeric_bytes(const Workload& workload);
 
 /// What verify_workload found.
 struct VerifyResult {
-  std::string output;          ///< the tensor compared ("O" or "C")
-  std::uint64_t elements = 0;  ///< elements compared
+  std::string output;          ///< the tensors compared ("O", "C", "dQ, dK, dV")
+  std::uint64_t elements = 0;  ///< elements compared, over all of them
   double max_abs_error = 0.0;  ///< max |kernel − reference| over them
 };
 

@@ -72,6 +72,7 @@ EigenBackend Workload::make_data(std::uint64_t seed) const {
     }
     data.tensors.push_back(std::move(m));
   }
+  prepare_inputs(data);
   return data;
 }
 

@@ -53,6 +53,10 @@ class Workload {
   /// Runs every CTA of every launch in order on `data` (the ops are discarded).
   void compute_all(EigenBackend& data) const;
 
+  /// Completes the inputs make_data drew at random with those that are functions of them (a
+  /// backward pass's O and logsumexp L are the forward's outputs); nothing by default.
+  virtual void prepare_inputs(EigenBackend& /*data*/) const {}
+
  protected:
   explicit Workload(WorkloadParams resolved);
   /// Declares tensor `name` as rows × cols elements of `element_bytes`; returns its id.

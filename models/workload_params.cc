@@ -56,6 +56,17 @@ WorkloadKind parse_workload_kind(std::string_view name) {
   for (std::size_t i = 0; i < plugins.size(); ++i) {
     if (plugins[i]->name() == name) return static_cast<WorkloadKind>(i);
   }
+  constexpr std::string_view kBwd = "-bwd";
+  if (name.size() > kBwd.size() && name.substr(name.size() - kBwd.size()) == kBwd) {
+    std::string backward;
+    for (const WorkloadPlugin* plugin : plugins) {
+      const std::string_view n = plugin->name();
+      if (n.size() > kBwd.size() && n.substr(n.size() - kBwd.size()) == kBwd) {
+        backward += (backward.empty() ? "" : ", ") + std::string(n);
+      }
+    }
+    throw UsageError(std::string(name) + " is not provided: the backward passes are " + backward);
+  }
   throw UsageError("unknown workload \"" + std::string(name) + "\" (known: " +
                    workload_names(", ") + ")");
 }

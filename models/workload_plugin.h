@@ -65,11 +65,18 @@ class WorkloadPlugin {
   /// workload can spill and allow_spill asks for it.
   virtual SpillPlan spill_plan(const WorkloadParams& /*p*/) const { return {}; }
 
-  /// The tensor `memwall verify` compares ("O", "C").
+  /// The tensor `memwall verify` compares ("O", "C"); with several, the first.
   virtual std::string_view output_tensor() const = 0;
   /// That tensor computed plainly (no tiling) from `data`'s inputs, for `workload` built by make.
   virtual EigenBackend::Matrix reference_output(const Workload& workload,
                                                 const EigenBackend& data) const = 0;
+  /// Every tensor `memwall verify` compares (a backward pass: dQ, dK, dV); by default the one.
+  virtual std::vector<std::string_view> output_tensors() const { return {output_tensor()}; }
+  /// Their plain references, in that order.
+  virtual std::vector<EigenBackend::Matrix> reference_outputs(const Workload& workload,
+                                                              const EigenBackend& data) const {
+    return {reference_output(workload, data)};
+  }
 };
 
 }  // namespace memwall

@@ -164,9 +164,11 @@ std::vector<std::string> ideal_overrides(const HardwareConfig& base) {
 double expected_exponent(WorkloadKind workload, std::string_view over) {
   const bool seq = over == "seq";
   switch (workload) {
-    case WorkloadKind::naive: return seq ? 2.0 : 0.0;
+    case WorkloadKind::naive:
+    case WorkloadKind::naive_bwd: return seq ? 2.0 : 0.0;
     case WorkloadKind::flash1:
-    case WorkloadKind::flash2: return seq ? 2.0 : -1.0;
+    case WorkloadKind::flash2:
+    case WorkloadKind::flash2_bwd: return seq ? 2.0 : -1.0;
     case WorkloadKind::gemm: return seq ? 3.0 : -0.5;
   }
   return 0.0;

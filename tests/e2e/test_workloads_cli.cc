@@ -34,7 +34,7 @@ TEST_CASE("memwall workloads lists every workload with its summary and parameter
   }
   const Result bad = run_memwall("workloads flash9");
   CHECK(bad.code == 2);
-  CHECK_THAT(bad.out, Catch::Contains("unknown workload \"flash9\" (known: naive, flash1, flash2, gemm)"));
+  CHECK_THAT(bad.out, Catch::Contains("unknown workload \"flash9\" (known: naive, flash1, flash2, gemm, naive-bwd, flash2-bwd)"));
 }
 
 TEST_CASE("memwall workloads --markdown writes the reference docs/workloads.md holds", "[cli][workloads]") {
