@@ -52,8 +52,14 @@ void set_param_text(const ParamSpec& spec, WorkloadParams& p, std::string_view t
       throw UsageError("unknown " + std::string(spec.name) + " \"" + std::string(text) +
                        "\" (known: " + known + ")");
     }
-    case ParamType::kCount:
-    case ParamType::kSwitch: spec.field.set(p, parse_whole(spec, text)); return;
+    case ParamType::kCount: spec.field.set(p, parse_whole(spec, text)); return;
+    case ParamType::kSwitch:
+      if (text != "0" && text != "1") {
+        throw UsageError(std::string(spec.name) + ": expected 0 (off) or 1 (on), got \"" +
+                         std::string(text) + "\"");
+      }
+      spec.field.set(p, text == "1" ? 1 : 0);
+      return;
     case ParamType::kTile: {
       if (!spec.auto_word.empty() && text == spec.auto_word) {
         spec.field.set(p, 0);

@@ -136,8 +136,8 @@ std::string param_text(const ParamSpec& spec, const WorkloadParams& p);
 /// Whether `spec`'s value in resolved `p` belongs in the parameter list (WorkloadParams::named).
 bool param_listed(const ParamSpec& spec, const WorkloadParams& p);
 
-/// Sets `spec`'s value in `p` from text: a choice's name; digits for a count, a tile (below
-/// 2^32) or a switch (0 off, else on); digits (bytes) or a size with a unit ("64 KiB") for a byte
+/// Sets `spec`'s value in `p` from text: a choice's name; digits for a count or a tile (below
+/// 2^32, or the tile's auto word); 0 (off) or 1 (on) for a switch; digits (bytes) or a size with a unit ("64 KiB") for a byte
 /// count. Throws UsageError naming the parameter on a malformed value.
 void set_param_text(const ParamSpec& spec, WorkloadParams& p, std::string_view text);
 

@@ -67,6 +67,39 @@ TEST_CASE("memwall traffic --json carries the closed-form bytes", "[cli][explain
   CHECK(run_memwall("traffic --seq 64 --head-dim 64 --sram 12").code == 2);
 }
 
+TEST_CASE("memwall traffic takes the attention variants and its bytes are their closed forms",
+          "[cli][explain][variants]") {
+  const std::string json = temp_path("traffic_variants.json");
+  const Result r = run_memwall("traffic --seq 1 --seq-kv 4096 --head-dim 64 --heads 8 --kv-heads 2 "
+                               "--config h200 --splits auto --json " + json);
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("Nkv = 4096, kv heads 2"));
+  const JsonValue doc = parse_json(slurp(json), json);
+  std::filesystem::remove(json);
+  CHECK(doc.get("kv_heads")->text == "2");
+  CHECK(doc.get("seq_kv")->text == "4096");
+  for (const JsonValue& v : doc.get("variants")->items) {
+    WorkloadParams p;
+    p.workload = parse_workload_kind(v.get("workload")->text);
+    p.seq = 1;
+    p.seq_kv = 4096;
+    p.head_dim = 64;
+    p.heads = 8;
+    p.kv_heads = 2;
+    p.sram_bytes = p.smem_limit_bytes = 232448;  // the h200 preset's smem_per_block
+    if (p.workload == WorkloadKind::flash2) p.splits = static_cast<std::uint32_t>(
+        std::stoul(v.get("splits")->text));
+    CHECK(v.get("read_bytes")->text == std::to_string(closed_form_traffic(p).read_bytes));
+  }
+  // Causal: the FLOPs are those of the visible pairs, Nq(Nkv − Nq) + Nq(Nq + 1)/2 per head.
+  const Result c = run_memwall("traffic --seq 1000 --seq-kv 3000 --head-dim 64 --causal --sram 64KiB");
+  REQUIRE(c.code == 0);
+  char flops[64];
+  std::snprintf(flops, sizeof flops, "%.6e", 4.0 * (1000.0 * 2000.0 + 1000.0 * 1001.0 / 2) * 64);
+  CHECK_THAT(c.out, Catch::Contains(flops));
+  CHECK(run_memwall("traffic --seq 300 --seq-kv 200 --head-dim 64 --causal --sram 64KiB").code == 2);
+}
+
 TEST_CASE("memwall roofline's ridge point is the config's peak over its HBM bandwidth", "[cli][explain]") {
   const HardwareConfig config = load_config("h200");
   const double peak = config.sm.tensor_flops_per_cycle * config.sm.clock.hertz * config.sm.count;

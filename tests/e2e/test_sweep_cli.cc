@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -61,6 +62,31 @@ TEST_CASE("A sweep's CSV does not depend on the thread count, and shards merge i
   CHECK(missing.code == 2);
   CHECK_THAT(missing.out, Catch::Contains("point 1 of 12 is in none of the shard files"));
   for (const auto& f : {one, two, merged, tmp("shard0.csv"), tmp("shard1.csv")}) std::remove(f.c_str());
+}
+
+TEST_CASE("A switch is a sweep axis (--causal alone, or 0,1), and every row lists every parameter",
+          "[cli][sweep][variants]") {
+  const std::string both = tmp("causal.csv"), on = tmp("causal_on.csv");
+  const std::string base =
+      "sweep --config configs/hypothetical/teaching-gpu.yaml --workload flash2 --seq 256 "
+      "--head-dim 16 --heads 2,4 --kv-heads 2";
+  REQUIRE(run_memwall(base + " --causal 0,1 -o " + both).code == 0);
+  const std::string text = slurp(both);
+  CHECK(std::count(text.begin(), text.end(), '\n') == 2 * 2 + 1);
+  CHECK_THAT(text, Catch::StartsWith("workload,heads,seq,head_dim,kv_heads,causal,"));
+  // kv_heads equals heads at one point and not at the other; both rows carry it, and causal.
+  for (const char* column : {"workload.params.kv_heads", "workload.params.seq_kv",
+                             "workload.params.causal", "workload.params.splits"}) {
+    CHECK_THAT(text, Catch::Contains(column));
+  }
+  REQUIRE(run_memwall(base + " --causal -o " + on).code == 0);
+  const std::string causal_only = slurp(on);
+  CHECK(std::count(causal_only.begin(), causal_only.end(), '\n') == 2 + 1);
+  CHECK(causal_only.find(",1,") != std::string::npos);
+  const Result bad = run_memwall(base + " --causal 2 -o " + on);
+  CHECK(bad.code == 2);
+  CHECK_THAT(bad.out, Catch::Contains("causal: expected 0 (off) or 1 (on), got \"2\""));
+  for (const auto& f : {both, on}) std::remove(f.c_str());
 }
 
 TEST_CASE("Bad sweep input is one clear error with exit code 2 and no output file", "[cli][sweep]") {
