@@ -315,6 +315,10 @@ class Flash1Plugin final : public WorkloadPlugin {
     return plan_spill(p, kFlash1Loop);
   }
 
+  double io_exponent(std::string_view axis) const override {  // Θ(N²d²/M)
+    return axis == "seq" ? 2.0 : -1.0;
+  }
+
   std::string_view output_tensor() const override { return "O"; }
   EigenBackend::Matrix reference_output(const Workload& workload,
                                         const EigenBackend& data) const override {

@@ -446,6 +446,10 @@ class Flash2Plugin final : public WorkloadPlugin {
     return plan_spill(p, flash2_loop(p));
   }
 
+  double io_exponent(std::string_view axis) const override {  // Θ(N²d²/M), Bc ∝ M/d
+    return axis == "seq" ? 2.0 : -1.0;
+  }
+
   std::string_view output_tensor() const override { return "O"; }
   EigenBackend::Matrix reference_output(const Workload& workload,
                                         const EigenBackend& data) const override {

@@ -333,6 +333,10 @@ class Flash2BwdPlugin final : public WorkloadPlugin {
             "block_q/block_kv", ""};
   }
 
+  double io_exponent(std::string_view axis) const override {  // Θ(N²d²/M), Bc ∝ M/d
+    return axis == "seq" ? 2.0 : -1.0;
+  }
+
   std::string_view output_tensor() const override { return "dQ"; }
   std::vector<std::string_view> output_tensors() const override { return {"dQ", "dK", "dV"}; }
   EigenBackend::Matrix reference_output(const Workload& workload,

@@ -153,6 +153,10 @@ class GemmPlugin final : public WorkloadPlugin {
     return {"", "tile_m/tile_n/tile_k", ""};
   }
 
+  double io_exponent(std::string_view axis) const override {  // Hong–Kung: Θ(n³/√M)
+    return axis == "seq" ? 3.0 : -0.5;
+  }
+
   std::string_view output_tensor() const override { return "C"; }
   EigenBackend::Matrix reference_output(const Workload& workload,
                                         const EigenBackend& data) const override {

@@ -252,6 +252,10 @@ class NaivePlugin final : public WorkloadPlugin {
                                : "not even one row of S fits"};
   }
 
+  double io_exponent(std::string_view axis) const override {  // Θ(Nd + N²): N² at any M
+    return axis == "seq" ? 2.0 : 0.0;
+  }
+
   std::string_view output_tensor() const override { return "O"; }
   EigenBackend::Matrix reference_output(const Workload& workload,
                                         const EigenBackend& data) const override {

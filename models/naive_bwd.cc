@@ -345,6 +345,10 @@ class NaiveBwdPlugin final : public WorkloadPlugin {
                                : "not even one row of P and dP fits"};
   }
 
+  double io_exponent(std::string_view axis) const override {  // Θ(Nd + N²): N² at any M
+    return axis == "seq" ? 2.0 : 0.0;
+  }
+
   std::string_view output_tensor() const override { return "dQ"; }
   std::vector<std::string_view> output_tensors() const override { return {"dQ", "dK", "dV"}; }
   EigenBackend::Matrix reference_output(const Workload& workload,

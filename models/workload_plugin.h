@@ -65,6 +65,11 @@ class WorkloadPlugin {
   /// workload can spill and allow_spill asks for it.
   virtual SpillPlan spill_plan(const WorkloadParams& /*p*/) const { return {}; }
 
+  /// The exponent Theorem 2 (attention) or Hong–Kung (gemm) predicts for the workload's global
+  /// traffic against `axis` — "seq" (N, or m = n = k) or "sram_bytes" (the on-chip memory M) —
+  /// what `memwall io` fits its simulated bytes against.
+  virtual double io_exponent(std::string_view axis) const = 0;
+
   /// The tensor `memwall verify` compares ("O", "C"); with several, the first.
   virtual std::string_view output_tensor() const = 0;
   /// That tensor computed plainly (no tiling) from `data`'s inputs, for `workload` built by make.

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <map>
 
+#include "models/workload_registry.h"
 #include "sim/core/error.h"
 #include "sim/core/json.h"
 #include "sim/hw/config_loader.h"
@@ -162,16 +163,7 @@ std::vector<std::string> ideal_overrides(const HardwareConfig& base) {
 }
 
 double expected_exponent(WorkloadKind workload, std::string_view over) {
-  const bool seq = over == "seq";
-  switch (workload) {
-    case WorkloadKind::naive:
-    case WorkloadKind::naive_bwd: return seq ? 2.0 : 0.0;
-    case WorkloadKind::flash1:
-    case WorkloadKind::flash2:
-    case WorkloadKind::flash2_bwd: return seq ? 2.0 : -1.0;
-    case WorkloadKind::gemm: return seq ? 3.0 : -0.5;
-  }
-  return 0.0;
+  return workload_plugin(workload).io_exponent(over);
 }
 
 WorkloadParams io_params(const SweepPoint& point, const HardwareConfig& config) {

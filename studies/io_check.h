@@ -89,7 +89,8 @@ struct IoReport {
 std::vector<std::string> ideal_overrides(const HardwareConfig& base);
 
 /// The exponent of traffic in N (`over` = "seq") or in M ("sram") that Theorem 2 (attention) or
-/// Hong–Kung (gemm) predicts: naive 2 and 0; flash1, flash2 2 and −1; gemm 3 and −1/2.
+/// Hong–Kung (gemm) predicts, as the workload's plugin declares it (WorkloadPlugin::io_exponent):
+/// naive and naive-bwd 2 and 0; flash1, flash2, flash2-bwd 2 and −1; gemm 3 and −1/2.
 double expected_exponent(WorkloadKind workload, std::string_view over);
 
 /// The resolved parameters of a point on `config` (SRAM rules above; smem limit of the config).
