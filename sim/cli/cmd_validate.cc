@@ -20,7 +20,7 @@ struct ValidateCliOptions {
   std::string sm_count;
   std::string l2_size;
   std::string table;
-  std::string check;
+  std::vector<std::string> check;  ///< committed tables (--check, repeatable)
   std::string json;
   std::string csv;
   std::size_t cases = 0;
@@ -37,16 +37,19 @@ void run_validate_command(ValidateCliOptions o, CliContext& ctx) {
     throw UsageError("validate: --table takes no --check, --cases or --only (it simulates nothing)");
   }
   const std::string config_file = simulate ? resolve_config_path(o.run.config) : std::string();
-  refuse_clobbering({{"--json", o.json}, {"--csv", o.csv}},
-                    {{"--config", config_file}, {"--sm-count", o.sm_count}, {"--l2-size", o.l2_size},
-                     {"--table", o.table}, {"--check", o.check}});
+  std::vector<FileArgument> inputs = {
+      {"--config", config_file}, {"--sm-count", o.sm_count}, {"--l2-size", o.l2_size}, {"--table", o.table}};
+  for (const std::string& c : o.check) inputs.push_back({"--check", c});
+  refuse_clobbering({{"--json", o.json}, {"--csv", o.csv}}, inputs);
   o.run.max_cases = o.cases;
 
   std::vector<ValidationTable> tables;
   if (simulate) {
     // A committed table to compare with is read before the simulations, so that a bad one fails early.
     std::vector<ValidationTable> committed;
-    if (!o.check.empty()) committed = read_validation_csv(o.check);
+    for (const std::string& c : o.check) {
+      for (ValidationTable& t : read_validation_csv(c)) committed.push_back(std::move(t));
+    }
     if (!o.sm_count.empty()) tables.push_back(run_validation(ChipChange::kSmCount, o.sm_count, o.run));
     if (!o.l2_size.empty()) tables.push_back(run_validation(ChipChange::kL2Size, o.l2_size, o.run));
     for (std::size_t i = 0; i < tables.size(); ++i) {
@@ -54,7 +57,9 @@ void run_validate_command(ValidateCliOptions o, CliContext& ctx) {
     }
     if (!o.check.empty()) {
       const std::vector<std::string> diffs = compare_tables(tables, committed);
-      std::printf("\ncheck against %s: %s\n", o.check.c_str(),
+      std::string names;
+      for (const std::string& c : o.check) names += (names.empty() ? "" : ", ") + c;
+      std::printf("\ncheck against %s: %s\n", names.c_str(),
                   diffs.empty() ? "every row agrees" : (std::to_string(diffs.size()) + " rows differ").c_str());
       for (const std::string& d : diffs) std::printf("  %s\n", d.c_str());
       if (!diffs.empty()) ctx.exit_code = kExitFailure;
@@ -108,8 +113,8 @@ void register_validate_command(CLI::App& app, CliContext& ctx) {
                   "Summarize a table written by --csv again instead of simulating (no config needed)")
       ->type_name("FILE");
   cmd->add_option("--check", o->check,
-                  "Compare every simulated row with the same row of a table written by --csv; exit 1 when "
-                  "one differs (a stale or regressed table)")
+                  "Compare every simulated row with the same row of the tables written by --csv (repeatable); "
+                  "exit 1 when one differs or is missing (a stale or regressed table)")
       ->type_name("FILE");
   cmd->add_option("--json", o->json, "Also write the settings, rows and summaries as JSON, atomically")
       ->type_name("FILE");
