@@ -4,8 +4,10 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <map>
 #include <regex>
+#include <tuple>
 #include <utility>
 
 #include "sim/core/error.h"

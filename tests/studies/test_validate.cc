@@ -8,6 +8,7 @@
 #include <string>
 #include <unistd.h>
 
+#include "models/workload_params.h"
 #include "sim/core/error.h"
 #include "sim/engine/simulator.h"
 #include "sim/hw/config_loader.h"
@@ -42,16 +43,10 @@ std::string sm_file() {
 
 double seconds_of(Tick t) { return static_cast<double>(t) / static_cast<double>(kTicksPerSecond); }
 
+/// The case of kNaive, as the file's columns give it.
 WorkloadParams naive_params() {
-  WorkloadParams p;
-  p.workload = WorkloadKind::naive;
-  p.seq = 256;
-  p.head_dim = 32;
-  p.block_q = 128;
-  p.block_kv = 128;
-  p.block_k = 64;
-  p.softmax_rows = 4;
-  return p;
+  return params_from_named({{"workload", "naive"}, {"seq", "256"}, {"head_dim", "32"}, {"block_q", "128"},
+                            {"block_kv", "128"}, {"block_k", "64"}, {"softmax_rows", "4"}});
 }
 
 }  // namespace
