@@ -103,11 +103,13 @@ void register_validate_command(CLI::App& app, CliContext& ctx) {
       ->type_name("REGEX");
   cmd->add_option("--cases", o->cases, "Only the first N cases (after --only) of each file")
       ->check(positive_integer())
-      ->check(CLI::Range(std::size_t{1}, std::size_t{1000000}));
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1000000}))
+      ->type_name("N");
   cmd->add_option("-j,--threads", o->run.threads, "Simulations in parallel (the output does not depend on it)")
       ->check(positive_integer())
       ->capture_default_str()
-      ->check(CLI::Range(1u, 1024u));
+      ->check(CLI::Range(1u, 1024u))
+      ->type_name("N");
   cmd->add_flag("--summary", o->summary_only, "Print only the header and the per-family summary");
   cmd->add_option("--table", o->table,
                   "Summarize a table written by --csv again instead of simulating (no config needed)")
