@@ -30,5 +30,6 @@ void register_io_command(CLI::App& app, CliContext& ctx);
 void register_run_commands(CLI::App& app, CliContext& ctx);
 void register_calibrate_command(CLI::App& app, CliContext& ctx);
 void register_workloads_command(CLI::App& app, CliContext& ctx);
+void register_validate_command(CLI::App& app, CliContext& ctx);
 
 }  // namespace memwall

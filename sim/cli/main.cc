@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
   register_io_command(app, ctx);
   register_run_commands(app, ctx);
   register_calibrate_command(app, ctx);
+  register_validate_command(app, ctx);
   register_workloads_command(app, ctx);
   app.parse_complete_callback([&] { set_log_level(log_level); });
 

@@ -1,0 +1,208 @@
+// `memwall validate` on the committed chip-change measurements: its figures on a subset equal
+// independent `memwall run --set ...` results and the measured CSV's values, the committed tables
+// (traces/measured/h200-*-validate.csv) are what the code computes now, and the tables pasted in
+// traces/measured/h200-sm-count.md and h200-l2-size.md are those tables.
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "sim/core/json.h"
+#include "studies/sweep_csv.h"
+#include "studies/validate.h"
+#include "tests/support/cli.h"
+
+using namespace memwall;
+using memwall::test::run_memwall;
+
+namespace {
+
+const char* kSmCount = "traces/measured/h200-sm-count.csv";
+const char* kL2Size = "traces/measured/h200-l2-size.csv";
+const char* kSmTable = "traces/measured/h200-sm-count-validate.csv";
+const char* kL2Table = "traces/measured/h200-l2-size-validate.csv";
+const char* kConfig = "configs/calibrated/h200.yaml";
+
+const ValidationRow& row_of(const ValidationTable& t, const std::string& case_prefix, const std::string& kernel,
+                            const std::string& setting) {
+  for (const ValidationRow& r : t.rows) {
+    if (r.case_label.rfind(case_prefix, 0) == 0 && r.kernel == kernel && r.setting == setting) return r;
+  }
+  FAIL("no row " << case_prefix << " " << kernel << " " << setting);
+  return t.rows.front();
+}
+
+/// `memwall run ARGS --json FILE`, parsed.
+JsonValue run_json(const std::string& args, const std::string& name) {
+  const std::string json = memwall::test::temp_path("validate", name);
+  const auto r = run_memwall("run --config " + std::string(kConfig) + " " + args + " --json " + json);
+  REQUIRE(r.code == 0);
+  return parse_json(memwall::test::slurp(json), json);
+}
+
+double kernel_time(const JsonValue& report, const std::string& name) {
+  for (const JsonValue& k : report.get("kernels")->items) {
+    if (k.get("name")->text == name) return k.get("time_s")->number;
+  }
+  FAIL("no kernel " << name);
+  return 0;
+}
+
+/// The measured CSV's cell `column` on 1-based line `line`.
+std::string measured_cell(const CsvTable& csv, int line, const char* column) {
+  for (std::size_t r = 0; r < csv.rows.size(); ++r) {
+    if (csv.row_lines[r] == line) return csv.rows[r][static_cast<std::size_t>(csv.column(column))];
+  }
+  FAIL("no line " << line << " in " << csv.path);
+  return "";
+}
+
+/// The text from the first "\ncase " line on (the per-case rows and the summary), without the
+/// "wrote FILE" lines.
+std::string tables_part(const std::string& text) {
+  const std::size_t at = text.find("\ncase ");
+  if (at == std::string::npos) return {};
+  std::string out;
+  for (std::size_t pos = at; pos < text.size();) {
+    const std::size_t end = std::min(text.find('\n', pos + 1), text.size());
+    const std::string line = text.substr(pos, end - pos);
+    if (line.rfind("\nwrote ", 0) != 0) out += line;
+    pos = end;
+  }
+  return out;
+}
+
+/// The output of the first pasted `$ memwall validate` block of `page`, as the page shows it.
+std::string pasted_output(const std::string& page) {
+  const std::size_t start = page.find("$ memwall validate");
+  REQUIRE(start != std::string::npos);
+  const std::size_t body = page.find('\n', start);
+  const std::size_t end = page.find("\n```", body);
+  REQUIRE(end != std::string::npos);
+  return page.substr(body, end - body + 1);
+}
+
+}  // namespace
+
+TEST_CASE("validate --sm-count on a subset equals memwall run --set sm.count and the measured times",
+          "[validate]") {
+  const std::string csv = memwall::test::temp_path("validate", "sm.csv");
+  const auto r = run_memwall(std::string("validate --sm-count ") + kSmCount + " --cases 2 -j 2 --csv " + csv);
+  REQUIRE(r.code == 0);
+  const std::vector<ValidationTable> tables = read_validation_csv(csv);
+  REQUIRE(tables.size() == 1);
+  const ValidationTable& t = tables[0];
+  CHECK(t.cases == 2);
+
+  const std::string flash2 =
+      "--workload flash2 --batch 1 --heads 8 --seq 1024 --head-dim 64 --block-q 128 --block-kv 128 --stages 2";
+  const double full = run_json(flash2, "f132.json").get("time_s")->number;
+  for (const int sms : {66, 34, 16}) {
+    const ValidationRow& v = row_of(t, "flash2 B=1 H=8 N=1024 d=64", "total", "green " + std::to_string(sms));
+    const double sim = run_json(flash2 + " --set sm.count=" + std::to_string(sms), "f.json").get("time_s")->number;
+    CHECK(v.sim_time_s == Approx(sim).epsilon(1e-6));
+    CHECK(v.sim_slowdown == Approx(sim / full).epsilon(1e-6));
+  }
+  const std::string naive =
+      "--workload naive --batch 1 --heads 8 --seq 1024 --head-dim 64 --block-q 128 --block-kv 128 --block-k 64 "
+      "--softmax-rows 4 --set sm.count=16";
+  const JsonValue at16 = run_json(naive, "n16.json");
+  for (const char* kernel : {"qk", "softmax", "pv"}) {
+    CHECK(row_of(t, "naive B=1 H=8 N=1024 d=64", kernel, "green 16").sim_time_s ==
+          Approx(kernel_time(at16, kernel)).epsilon(1e-6));
+  }
+  CHECK(row_of(t, "naive B=1 H=8 N=1024 d=64", "total", "green 16").sim_time_s ==
+        Approx(at16.get("time_s")->number).epsilon(1e-6));
+
+  // Measured: each row's time is its CSV line's; the slowdown is over the run without a green context.
+  const CsvTable measured = read_csv(kSmCount);
+  for (const ValidationRow& v : t.rows) {
+    CHECK(v.meas_time_s == Approx(std::atof(measured_cell(measured, v.line, "time_s").c_str())).epsilon(1e-9));
+    CHECK(measured_cell(measured, v.line, "kernel") == v.kernel);
+    const ValidationRow& ref = row_of(t, v.case_label, v.kernel, "none");
+    CHECK(measured_cell(measured, ref.line, "sms_requested").empty());
+    CHECK(v.meas_slowdown == Approx(v.meas_time_s / ref.meas_time_s).epsilon(1e-7));  // %.9g in the CSV
+    if (!v.reference) {
+      CHECK(measured_cell(measured, v.line, "sms") == v.setting.substr(std::string("green ").size()));
+    }
+  }
+}
+
+TEST_CASE("validate --l2-size on a subset equals memwall run --set l2.size=(L2 - granted) and ncu's bytes",
+          "[validate]") {
+  const std::string csv = memwall::test::temp_path("validate", "l2.csv");
+  const auto r = run_memwall(std::string("validate --l2-size ") + kL2Size + " --cases 1 --csv " + csv);
+  REQUIRE(r.code == 0);
+  const ValidationTable t = read_validation_csv(csv).at(0);
+  const ValidationRow& v = row_of(t, "naive B=1 H=8 N=1024 d=64", "total", "reserve 100%");
+  // The H200's 60 MiB less the 37.5 MiB the driver granted.
+  CHECK(v.override_text == "l2.size=23592960B");
+  const std::string naive =
+      "--workload naive --batch 1 --heads 8 --seq 1024 --head-dim 64 --block-q 128 --block-kv 128 --block-k 64 "
+      "--softmax-rows 4 --set l2.size=23592960B";
+  CHECK(v.sim_time_s == Approx(run_json(naive, "l2.json").get("time_s")->number).epsilon(1e-6));
+  const JsonValue flushed = run_json(naive + " --flush-l2-between-kernels", "l2f.json");
+  double dram = 0;
+  for (const JsonValue& k : flushed.get("kernels")->items) {
+    dram += k.get("dram_read_bytes")->number + k.get("dram_write_bytes")->number;
+  }
+  REQUIRE(v.sim_dram_bytes.has_value());
+  CHECK(*v.sim_dram_bytes == Approx(dram).epsilon(1e-6));
+  const CsvTable measured = read_csv(kL2Size);
+  CHECK(*v.meas_dram_bytes == Approx(std::atof(measured_cell(measured, v.line, "dram_read_bytes").c_str()) +
+                                     std::atof(measured_cell(measured, v.line, "dram_write_bytes").c_str())));
+  CHECK(measured_cell(measured, v.line, "granted_bytes") == "39321600");
+}
+
+TEST_CASE("The committed validation tables are what validate computes now", "[validate]") {
+  // A subset of each, simulated again, agrees with the committed rows to 1e-6.
+  for (const auto& [flag, data, table] : {std::tuple{"--sm-count", kSmCount, kSmTable},
+                                          std::tuple{"--l2-size", kL2Size, kL2Table}}) {
+    const auto r = run_memwall(std::string("validate ") + flag + " " + data + " --cases 2 -j 2 --summary --check " +
+                               table);
+    INFO(r.out);
+    CHECK(r.code == 0);
+    CHECK_THAT(r.out, Catch::Contains("every row agrees"));
+    // Every committed row's measured figures are the measured CSV's.
+    const CsvTable measured = read_csv(data);
+    for (const ValidationTable& t : read_validation_csv(table)) {
+      CHECK(t.measured_path == data);
+      CHECK(t.config == kConfig);
+      for (const ValidationRow& v : t.rows) {
+        CHECK(v.meas_time_s == Approx(std::atof(measured_cell(measured, v.line, "time_s").c_str())).epsilon(1e-9));
+      }
+    }
+  }
+}
+
+TEST_CASE("The tables pasted in the measurement pages are the committed tables", "[validate]") {
+  for (const auto& [page, table] : {std::pair{"traces/measured/h200-sm-count.md", kSmTable},
+                                    std::pair{"traces/measured/h200-l2-size.md", kL2Table}}) {
+    const auto r = run_memwall(std::string("validate --table ") + table);
+    REQUIRE(r.code == 0);
+    const std::string pasted = pasted_output(memwall::test::slurp(page));
+    INFO(page);
+    REQUIRE_FALSE(tables_part(r.out).empty());
+    CHECK(tables_part(pasted) == tables_part(r.out));
+  }
+}
+
+TEST_CASE("validate refuses a malformed CSV with exit 2 and an output over an input", "[validate]") {
+  const std::string bad = memwall::test::temp_path("validate", "bad.csv");
+  {
+    std::string text = memwall::test::slurp(kSmCount);
+    const std::size_t line3 = text.find('\n', text.find('\n') + 1) + 1;
+    text.replace(text.find("2.678400e-05", line3), 12, "fast");
+    std::ofstream(bad) << text;
+  }
+  const auto r = run_memwall("validate --sm-count " + bad);
+  CHECK(r.code == 2);
+  CHECK_THAT(r.out, Catch::Contains(bad + ":3: column 13 (time_s): not a non-negative number: \"fast\""));
+  const auto clobber = run_memwall(std::string("validate --sm-count ") + kSmCount + " --csv " + kSmCount);
+  CHECK(clobber.code == 2);
+  CHECK_THAT(clobber.out, Catch::Contains("--csv"));
+  const auto none = run_memwall("validate");
+  CHECK(none.code == 2);
+  CHECK_THAT(none.out, Catch::Contains("--sm-count FILE"));
+}
