@@ -6,15 +6,14 @@
 #include <string_view>
 
 #include "sim/core/error.h"
+#include "studies/measured_join.h"
 #include "studies/sweep_csv.h"
 
 namespace memwall {
 namespace {
 
-/// The parameter columns, in the order of the contract.
-constexpr const char* kParamColumns[] = {"workload", "batch",    "heads",    "seq",
-                                         "head_dim", "dtype",    "block_q",  "block_kv",
-                                         "block_k",  "stages",   "softmax_rows"};
+/// The parameter columns every measured CSV has: a measurement always has a shape.
+constexpr const char* kShapeColumns[] = {"batch", "heads", "seq", "head_dim"};
 
 /// Parses a non-negative real; throws UsageError naming the place.
 double parse_real(const std::string& text, const std::string& where) {
@@ -45,12 +44,16 @@ std::string case_label(const WorkloadParams& p) {
   std::string s = std::string(to_string(p.workload)) + " B=" + std::to_string(p.batch) +
                   " H=" + std::to_string(p.heads) + " N=" + std::to_string(p.seq) +
                   " d=" + std::to_string(p.head_dim);
+  if (p.kv_heads && *p.kv_heads != p.heads) s += " Hkv=" + std::to_string(*p.kv_heads);
+  if (p.seq_kv && *p.seq_kv != p.seq) s += " Nkv=" + std::to_string(*p.seq_kv);
+  if (p.causal) s += " causal";
   if (p.dtype != Dtype::fp16) s += " " + std::string(to_string(p.dtype));
   if (p.block_q) s += " Br=" + std::to_string(*p.block_q);
   if (p.block_kv) s += " Bc=" + std::to_string(*p.block_kv);
   if (p.block_k) s += " Bk=" + std::to_string(*p.block_k);
   if (p.stages) s += " st=" + std::to_string(*p.stages);
   if (p.softmax_rows) s += " rows=" + std::to_string(*p.softmax_rows);
+  if (p.splits && *p.splits != 1) s += " S=" + std::to_string(*p.splits);
   return s;
 }
 
@@ -61,8 +64,9 @@ std::vector<MeasuredCase> read_measured_cases(const std::string& path) {
     if (c < 0) throw UsageError(path + ":1: missing column \"" + std::string(name) + "\"");
     return static_cast<std::size_t>(c);
   };
-  std::vector<std::size_t> param_cols;
-  for (const char* name : kParamColumns) param_cols.push_back(need(name));
+  for (const char* name : kShapeColumns) need(name);
+  std::vector<int> param_cols;  // -1: not in the file, the parameter's default
+  for (const char* name : kMeasuredParamColumns) param_cols.push_back(table.column(name));
   const std::size_t c_kernel = need("kernel");
   const std::size_t c_time = need("time_s");
   const std::size_t c_ncu = need("ncu_time_s");
@@ -81,14 +85,16 @@ std::vector<MeasuredCase> read_measured_cases(const std::string& path) {
     const std::string where = path + ":" + std::to_string(line);
     auto cell_where = [&](std::size_t c) { return where + ": column " + table.header[c]; };
     if (row[c_kernel] == "total") continue;
+    FlatRow named;
     std::vector<std::string> key;
-    for (const std::size_t c : param_cols) key.push_back(row[c]);
+    for (std::size_t i = 0; i < param_cols.size(); ++i) {
+      key.push_back(param_cols[i] < 0 ? "" : row[static_cast<std::size_t>(param_cols[i])]);
+      if (!key.back().empty()) named.emplace_back(kMeasuredParamColumns[i], key.back());
+    }
+    for (auto& cell : measured_variant_cells(table, r, where)) named.push_back(std::move(cell));
+    for (std::string& v : variant_join_values(named)) key.push_back(std::move(v));
     auto it = index.find(key);
     if (it == index.end()) {
-      std::vector<std::pair<std::string, std::string>> named;
-      for (std::size_t i = 0; i < param_cols.size(); ++i) {
-        if (!key[i].empty()) named.emplace_back(kParamColumns[i], key[i]);
-      }
       MeasuredCase mc;
       try {
         mc.params = resolve_workload(params_from_named(named));

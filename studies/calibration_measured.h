@@ -46,12 +46,17 @@ struct MeasuredCase {
 };
 
 /// Reads `path` (the columns of docs/cuda.md; extra columns are ignored). Rows of one case are
-/// grouped by their parameter columns, in file order. Throws UsageError naming the file, the line
-/// and the column on a missing column, a malformed number or parameter, or a case whose workload
-/// parameters do not resolve.
+/// grouped by their parameter columns, in file order. The shape columns batch, heads, seq and
+/// head_dim, and kernel, time_s and the ncu columns, are required; any other parameter column
+/// (kMeasuredParamColumns, kMeasuredVariantColumns of studies/measured_join.h) may be missing,
+/// which is the parameter's default as on the command line (workload flash2, dtype fp16, the
+/// workload's tiling, kv_heads = heads, seq_kv = seq, causal 0, splits 1). Throws UsageError
+/// naming the file, the line and the column on a missing column, a malformed number or parameter,
+/// or a case whose workload parameters do not resolve.
 std::vector<MeasuredCase> read_measured_cases(const std::string& path);
 
-/// A short label for a case's parameters (the tiling fields it uses).
+/// A short label for a case's parameters (the tiling fields it uses, and the variant parameters
+/// that are not their defaults: "Hkv=8 Nkv=16384 causal ... S=4").
 std::string case_label(const WorkloadParams& params);
 
 /// The kernel of `kernels` (the model's simulated or counted kernels, each with a `name`) that

@@ -11,15 +11,13 @@
 #include "sim/core/error.h"
 #include "sim/core/json.h"
 #include "sim/hw/config_loader.h"
+#include "studies/measured_join.h"
 #include "studies/sweep_runner.h"
 #include "studies/sweep_workload.h"
 
 namespace memwall {
 namespace {
 
-constexpr const char* kJoinColumns[] = {"workload", "batch",    "heads",   "seq",
-                                        "head_dim", "dtype",    "block_q", "block_kv",
-                                        "block_k",  "stages",   "softmax_rows"};
 constexpr std::uint64_t kMaxSmem = 1ull << 30;  // the config's ceiling for shared memory
 
 std::string number_text(double v) {
@@ -215,7 +213,7 @@ IoReport run_io(const SweepPlan& plan, const IoOptions& options, const CsvTable*
   std::vector<int> figure_cols;
   std::map<std::vector<std::string>, std::size_t> measured_rows;
   if (measured) {
-    for (const char* name : kJoinColumns) join_cols.push_back(measured->column(name));
+    for (const char* name : kMeasuredParamColumns) join_cols.push_back(measured->column(name));
     for (std::size_t c = 0; c < measured->header.size(); ++c) {
       const std::string& h = measured->header[c];
       if (h.size() > 6 && h.ends_with("_bytes") &&
@@ -239,14 +237,20 @@ IoReport run_io(const SweepPlan& plan, const IoOptions& options, const CsvTable*
         }
       }
       std::vector<std::string> key;
-      for (const int c : join_cols) key.push_back(c < 0 ? "" : measured->rows[r][static_cast<std::size_t>(c)]);
+      FlatRow named = measured_variant_cells(
+          *measured, r, measured->path + ":" + std::to_string(measured->row_lines[r]));
+      for (std::size_t j = 0; j < join_cols.size(); ++j) {
+        const int c = join_cols[j];
+        key.push_back(c < 0 ? "" : measured->rows[r][static_cast<std::size_t>(c)]);
+        named.emplace_back(kMeasuredParamColumns[j], key.back());
+      }
+      for (std::string& v : variant_join_values(named)) key.push_back(std::move(v));
       const auto [it, fresh] = measured_rows.emplace(key, r);
       if (!fresh) {
         throw UsageError(measured->path + ":" + std::to_string(measured->row_lines[r]) +
                          ": the same point as line " +
                          std::to_string(measured->row_lines[it->second]) +
-                         " (rows are joined on workload, batch, heads, seq, head_dim, dtype, "
-                         "block_q, block_kv, block_k, stages, softmax_rows)");
+                         " (rows are joined on " + measured_join_columns_text(*measured) + ")");
       }
     }
   }
@@ -291,9 +295,10 @@ IoReport run_io(const SweepPlan& plan, const IoOptions& options, const CsvTable*
     for (IoPoint& p : report.points) {
       std::vector<std::string> key;
       for (std::size_t j = 0; j < join_cols.size(); ++j) {
-        const std::string* v = find_field(p.params, kJoinColumns[j]);
+        const std::string* v = find_field(p.params, kMeasuredParamColumns[j]);
         key.push_back(join_cols[j] < 0 ? "" : (v ? *v : ""));
       }
+      for (std::string& v : variant_join_values(p.params)) key.push_back(std::move(v));
       const auto it = measured_rows.find(key);
       if (it == measured_rows.end()) continue;
       FlatRow cells;

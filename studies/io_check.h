@@ -98,8 +98,10 @@ WorkloadParams io_params(const SweepPoint& point, const HardwareConfig& config);
 
 /// Runs every point of `plan` (axis "workload" first) and fits. `measured`, when given, is joined
 /// on the columns workload, batch, heads, seq, head_dim, dtype, block_q, block_kv, block_k, stages,
-/// softmax_rows that it has; when it has a "kernel" column only its "total" rows (the whole
-/// workload) are used. Throws UsageError when two measured rows match one point.
+/// softmax_rows that it has, and on kv_heads, seq_kv, causal, splits, where a missing column or
+/// an empty cell is the default (studies/measured_join.h); when it has a "kernel" column only its
+/// "total" rows (the whole workload) are used. Throws UsageError when two measured rows match one
+/// point, or naming the file, line and column for a malformed variant cell.
 IoReport run_io(const SweepPlan& plan, const IoOptions& options, const CsvTable* measured);
 
 /// The JSON document: workload, config, ideal, ideal_overrides, points, fits (ends in "\n").

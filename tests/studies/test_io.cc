@@ -197,3 +197,52 @@ TEST_CASE("Regression: a non-numeric measured byte count names the file, line an
   }
   std::remove(path.c_str());
 }
+
+TEST_CASE("Measured rows join on kv_heads, seq_kv, causal and splits; a missing variant column or "
+          "an empty cell is the default", "[io]") {
+  const std::string path = memwall::test::temp_path("io", "variants.csv");
+  IoOptions options;
+  options.config = kTeaching;
+  const SweepPlan plan({{"workload", {"flash2"}},
+                        {"heads", {"2"}},
+                        {"kv_heads", {"1", "2"}},
+                        {"seq", {"256"}},
+                        {"head_dim", {"32"}}});
+  const auto join = [&](const std::string& csv) {
+    std::ofstream(path) << csv;
+    const CsvTable measured = read_csv(path);
+    return run_io(plan, options, &measured);
+  };
+
+  // kv_heads 1 and kv_heads 2 (= heads, the default written out) are two points.
+  IoReport r = join("workload,heads,kv_heads,seq,seq_kv,causal,splits,head_dim,dram_read_bytes\n"
+                    "flash2,2,1,256,256,0,1,32,100\n"
+                    "flash2,2,2,256,,0,,32,200\n");
+  REQUIRE(r.points.size() == 2);
+  CHECK(r.points[0].measured_where == path + ":2");
+  CHECK(r.points[1].measured_where == path + ":3");
+
+  // Without the column a row is kv_heads = heads: it joins that point only.
+  r = join("workload,heads,seq,head_dim,dram_read_bytes\nflash2,2,256,32,300\n");
+  CHECK_FALSE(r.points[0].measured.has_value());
+  CHECK(r.points[1].measured_where == path + ":2");
+
+  // A causal or split row is another point than the unvaried one.
+  r = join("workload,heads,seq,head_dim,causal,splits,dram_read_bytes\n"
+           "flash2,2,256,32,1,1,300\nflash2,2,256,32,0,2,300\n");
+  CHECK_FALSE(r.points[0].measured.has_value());
+  CHECK_FALSE(r.points[1].measured.has_value());
+
+  // The default written out and left out are the same point.
+  CHECK_THROWS_WITH(join("workload,heads,kv_heads,seq,head_dim,dram_read_bytes\n"
+                         "flash2,2,,256,32,1\nflash2,2,2,256,32,2\n"),
+                    Catch::Contains(":3: the same point as line 2") &&
+                        Catch::Contains("softmax_rows, kv_heads)"));
+
+  // A malformed variant cell names the file, the line and the column.
+  CHECK_THROWS_WITH(join("workload,heads,seq,head_dim,causal,dram_read_bytes\nflash2,2,256,32,yes,1\n"),
+                    Catch::Contains(path + ":2: column causal: expected 0 or 1, got \"yes\""));
+  CHECK_THROWS_WITH(join("workload,heads,seq,head_dim,kv_heads,dram_read_bytes\nflash2,2,256,32,-1,1\n"),
+                    Catch::Contains(path + ":2: column kv_heads: expected a positive whole number"));
+  std::remove(path.c_str());
+}

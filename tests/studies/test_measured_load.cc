@@ -162,3 +162,44 @@ TEST_CASE("Repeated launches of one kernel on the H200: the SM-side reads are th
   }
   CHECK(beyond_two_percent >= 1);
 }
+
+TEST_CASE("The variant columns of a measured CSV: missing or at their defaults they read as before, "
+          "else they are the case's parameters") {
+  const std::string row = "flash2,1,2,256,64,fp16,64,64,,2,,flash2_fwd,1e-6,1e-6,1,0,1,1,1,1";
+  const std::string plain = write_temp("measured-plain.csv", std::string(kHeader) + row + "\n");
+  const std::string header = std::string(kHeader).insert(std::string(kHeader).size() - 1,
+                                                         ",kv_heads,seq_kv,causal,splits");
+  const std::string defaults = write_temp(
+      "measured-defaults.csv", header + row + ",2,256,0,1\n" + row + ",1,,,\n" + row + ",,,1,\n" +
+                                   row + ",,512,,4\n");
+  const std::vector<MeasuredCase> before = read_measured_cases(plain);
+  const std::vector<MeasuredCase> cases = read_measured_cases(defaults);
+  REQUIRE(before.size() == 1);
+  REQUIRE(cases.size() == 4);
+  CHECK(cases[0].label == before[0].label);
+  CHECK(cases[0].params.named() == before[0].params.named());
+  CHECK(cases[1].label == "flash2 B=1 H=2 N=256 d=64 Hkv=1 Br=64 Bc=64 st=2");
+  CHECK(cases[2].label == "flash2 B=1 H=2 N=256 d=64 causal Br=64 Bc=64 st=2");
+  CHECK(cases[3].label == "flash2 B=1 H=2 N=256 d=64 Nkv=512 Br=64 Bc=64 st=2 S=4");
+  CHECK(*cases[3].params.splits == 4);
+
+  // Only the shape columns are required of the parameters: workload, dtype and the tiling left
+  // out are their defaults (flash2, fp16).
+  const std::string shape_only = write_temp(
+      "measured-shape.csv", "batch,heads,seq,head_dim,block_q,block_kv,stages,kernel,time_s,ncu_time_s,"
+                            "dram_read_bytes,dram_write_bytes,l2_read_bytes,l2_write_bytes,"
+                            "xbar_read_bytes,xbar_write_bytes\n1,2,256,64,64,64,2,flash2_fwd,1e-6,1e-6,1,0,1,1,1,1\n");
+  REQUIRE(read_measured_cases(shape_only).size() == 1);
+  CHECK(read_measured_cases(shape_only)[0].label == before[0].label);
+
+  for (const auto& [cells, column] : {std::pair{"x,,,", "kv_heads"}, std::pair{",08a,,", "seq_kv"},
+                                      std::pair{",,,0", "splits"}, std::pair{",,,auto", "splits"}}) {
+    const std::string path = write_temp("measured-variant-bad.csv", header + row + "," + cells + "\n");
+    INFO(cells);
+    CHECK_THROWS_WITH(read_measured_cases(path),
+                      Catch::Contains(path + ":2: column " + column + ": expected a positive whole number"));
+  }
+  const std::string bad_causal = write_temp("measured-causal.csv", header + row + ",,,2,\n");
+  CHECK_THROWS_WITH(read_measured_cases(bad_causal),
+                    Catch::Contains(bad_causal + ":2: column causal: expected 0 or 1, got \"2\""));
+}
