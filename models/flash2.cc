@@ -109,6 +109,10 @@ class Flash2 final : public BackendWorkload<Flash2> {
     const std::uint64_t m = cta % g.tr, split = (cta / g.tr) % g.splits;
     const std::uint64_t bh = cta / (g.tr * g.splits), kvh = a.kv_head(bh);
     const std::uint64_t r0 = m * g.br, rows = g.rows(m);
+    // The work is booked on the whole block of block_q rows: the CUDA kernel's MMA tiles and
+    // softmax loops cover every row of the block, valid or not (decode's 1..G valid rows of 128
+    // cost a full block: traces/measured/h200-variants.md). Traffic is of the valid rows only.
+    const std::uint64_t crows = g.br;
     const auto [jb, je] = g.blocks(m, split);
     const bool split_out = g.splits > 1;
     const auto e = [](std::uint64_t x) { return static_cast<Eigen::Index>(x); };
@@ -175,8 +179,8 @@ class Flash2 final : public BackendWorkload<Flash2> {
       if (sq > 0 || sk > 0) rec.wait(spill_tag);
       // S = scale·Q·Kᵀ on tensor cores: every warp reads its Q rows (once per sub-block) and
       // the whole K tile from shared memory.
-      rec.smem((rows * q_passes + kFlashWarps * cols) * d * s);
-      rec.compute(ComputeUnit::tensor, 2 * rows * cols * d);
+      rec.smem((crows * q_passes + kFlashWarps * cols) * d * s);
+      rec.compute(ComputeUnit::tensor, 2 * crows * cols * d);
       if (ss > 0) {  // score rows with no room: S written, read back by the softmax
         rec.store(m_spill, box(m_spill, cta, 1, sp.score_offset, ss * cols));
         rec.load(m_spill, box(m_spill, cta, 1, sp.score_offset, ss * cols), spill_tag);
@@ -184,17 +188,17 @@ class Flash2 final : public BackendWorkload<Flash2> {
       }
       // A block the causal diagonal crosses: each score compared with its row's limit and
       // replaced by −∞ above it.
-      if (masked) rec.compute(ComputeUnit::fp32, rows * cols);
+      if (masked) rec.compute(ComputeUnit::fp32, crows * cols);
       // Online softmax: scale, row max, subtract, row sum, rescale of ℓ and O.
-      rec.compute(ComputeUnit::fp32, 4 * rows * cols + rows * d + 2 * rows);
-      rec.compute(ComputeUnit::sfu, rows * cols + rows);
+      rec.compute(ComputeUnit::fp32, 4 * crows * cols + crows * d + 2 * crows);
+      rec.compute(ComputeUnit::sfu, crows * cols + crows);
       if (ss > 0) rec.store(m_spill, box(m_spill, cta, 1, sp.score_offset, ss * cols));  // P
       if (sk > 0) rec.load(m_spill, box(m_spill, cta, 1, kv_slot(j, true), sk * d), spill_tag);
       if (ss > 0) rec.load(m_spill, box(m_spill, cta, 1, sp.score_offset, ss * cols), spill_tag);
       if (sk > 0 || ss > 0) rec.wait(spill_tag);
       // O += P·V on tensor cores, P from registers.
       rec.smem(kFlashWarps * cols * d * s);  // every warp reads the whole V tile
-      rec.compute(ComputeUnit::tensor, 2 * rows * cols * d);
+      rec.compute(ComputeUnit::tensor, 2 * crows * cols * d);
       if constexpr (Backend::kNumeric) {
         throw_if_interrupted();  // a CTA's numerics can take seconds at large N: poll per block
         Matrix kb = be.t(m_k).block(e(kvh * nkv + c0), 0, e(cols), e(d));
@@ -234,8 +238,8 @@ class Flash2 final : public BackendWorkload<Flash2> {
       if (j + stages < je) issue_kv(j + stages);
     }
 
-    rec.compute(ComputeUnit::fp32, rows * d + rows);  // O / ℓ, L = m + log ℓ
-    rec.compute(ComputeUnit::sfu, 2 * rows);           // reciprocal and log per row
+    rec.compute(ComputeUnit::fp32, crows * d + crows);  // O / ℓ, L = m + log ℓ
+    rec.compute(ComputeUnit::sfu, 2 * crows);            // reciprocal and log per row
     const std::uint8_t o_out = split_out ? m_o_accum : m_o, l_out = split_out ? m_l_accum : m_l;
     const std::uint64_t o_row = split_out ? acc_row : bh * nq + r0;
     const std::uint64_t l_row = split_out ? split * a.batch_heads + bh : bh;
@@ -251,7 +255,7 @@ class Flash2 final : public BackendWorkload<Flash2> {
       be.t(o_out).block(e(o_row), 0, e(rows), e(d)) = o;
     }
     // The O tile staged through shared memory (written, read), in fp32 when it is a split's.
-    rec.smem(2 * rows * d * (split_out ? 4 : s));
+    rec.smem(2 * crows * d * (split_out ? 4 : s));
     rec.store(o_out, box(o_out, o_row, rows, 0, d));
     rec.store(l_out, box(l_out, l_row, 1, r0, rows));
   }
@@ -269,7 +273,8 @@ class Flash2 final : public BackendWorkload<Flash2> {
   }
 
   /// The split-KV combine, one CTA per (head, Q block): the splits' L_accum rows, then their
-  /// O_accum tiles; L = log Σ exp(Lₛ), O = Σ exp(Lₛ − L)·Oₛ.
+  /// O_accum tiles one split at a time, as the CUDA kernel's loop reads them (each waited for
+  /// before the next is loaded); L = log Σ exp(Lₛ), O = Σ exp(Lₛ − L)·Oₛ.
   template <class Backend>
   void combine(std::uint64_t cta, Backend& be, Recorder& rec) const {
     const Flash2Grid& g = m_grid;
@@ -285,9 +290,9 @@ class Flash2 final : public BackendWorkload<Flash2> {
     rec.compute(ComputeUnit::sfu, S * rows + rows);
     for (std::uint64_t sp = 0; sp < S; ++sp) {
       rec.load(m_o_accum, box(m_o_accum, (sp * a.batch_heads + bh) * nq + r0, rows, 0, d), 1);
+      rec.wait(1);
+      rec.compute(ComputeUnit::fp32, 2 * rows * d);  // O += exp(Lₛ − L)·Oₛ
     }
-    rec.wait(1);
-    rec.compute(ComputeUnit::fp32, 2 * S * rows * d);  // O += exp(Lₛ − L)·Oₛ
     if constexpr (Backend::kNumeric) {
       const auto e = [](std::uint64_t x) { return static_cast<Eigen::Index>(x); };
       constexpr double kMinusInf = -std::numeric_limits<double>::infinity();

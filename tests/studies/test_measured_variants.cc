@@ -132,9 +132,10 @@ TEST_CASE("The calibrated H200 on the variants up to 300 MB: SM->L2 bytes exact,
   }
 
   // Time and DRAM errors by family. The bounds are this subset's errors of 2026-12-01, rounded
-  // up, plus half a point, one-sided: a better model passes, a worse one fails. Decode's times are
-  // far under the chip's: the model counts the MMA and softmax work of a Q block's valid rows,
-  // the kernel computes all block_q rows (docs/validation.md, "Attention variants").
+  // up, plus half a point, one-sided: a better model passes, a worse one fails. The model books a Q
+  // block's work on all block_q rows, as the kernel computes them (decode's 1..G valid rows
+  // cost a full block); split decode's combine on few CTAs is still fast (docs/validation.md,
+  // "Attention variants").
   const std::vector<KernelComparison> rows = compare_cases(config, cases, subset, 2);
   struct Family {
     const char* name;
@@ -143,9 +144,9 @@ TEST_CASE("The calibrated H200 on the variants up to 300 MB: SM->L2 bytes exact,
   };
   const Family families[] = {
       {"causal prefill", [](const WorkloadParams& p) { return p.causal; }, 0.056, 0.128, 0.066},
-      {"decode, unsplit", [](const WorkloadParams& p) { return p.seq == 1 && *p.splits == 1; }, 0.604,
-       0.764, 0.115},
-      {"decode, split", [](const WorkloadParams& p) { return *p.splits > 1; }, 0.448, 0.793, 0.177},
+      {"decode, unsplit", [](const WorkloadParams& p) { return p.seq == 1 && *p.splits == 1; }, 0.031,
+       0.048, 0.115},
+      {"decode, split", [](const WorkloadParams& p) { return *p.splits > 1; }, 0.189, 0.550, 0.177},
   };
   std::size_t covered = 0;
   for (const Family& f : families) {
