@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "models/attention_backward.h"
 #include "models/attention_params.h"
 #include "models/checked_bytes.h"
 #include "models/launch.h"
@@ -45,9 +46,9 @@ std::uint64_t visited_q_rows(const AttentionShape& a, std::uint64_t br, std::uin
 
 /// FlashAttention-2 backward. Inputs Q, K, V, dO (random) and the forward's O and L (computed
 /// from them by prepare_inputs); outputs dQ, dK, dV.
-class Flash2Bwd final : public BackendWorkload<Flash2Bwd> {
+class Flash2Bwd final : public AttentionBackwardWorkload<Flash2Bwd> {
  public:
-  explicit Flash2Bwd(const WorkloadParams& p) : BackendWorkload(p), m_a(attention_shape(p)) {
+  explicit Flash2Bwd(const WorkloadParams& p) : AttentionBackwardWorkload(p) {
     const std::uint64_t rows = m_a.batch_heads * m_a.nq;
     const std::uint64_t kv_rows = m_a.kv_batch_heads() * m_a.nkv;
     const std::uint32_t s = p.element_size();
@@ -61,12 +62,7 @@ class Flash2Bwd final : public BackendWorkload<Flash2Bwd> {
     m_d = add_tensor("D", m_a.batch_heads, m_a.nq, 4);
     m_dq_accum = add_tensor("dQ_accum", rows, d, 4);
     m_dq = add_tensor("dQ", rows, d, s);
-    m_dk = add_tensor("dK", kv_rows, d, s);
-    m_dv = add_tensor("dV", kv_rows, d, s);
-    if (m_a.group > 1) {
-      m_dk_x = add_tensor("dK_expanded", m_a.batch_heads * m_a.nkv, d, s);
-      m_dv_x = add_tensor("dV_expanded", m_a.batch_heads * m_a.nkv, d, s);
-    }
+    add_kv_gradients();
   }
 
   /// O and L of the forward pass on Q, K, V (the masked softmax per query head).
@@ -79,22 +75,16 @@ class Flash2Bwd final : public BackendWorkload<Flash2Bwd> {
       const auto k = data.t(m_k).middleRows(e(m_a.kv_head(bh) * m_a.nkv), e(m_a.nkv));
       const auto v = data.t(m_v).middleRows(e(m_a.kv_head(bh) * m_a.nkv), e(m_a.nkv));
       Matrix sc = scale * q * k.transpose();
-      for (Eigen::Index i = 0; i < sc.rows(); ++i) {
-        const Eigen::Index seen = e(m_a.keys_visible(static_cast<std::uint64_t>(i)));
-        auto row = sc.row(i);
-        const double mx = row.head(seen).maxCoeff();
-        row.head(seen) = (row.head(seen).array() - mx).exp().matrix();
-        row.tail(e(m_a.nkv) - seen).setZero();
-        const double sum = row.sum();
-        row /= sum;
-        data.t(m_l)(e(bh), i) = mx + std::log(sum);
-      }
+      Eigen::VectorXd lse;
+      masked_softmax_rows(sc, m_a, 0, &lse);
+      data.t(m_l).row(e(bh)) = lse.transpose();
       data.t(m_o).middleRows(e(bh * m_a.nq), e(m_a.nq)) = sc * v;
     }
   }
 
  private:
   friend class BackendWorkload<Flash2Bwd>;
+  friend class AttentionBackwardWorkload<Flash2Bwd>;
   using Matrix = EigenBackend::Matrix;
 
   template <class Backend>
@@ -102,7 +92,7 @@ class Flash2Bwd final : public BackendWorkload<Flash2Bwd> {
     if (kernel == kDotDoO) dot_do_o(cta, be, rec);
     if (kernel == kBwd) backward(cta, be, rec);
     if (kernel == kConvertDq) convert_dq(cta, be, rec);
-    if (kernel == kSumDkv) sum_dkv(cta, be, rec);
+    if (kernel == kSumDkv) sum_dkv(cta, bc(), be, rec);
   }
 
   static Eigen::Index e(std::uint64_t x) { return static_cast<Eigen::Index>(x); }
@@ -220,35 +210,8 @@ class Flash2Bwd final : public BackendWorkload<Flash2Bwd> {
     rec.store(m_dq, box(m_dq, row, rows, 0, d));
   }
 
-  /// dK, dV of one K/V block of K/V head kvh: the sums over its G query heads' expanded rows.
-  template <class Backend>
-  void sum_dkv(std::uint64_t cta, Backend& be, Recorder& rec) const {
-    const std::uint64_t d = m_a.d, g = m_a.group, tc = ceil_div(m_a.nkv, bc());
-    const std::uint64_t kvh = cta / tc, c0 = (cta % tc) * bc(), cols = std::min(bc(), m_a.nkv - c0);
-    for (std::uint64_t h = 0; h < g; ++h) {
-      const std::uint64_t row = (kvh * g + h) * m_a.nkv + c0;
-      rec.load(m_dk_x, box(m_dk_x, row, cols, 0, d), 0);
-      rec.load(m_dv_x, box(m_dv_x, row, cols, 0, d), 0);
-    }
-    rec.wait(0);
-    rec.compute(ComputeUnit::fp32, 2 * (g - 1) * cols * d);
-    const std::uint64_t out = kvh * m_a.nkv + c0;
-    if constexpr (Backend::kNumeric) {
-      be.t(m_dk).middleRows(e(out), e(cols)).setZero();
-      be.t(m_dv).middleRows(e(out), e(cols)).setZero();
-      for (std::uint64_t h = 0; h < g; ++h) {
-        const std::uint64_t row = (kvh * g + h) * m_a.nkv + c0;
-        be.t(m_dk).middleRows(e(out), e(cols)) += be.t(m_dk_x).middleRows(e(row), e(cols));
-        be.t(m_dv).middleRows(e(out), e(cols)) += be.t(m_dv_x).middleRows(e(row), e(cols));
-      }
-    }
-    rec.store(m_dk, box(m_dk, out, cols, 0, d));
-    rec.store(m_dv, box(m_dv, out, cols, 0, d));
-  }
-
-  AttentionShape m_a;
   std::uint8_t m_q = 0, m_k = 0, m_v = 0, m_o = 0, m_do = 0, m_l = 0, m_d = 0;
-  std::uint8_t m_dq_accum = 0, m_dq = 0, m_dk = 0, m_dv = 0, m_dk_x = 0, m_dv_x = 0;
+  std::uint8_t m_dq_accum = 0, m_dq = 0;
 };
 
 constexpr ParamSpec kParams[] = {
@@ -278,7 +241,7 @@ constexpr ParamSpec kParams[] = {
      .field = field_of<&WorkloadParams::block_kv>()},
 };
 
-class Flash2BwdPlugin final : public WorkloadPlugin {
+class Flash2BwdPlugin final : public AttentionBackwardPlugin {
  public:
   std::string_view name() const override { return "flash2-bwd"; }
   std::string_view summary() const override {
@@ -335,17 +298,6 @@ class Flash2BwdPlugin final : public WorkloadPlugin {
 
   double io_exponent(std::string_view axis) const override {  // Θ(N²d²/M), Bc ∝ M/d
     return axis == "seq" ? 2.0 : -1.0;
-  }
-
-  std::string_view output_tensor() const override { return "dQ"; }
-  std::vector<std::string_view> output_tensors() const override { return {"dQ", "dK", "dV"}; }
-  EigenBackend::Matrix reference_output(const Workload& workload,
-                                        const EigenBackend& data) const override {
-    return attention_grad_reference(workload, data)[0];
-  }
-  std::vector<EigenBackend::Matrix> reference_outputs(const Workload& workload,
-                                                      const EigenBackend& data) const override {
-    return attention_grad_reference(workload, data);
   }
 };
 

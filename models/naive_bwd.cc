@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "models/attention_backward.h"
 #include "models/attention_params.h"
 #include "models/checked_bytes.h"
 #include "models/launch.h"
@@ -24,9 +25,9 @@ constexpr std::size_t kDv = 0, kDp = 1, kSoftmaxBwd = 2, kDq = 3, kDk = 4, kSumD
 
 /// The unfused attention backward. Inputs Q, K, V, dO (random) and the forward's P (computed
 /// from them by prepare_inputs); outputs dQ, dK, dV.
-class NaiveBwd final : public BackendWorkload<NaiveBwd> {
+class NaiveBwd final : public AttentionBackwardWorkload<NaiveBwd> {
  public:
-  explicit NaiveBwd(const WorkloadParams& p) : BackendWorkload(p), m_a(attention_shape(p)) {
+  explicit NaiveBwd(const WorkloadParams& p) : AttentionBackwardWorkload(p) {
     const std::uint64_t rows = m_a.batch_heads * m_a.nq;
     const std::uint64_t kv_rows = m_a.kv_batch_heads() * m_a.nkv;
     const std::uint32_t s = p.element_size();
@@ -39,12 +40,7 @@ class NaiveBwd final : public BackendWorkload<NaiveBwd> {
     m_dp = add_tensor("dP", rows, m_a.nkv, s);
     m_ds = add_tensor("dS", rows, m_a.nkv, s);
     m_dq = add_tensor("dQ", rows, d, s);
-    m_dk = add_tensor("dK", kv_rows, d, s);
-    m_dv = add_tensor("dV", kv_rows, d, s);
-    if (m_a.group > 1) {
-      m_dk_x = add_tensor("dK_expanded", m_a.batch_heads * m_a.nkv, d, s);
-      m_dv_x = add_tensor("dV_expanded", m_a.batch_heads * m_a.nkv, d, s);
-    }
+    add_kv_gradients();
   }
 
   /// The forward's P: the masked softmax of scale·QKᵀ per query head.
@@ -52,22 +48,16 @@ class NaiveBwd final : public BackendWorkload<NaiveBwd> {
     const double scale = 1.0 / std::sqrt(static_cast<double>(m_a.d));
     for (std::uint64_t bh = 0; bh < m_a.batch_heads; ++bh) {
       throw_if_interrupted();
-      auto p = data.t(m_p).middleRows(e(bh * m_a.nq), e(m_a.nq));
-      p = scale * data.t(m_q).middleRows(e(bh * m_a.nq), e(m_a.nq)) *
-          data.t(m_k).middleRows(e(m_a.kv_head(bh) * m_a.nkv), e(m_a.nkv)).transpose();
-      for (Eigen::Index i = 0; i < p.rows(); ++i) {
-        const Eigen::Index seen = e(m_a.keys_visible(static_cast<std::uint64_t>(i)));
-        auto row = p.row(i);
-        const double mx = row.head(seen).maxCoeff();
-        row.head(seen) = (row.head(seen).array() - mx).exp().matrix();
-        row.tail(e(m_a.nkv) - seen).setZero();
-        row /= row.sum();
-      }
+      Matrix p = scale * data.t(m_q).middleRows(e(bh * m_a.nq), e(m_a.nq)) *
+                 data.t(m_k).middleRows(e(m_a.kv_head(bh) * m_a.nkv), e(m_a.nkv)).transpose();
+      masked_softmax_rows(p, m_a, 0);
+      data.t(m_p).middleRows(e(bh * m_a.nq), e(m_a.nq)) = p;
     }
   }
 
  private:
   friend class BackendWorkload<NaiveBwd>;
+  friend class AttentionBackwardWorkload<NaiveBwd>;
   using Matrix = EigenBackend::Matrix;
 
   static Eigen::Index e(std::uint64_t x) { return static_cast<Eigen::Index>(x); }
@@ -83,7 +73,7 @@ class NaiveBwd final : public BackendWorkload<NaiveBwd> {
     if (kernel == kSoftmaxBwd) softmax_bwd(cta, be, rec);
     if (kernel == kDq) dq(cta, be, rec);
     if (kernel == kDk) transposed_product(cta, m_ds, m_q, true, be, rec);
-    if (kernel == kSumDkv) sum_dkv(cta, be, rec);
+    if (kernel == kSumDkv) sum_dkv(cta, bm(), be, rec);
   }
 
   /// dV = PᵀdO (a = P, b = dO) or dK = scale·dSᵀQ (a = dS, b = Q) for the bm rows of keys from
@@ -206,34 +196,8 @@ class NaiveBwd final : public BackendWorkload<NaiveBwd> {
     rec.store(m_dq, box(m_dq, bh * nq + r0, rows, 0, d));
   }
 
-  /// dK, dV of bm keys of K/V head kvh: the sums over its G query heads' expanded rows.
-  template <class Backend>
-  void sum_dkv(std::uint64_t cta, Backend& be, Recorder& rec) const {
-    const std::uint64_t d = m_a.d, g = m_a.group, tiles = ceil_div(m_a.nkv, bm());
-    const std::uint64_t kvh = cta / tiles, c0 = (cta % tiles) * bm();
-    const std::uint64_t rows = std::min(bm(), m_a.nkv - c0), out = kvh * m_a.nkv + c0;
-    for (std::uint64_t h = 0; h < g; ++h) {
-      rec.load(m_dk_x, box(m_dk_x, (kvh * g + h) * m_a.nkv + c0, rows, 0, d), 0);
-      rec.load(m_dv_x, box(m_dv_x, (kvh * g + h) * m_a.nkv + c0, rows, 0, d), 0);
-    }
-    rec.wait(0);
-    rec.compute(ComputeUnit::fp32, 2 * (g - 1) * rows * d);
-    if constexpr (Backend::kNumeric) {
-      be.t(m_dk).middleRows(e(out), e(rows)).setZero();
-      be.t(m_dv).middleRows(e(out), e(rows)).setZero();
-      for (std::uint64_t h = 0; h < g; ++h) {
-        const std::uint64_t row = (kvh * g + h) * m_a.nkv + c0;
-        be.t(m_dk).middleRows(e(out), e(rows)) += be.t(m_dk_x).middleRows(e(row), e(rows));
-        be.t(m_dv).middleRows(e(out), e(rows)) += be.t(m_dv_x).middleRows(e(row), e(rows));
-      }
-    }
-    rec.store(m_dk, box(m_dk, out, rows, 0, d));
-    rec.store(m_dv, box(m_dv, out, rows, 0, d));
-  }
-
-  AttentionShape m_a;
   std::uint8_t m_q = 0, m_k = 0, m_v = 0, m_do = 0, m_p = 0, m_dp = 0, m_ds = 0;
-  std::uint8_t m_dq = 0, m_dk = 0, m_dv = 0, m_dk_x = 0, m_dv_x = 0;
+  std::uint8_t m_dq = 0;
 };
 
 constexpr ParamSpec kParams[] = {
@@ -282,7 +246,7 @@ constexpr ParamSpec kParams[] = {
      .field = field_of<&WorkloadParams::softmax_rows>()},
 };
 
-class NaiveBwdPlugin final : public WorkloadPlugin {
+class NaiveBwdPlugin final : public AttentionBackwardPlugin {
  public:
   std::string_view name() const override { return "naive-bwd"; }
   std::string_view summary() const override {
@@ -347,17 +311,6 @@ class NaiveBwdPlugin final : public WorkloadPlugin {
 
   double io_exponent(std::string_view axis) const override {  // Θ(Nd + N²): N² at any M
     return axis == "seq" ? 2.0 : 0.0;
-  }
-
-  std::string_view output_tensor() const override { return "dQ"; }
-  std::vector<std::string_view> output_tensors() const override { return {"dQ", "dK", "dV"}; }
-  EigenBackend::Matrix reference_output(const Workload& workload,
-                                        const EigenBackend& data) const override {
-    return attention_grad_reference(workload, data)[0];
-  }
-  std::vector<EigenBackend::Matrix> reference_outputs(const Workload& workload,
-                                                      const EigenBackend& data) const override {
-    return attention_grad_reference(workload, data);
   }
 };
 

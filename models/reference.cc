@@ -21,6 +21,21 @@ EigenBackend::Matrix reference_output(const Workload& workload, const EigenBacke
   return workload_plugin(workload.params().workload).reference_output(workload, data);
 }
 
+void masked_softmax_rows(EigenBackend::Matrix& scores, const AttentionShape& a, std::uint64_t row0,
+                         Eigen::VectorXd* lse) {
+  if (lse != nullptr) lse->resize(scores.rows());
+  for (Eigen::Index i = 0; i < scores.rows(); ++i) {
+    const auto seen = static_cast<Eigen::Index>(a.keys_visible(row0 + static_cast<std::uint64_t>(i)));
+    auto row = scores.row(i);
+    const double mx = row.head(seen).maxCoeff();
+    row.head(seen) = (row.head(seen).array() - mx).exp().matrix();
+    row.tail(scores.cols() - seen).setZero();
+    const double sum = row.sum();
+    row /= sum;
+    if (lse != nullptr) (*lse)(i) = mx + std::log(sum);
+  }
+}
+
 EigenBackend::Matrix attention_reference(const Workload& workload, const EigenBackend& data) {
   using Matrix = EigenBackend::Matrix;
   const AttentionShape a = attention_shape(workload.params());
@@ -42,15 +57,7 @@ EigenBackend::Matrix attention_reference(const Workload& workload, const EigenBa
       throw_if_interrupted();
       const Eigen::Index rows = e(std::min(block, nq - i0));
       Matrix s = scale * q.middleRows(r + e(i0), rows) * kh.transpose();
-      for (Eigen::Index i = 0; i < rows; ++i) {
-        // The masked full softmax: keys a row does not see weigh exactly 0.
-        const Eigen::Index seen = e(a.keys_visible(i0 + static_cast<std::uint64_t>(i)));
-        auto row = s.row(i);
-        const double mx = row.head(seen).maxCoeff();
-        row.head(seen) = (row.head(seen).array() - mx).exp().matrix();
-        row.tail(e(nkv) - seen).setZero();
-        row /= row.sum();
-      }
+      masked_softmax_rows(s, a, i0);  // the masked full softmax
       out.middleRows(r + e(i0), rows) = s * vh;
     }
   }
@@ -77,14 +84,7 @@ std::vector<EigenBackend::Matrix> attention_grad_reference(const Workload& workl
     const auto vh = v.middleRows(kr, e(a.nkv));
     const auto doh = dout.middleRows(qr, e(a.nq));
     Matrix p = scale * qh * kh.transpose();
-    for (Eigen::Index i = 0; i < p.rows(); ++i) {
-      const Eigen::Index seen = e(a.keys_visible(static_cast<std::uint64_t>(i)));
-      auto row = p.row(i);
-      const double mx = row.head(seen).maxCoeff();
-      row.head(seen) = (row.head(seen).array() - mx).exp().matrix();
-      row.tail(e(a.nkv) - seen).setZero();
-      row /= row.sum();
-    }
+    masked_softmax_rows(p, a, 0);
     const Matrix dp = doh * vh.transpose();
     const Eigen::VectorXd rowsum = dp.cwiseProduct(p).rowwise().sum();
     const Matrix ds = p.cwiseProduct(dp.colwise() - rowsum);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "models/attention_params.h"
 #include "models/backend.h"
 #include "models/workload.h"
 
@@ -26,6 +27,12 @@ EigenBackend::Matrix attention_reference(const Workload& workload, const EigenBa
 /// dK = scale·dSᵀQ — dK and dV summed over the query heads of each K/V head.
 std::vector<EigenBackend::Matrix> attention_grad_reference(const Workload& workload,
                                                            const EigenBackend& data);
+
+/// Replaces each row of `scores` — scale·QKᵀ for the query rows from `row0` of one head of shape
+/// `a` — by its softmax over the keys the row sees, the hidden keys weighing exactly 0; with
+/// `lse`, writes each row's logsumexp into it (resized to the rows).
+void masked_softmax_rows(EigenBackend::Matrix& scores, const AttentionShape& a, std::uint64_t row0,
+                         Eigen::VectorXd* lse = nullptr);
 
 /// The id of the workload's output tensor (its plugin's output_tensor: "O" or "C").
 std::uint8_t output_tensor(const Workload& workload);
