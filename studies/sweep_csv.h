@@ -34,8 +34,9 @@ CsvTable read_csv(const std::string& path);
 
 /// Joins shard files written by `memwall sweep --shard I/N` (first columns `point` and `points`)
 /// into the CSV one unsharded run writes: the same header without those two columns, rows in point
-/// order. Throws UsageError when the headers differ, a shard disagrees on the point count, or the
-/// indices do not cover every point exactly once (naming the file and the point).
+/// order. Throws UsageError when the headers differ, a shard disagrees on the point count or (third
+/// column "sweep", written since it exists) on the fingerprint of the sweep, or the indices do not
+/// cover every point exactly once (naming the file, the line and the point).
 std::string merge_shards(const std::vector<std::string>& paths);
 
 }  // namespace memwall

@@ -15,6 +15,7 @@
 #include "sim/core/interrupt.h"
 #include "sim/core/output_guard.h"
 #include "sim/hw/config_loader.h"
+#include "sim/hw/config_text.h"
 #include "studies/sweep_csv.h"
 #include "studies/sweep_runner.h"
 #include "studies/sweep_simulate.h"
@@ -36,12 +37,6 @@ struct SweepCliOptions {
   std::string merge_output;
 };
 
-std::string file_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 void run_sweep_command(const SweepCliOptions& o) {
   if (o.config.empty()) throw UsageError("sweep: --config FILE is required");
@@ -49,7 +44,9 @@ void run_sweep_command(const SweepCliOptions& o) {
   if (o.axis_values[0].empty()) throw UsageError("sweep: --workload is required");
   const SweepPlan plan = workload_sweep_plan(o.axis_values, o.sets);
   const std::string config_path = resolve_config_path(o.config);
-  load_config(config_path);  // a bad config is reported once, before any point runs
+  // A bad config is reported once, before any point runs; what identifies the sweep is the config
+  // it resolves to (every key, bases and all), not the file's name or text.
+  const HardwareConfig resolved = load_config(config_path);
   refuse_clobbering({{"-o", o.output}, {"-o's resume sidecar", partial_path(o.output)}},
                     {{"--config", config_path}});
 
@@ -59,8 +56,8 @@ void run_sweep_command(const SweepCliOptions& o) {
   if (!o.shard.empty()) options.shard = parse_shard(o.shard);
   options.resume = o.resume;
   options.progress = ::isatty(STDERR_FILENO) != 0;
-  options.identity = std::string("memwall ") + MEMWALL_VERSION + "\nconfig " + config_path + "\n" +
-                     file_text(config_path) + "\nflush " + (o.flush_l2 ? "1" : "0");
+  options.identity = std::string("memwall ") + MEMWALL_VERSION + "\nconfig\n" +
+                     config_to_yaml(resolved) + "\nflush " + (o.flush_l2 ? "1" : "0");
   SweepSummary s;
   try {
     s = run_sweep(plan, simulator_point_runner(o.config, o.flush_l2), options);

@@ -54,13 +54,28 @@ Engine::Engine(const HardwareConfig& config, TraceSource& source, const SimOptio
       m_source(source),
       m_options(options),
       m_timeline(timeline),
+      m_budget(options.max_memory.count != 0 ? options.max_memory : default_memory_limit()),
       m_memory(config, source.workload()),
       m_sms(config.sm.count, Sm(config)),
       m_sm_time(config.sm.count),
       m_scheduler(config.sm.count),
       m_op_overhead(config.efficiency.op_overhead),
       m_issue_window(config.sim.issue_window),
-      m_pipe_serial(config.efficiency.pipe_serial) {}
+      m_pipe_serial(config.efficiency.pipe_serial) {
+  m_budget.take(fixed_memory_bytes(config), "the model of the chip");
+  m_memory.set_memory_budget(&m_budget);
+}
+
+std::uint64_t Engine::fixed_memory_bytes(const HardwareConfig& config) {
+  // Each figure is at most about 2^50 (the schema bounds every count), so the sum cannot wrap.
+  const DerivedConfig d = derive(config);
+  const std::uint64_t l2_lines = d.l2_usable_sets_per_slice * config.l2.slices * config.l2.ways;
+  const std::uint64_t l2 = l2_lines * (sizeof(std::uint32_t) + sizeof(std::uint16_t));
+  const std::uint64_t banks = std::uint64_t{config.hbm.channels} * config.hbm.banks_per_channel;
+  const std::uint64_t hbm = banks * (sizeof(std::uint64_t) + sizeof(Tick));
+  const std::uint64_t sms = std::uint64_t{config.sm.count} * (sizeof(Sm) + sizeof(SmTime) + 256);
+  return l2 + hbm + sms;
+}
 
 RunResult Engine::run() {
   RunResult result;
