@@ -7,6 +7,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/cli/commands.h"
@@ -41,6 +42,13 @@ struct SweepCliOptions {
 void run_sweep_command(const SweepCliOptions& o) {
   if (o.config.empty()) throw UsageError("sweep: --config FILE is required");
   if (o.output.empty()) throw UsageError("sweep: -o FILE.csv is required");
+  // The sweep writes CSV whatever the name says: a name that promises another format is refused.
+  for (const char* ext : {".json", ".yaml", ".yml", ".html", ".mwt"}) {
+    if (o.output.size() > std::string_view(ext).size() && o.output.ends_with(ext)) {
+      throw UsageError("sweep: -o " + o.output + ": a sweep writes CSV, not " + (ext + 1) +
+                       "; name the file .csv");
+    }
+  }
   if (o.axis_values[0].empty()) throw UsageError("sweep: --workload is required");
   const SweepPlan plan = workload_sweep_plan(o.axis_values, o.sets);
   const std::string config_path = resolve_config_path(o.config);
@@ -75,8 +83,8 @@ void run_sweep_command(const SweepCliOptions& o) {
     }
     throw;
   }
-  std::printf("memwall sweep: wrote %s: %llu points (%llu kept from %s, %llu simulated) in %.2f s\n",
-              o.output.c_str(), static_cast<unsigned long long>(s.points),
+  std::printf("memwall sweep: wrote %s: %llu point%s (%llu kept from %s, %llu simulated) in %.2f s\n",
+              o.output.c_str(), static_cast<unsigned long long>(s.points), s.points == 1 ? "" : "s",
               static_cast<unsigned long long>(s.resumed), partial_path(o.output).c_str(),
               static_cast<unsigned long long>(s.ran), s.seconds);
 }

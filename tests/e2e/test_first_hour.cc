@@ -136,3 +136,30 @@ TEST_CASE("Finding 15: an unknown --what-if name is refused before anything is s
   CHECK(r.out.find("unknown what-if \"perfect-l3\"") != std::string::npos);
   CHECK(r.out.find("on NVIDIA H200") == std::string::npos);  // no report was printed
 }
+
+TEST_CASE("Finding 23: a one-point sweep says \"1 point\", and -o with a non-CSV name is refused",
+          "[first-hour][cli]") {
+  const Scratch s;
+  const auto one = run_memwall("sweep --config h200 --workload flash2 --seq 256 --head-dim 64 -o " +
+                               s / "one.csv");
+  CHECK(one.code == 0);
+  CHECK(one.out.find("wrote " + s / "one.csv" + ": 1 point (0 kept") != std::string::npos);
+  for (const char* name : {"r.json", "r.yaml", "r.html"}) {
+    INFO(name);
+    const auto r = run_memwall("sweep --config h200 --workload flash2 --seq 256 -o " + s / name);
+    CHECK(r.code == 2);
+    CHECK(r.out.find("a sweep writes CSV") != std::string::npos);
+    CHECK(!fs::exists(s / name));
+  }
+}
+
+TEST_CASE("Finding 23: a what-if table shows a zero saving as 0, not \"0 ps\"", "[first-hour][cli]") {
+  const auto r = run_memwall("run --config h200 --workload flash2 --seq 512 --head-dim 64 --heads 2 "
+                             "--what-if hbm-x2");
+  REQUIRE(r.code == 0);
+  const std::size_t base = r.out.find("\nbase ");
+  REQUIRE(base != std::string::npos);
+  const std::string line = r.out.substr(base + 1, r.out.find('\n', base + 1) - base - 1);
+  CHECK(line.find("0 ps") == std::string::npos);
+  CHECK(line.find(" 0 ") != std::string::npos);
+}
