@@ -34,6 +34,7 @@ struct SimulateOptions {
   std::string timeline;
   bool flush_l2 = false;
   std::string max_memory;  ///< --max-memory SIZE; empty: half the machine's memory
+  std::uint64_t timeline_budget = Timeline::kDefaultDetailBudget;  ///< --timeline-budget N
 };
 
 struct RunOptions {
@@ -64,6 +65,12 @@ void add_simulate_options(CLI::App& cmd, SimulateOptions& o) {
   cmd.add_flag("--flush-l2-between-kernels", o.flush_l2,
                "Write back and invalidate L2 before each kernel after the first (as Nsight Compute's "
                "--cache-control all)");
+  cmd.add_option("--timeline-budget", o.timeline_budget,
+                 "Write at most N op-level events and N CTA slices into the --timeline file (the rest "
+                 "are counted, and said on stderr)")
+      ->type_name("N")
+      ->check(positive_integer())
+      ->capture_default_str();
   cmd.add_option("--max-memory", o.max_memory,
                  "Refuse a simulation that would need more memory than SIZE, e.g. \"8 GiB\" "
                  "[default: half the machine's memory]")
@@ -100,9 +107,23 @@ RunResult simulate_with(const HardwareConfig& hw, TraceSource& source, const Sim
   sim.flush_l2_between_kernels = o.flush_l2;
   sim.max_memory = max_memory_of(o);
   std::optional<Timeline> timeline;
-  if (!o.timeline.empty()) timeline.emplace(o.timeline);
+  if (!o.timeline.empty()) timeline.emplace(o.timeline, o.timeline_budget, o.timeline_budget);
   RunResult r = simulate(hw, source, sim, timeline ? &*timeline : nullptr);
-  if (timeline) timeline->finish();
+  if (timeline) {
+    timeline->finish();
+    if (timeline->op_events_dropped() > 0 || timeline->cta_slices_dropped() > 0) {
+      std::fprintf(stderr,
+                   "memwall: note: the timeline %s lacks op-level events from %s on (of a %s run): "
+                   "its budget of %llu (--timeline-budget) left out %llu op-level events and %llu "
+                   "CTA slices (counted in its metadata)\n",
+                   o.timeline.c_str(),
+                   format_duration(timeline->first_drop() == kMaxTick ? r.time : timeline->first_drop()).c_str(),
+                   format_duration(r.time).c_str(),
+                   static_cast<unsigned long long>(o.timeline_budget),
+                   static_cast<unsigned long long>(timeline->op_events_dropped()),
+                   static_cast<unsigned long long>(timeline->cta_slices_dropped()));
+    }
+  }
   return r;
 }
 

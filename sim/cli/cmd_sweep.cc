@@ -42,13 +42,6 @@ struct SweepCliOptions {
 void run_sweep_command(const SweepCliOptions& o) {
   if (o.config.empty()) throw UsageError("sweep: --config FILE is required");
   if (o.output.empty()) throw UsageError("sweep: -o FILE.csv is required");
-  // The sweep writes CSV whatever the name says: a name that promises another format is refused.
-  for (const char* ext : {".json", ".yaml", ".yml", ".html", ".mwt"}) {
-    if (o.output.size() > std::string_view(ext).size() && o.output.ends_with(ext)) {
-      throw UsageError("sweep: -o " + o.output + ": a sweep writes CSV, not " + (ext + 1) +
-                       "; name the file .csv");
-    }
-  }
   if (o.axis_values[0].empty()) throw UsageError("sweep: --workload is required");
   const SweepPlan plan = workload_sweep_plan(o.axis_values, o.sets);
   const std::string config_path = resolve_config_path(o.config);
@@ -57,6 +50,13 @@ void run_sweep_command(const SweepCliOptions& o) {
   const HardwareConfig resolved = load_config(config_path);
   refuse_clobbering({{"-o", o.output}, {"-o's resume sidecar", partial_path(o.output)}},
                     {{"--config", config_path}});
+  // The sweep writes CSV whatever the name says: a name that promises another format is refused.
+  for (const char* ext : {".json", ".yaml", ".yml", ".html", ".mwt"}) {
+    if (o.output.size() > std::string_view(ext).size() && o.output.ends_with(ext)) {
+      throw UsageError("sweep: -o " + o.output + ": a sweep writes CSV, not " + (ext + 1) +
+                       "; name the file .csv");
+    }
+  }
 
   SweepOptions options;
   options.output = o.output;

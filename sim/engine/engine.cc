@@ -258,7 +258,9 @@ void Engine::stream(std::uint32_t id, Tick t) {
 void Engine::step(std::uint32_t id, Tick t) {
   CtaSlot& c = m_slots[id];
   Sm& sm = m_sms[c.sm];
+  // Past the timeline's budget an op-level event is only counted (the sink says how many).
   const bool detail = m_timeline != nullptr && m_timeline->detail();
+  const bool dropping = m_timeline != nullptr && !detail;
   while (true) {
     if (c.pc == c.ops.size() || !is_pipe_op(c.ops[c.pc].kind)) {
       // Memory ops, waits, barriers and the end of the CTA come after its pipes are done.
@@ -280,6 +282,7 @@ void Engine::step(std::uint32_t id, Tick t) {
       account_wait(c, from, end, c.drain_unloaded);
       if (end > t) {
         if (detail) m_timeline->slice(c.sm, c.slot, "drain", from, end, "");
+        if (dropping) m_timeline->drop_detail(from);
         m_queue.schedule(end, kFinish, id, kFinish);
       } else {
         finish(id, t);
@@ -315,6 +318,7 @@ void Engine::step(std::uint32_t id, Tick t) {
                               "\"bytes\":" + std::to_string(op.box.bytes()) + ",\"tag\":" +
                                   std::to_string(op.tag));
         }
+        if (dropping) m_timeline->drop_detail(issue);
         if (!c.stream_scheduled) stream(id, issue);
         break;
       }
@@ -333,6 +337,7 @@ void Engine::step(std::uint32_t id, Tick t) {
         if (detail && next > from) {
           m_timeline->slice(c.sm, c.slot, "wait", from, next, "\"tag\":" + std::to_string(op.tag));
         }
+        if (dropping && next > from) m_timeline->drop_detail(from);
         break;
       }
       case OpKind::compute:
@@ -355,6 +360,7 @@ void Engine::step(std::uint32_t id, Tick t) {
                                     : begin + static_cast<Tick>(std::llround(static_cast<double>(d) * m_pipe_serial));
         c.compute += next - issue;
         if (detail && d > 0) m_timeline->slice(c.sm, c.slot, kPipeSliceNames[pipe], begin, begin + d, "");
+        if (dropping && d > 0) m_timeline->drop_detail(begin);
         break;
       }
       case OpKind::barrier:
