@@ -95,15 +95,8 @@ CsvTable read_measured_csv(const std::string& path) {
           throw UsageError(where + ": column \"" + name + "\" appears twice in the header");
         }
       }
-      table.header = std::move(cells);
-      continue;
     }
-    if (cells.size() != table.header.size()) {
-      throw UsageError(where + ": " + std::to_string(cells.size()) + " cells, but the header has " +
-                       std::to_string(table.header.size()));
-    }
-    table.rows.push_back(std::move(cells));
-    table.row_lines.push_back(line_no);
+    add_csv_line(table, std::move(cells), line_no, where);
   }
   if (table.header.empty()) throw UsageError(path + ": empty CSV file (no header)");
   return table;

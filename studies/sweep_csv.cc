@@ -86,20 +86,23 @@ CsvTable read_csv(const std::string& path) {
     ++line_no;
     const std::string where = path + ":" + std::to_string(line_no);
     if (line.empty() || line == "\r") continue;
-    std::vector<std::string> cells = csv_split(line, where);
-    if (table.header.empty()) {
-      table.header = std::move(cells);
-      continue;
-    }
-    if (cells.size() != table.header.size()) {
-      throw UsageError(where + ": " + std::to_string(cells.size()) + " cells, but the header has " +
-                       std::to_string(table.header.size()));
-    }
-    table.rows.push_back(std::move(cells));
-    table.row_lines.push_back(line_no);
+    add_csv_line(table, csv_split(line, where), line_no, where);
   }
   if (table.header.empty()) throw UsageError(path + ": empty CSV file (no header)");
   return table;
+}
+
+void add_csv_line(CsvTable& table, std::vector<std::string> cells, int line_no, const std::string& where) {
+  if (table.header.empty()) {
+    table.header = std::move(cells);
+    return;
+  }
+  if (cells.size() != table.header.size()) {
+    throw UsageError(where + ": " + std::to_string(cells.size()) + " cells, but the header has " +
+                     std::to_string(table.header.size()));
+  }
+  table.rows.push_back(std::move(cells));
+  table.row_lines.push_back(line_no);
 }
 
 std::string merge_shards(const std::vector<std::string>& paths) {

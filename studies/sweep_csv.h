@@ -28,6 +28,10 @@ std::string csv_line(const std::vector<std::string>& cells);
 /// unterminated quote.
 std::vector<std::string> csv_split(std::string_view line, const std::string& where);
 
+/// Adds the cells of line `line_no` to `table`: as its header when it has none yet, else as a row,
+/// which must have as many cells as the header (UsageError naming `where` otherwise).
+void add_csv_line(CsvTable& table, std::vector<std::string> cells, int line_no, const std::string& where);
+
 /// Reads a CSV file whose cells hold no line breaks. Throws UsageError naming the file and the line
 /// when it cannot be read, is empty, or a row's cell count differs from the header's.
 CsvTable read_csv(const std::string& path);
