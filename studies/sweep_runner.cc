@@ -251,7 +251,16 @@ SweepSummary run_sweep(const SweepPlan& plan, const PointRunner& runner,
   const std::string sidecar = partial_path(options.output);
 
   std::map<std::uint64_t, FlatRow> done;
-  if (options.resume) done = read_partial(sidecar, print, plan, wanted);
+  if (options.resume) {
+    done = read_partial(sidecar, print, plan, wanted);
+  } else if (!options.fresh) {
+    std::ifstream in(sidecar, std::ios::binary);
+    std::string first;
+    if (in && std::getline(in, first) && first == kPartialMagic + print) {
+      throw UsageError(sidecar + " holds the finished rows of this same sweep, left by an "
+                       "interrupted run: rerun with --resume to keep them, or --fresh to start over");
+    }
+  }
 
   // Start the sidecar afresh with the rows kept, then append each new row as it finishes.
   {

@@ -54,6 +54,9 @@ struct SweepOptions {
   unsigned threads = 1;  ///< worker threads, >= 1
   Shard shard;           ///< which points to run; an active shard adds "point","points","sweep" columns
   bool resume = false;   ///< keep the rows of an existing sidecar whose fingerprint matches
+  /// Start afresh over a sidecar of this same sweep; without it (or `resume`) such a sidecar is
+  /// an error that asks for one of the two, so that finished rows are never discarded silently.
+  bool fresh = false;
   bool progress = false; ///< draw a progress bar on stderr (the CLI sets it when stderr is a tty)
   /// Text naming everything besides the axes that decides the rows (the resolved config, workload,
   /// fixed options). Goes into the sidecar's fingerprint so a stale one is refused, and into the

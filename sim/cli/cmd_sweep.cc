@@ -33,6 +33,7 @@ struct SweepCliOptions {
   unsigned threads = 1;
   std::string shard;
   bool resume = false;
+  bool fresh = false;
   bool flush_l2 = false;
   std::vector<std::string> merge_inputs;
   std::string merge_output;
@@ -63,6 +64,8 @@ void run_sweep_command(const SweepCliOptions& o) {
   options.threads = o.threads;
   if (!o.shard.empty()) options.shard = parse_shard(o.shard);
   options.resume = o.resume;
+  options.fresh = o.fresh;
+  if (o.resume && o.fresh) throw UsageError("sweep: --resume and --fresh exclude each other");
   options.progress = ::isatty(STDERR_FILENO) != 0;
   options.identity = std::string("memwall ") + MEMWALL_VERSION + "\nconfig\n" +
                      config_to_yaml(resolved) + "\nflush " + (o.flush_l2 ? "1" : "0");
@@ -114,6 +117,9 @@ void register_sweep_command(CLI::App& app, CliContext& /*ctx*/) {
       ->type_name("I/N");
   cmd->add_flag("--resume", o->resume,
                 "Keep the finished rows of OUTPUT.partial (left by an interrupted run); run the rest");
+  cmd->add_flag("--fresh", o->fresh,
+                "Start afresh, discarding the finished rows an interrupted run of this sweep left in "
+                "FILE.partial (without --resume or --fresh such a sidecar is an error)");
   cmd->add_flag("--flush-l2", o->flush_l2,
                 "Write back and invalidate the L2 between kernels (as Nsight Compute does)");
   // The axis order, indented and wrapped at 95 columns.

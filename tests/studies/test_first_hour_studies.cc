@@ -214,3 +214,25 @@ TEST_CASE("Finding 5: a measured CSV with loose lines or headers is refused at i
   CHECK_THROWS_WITH(measured_column(crlf, "kernel"), Catch::Contains(path + ":1: missing column \"kernel\""));
   std::remove(path.c_str());
 }
+
+TEST_CASE("Finding 11: a rerun without --resume over this sweep's sidecar asks for --resume or --fresh",
+          "[first-hour][sweep]") {
+  const SweepPlan plan = small_plan();
+  const std::string out = temp_path("rerun.csv");
+  interrupted_sweep(plan, "sweep A", out);
+  const std::string kept = slurp(partial_path(out));
+  SweepOptions options;
+  options.output = out;
+  options.identity = "sweep A";
+  CHECK_THROWS_WITH(run_sweep(plan, fake_runner, options),
+                    Catch::Contains(partial_path(out) + " holds the finished rows of this same sweep") &&
+                        Catch::Contains("--resume to keep them, or --fresh to start over"));
+  CHECK(slurp(partial_path(out)) == kept);  // nothing discarded
+  options.fresh = true;
+  CHECK(run_sweep(plan, fake_runner, options).resumed == 0);
+  // A sidecar of another sweep is no one's finished work here: it is replaced without a question.
+  interrupted_sweep(plan, "sweep B", out);
+  options.fresh = false;
+  CHECK(run_sweep(plan, fake_runner, options).ran == plan.count());
+  std::remove(out.c_str());
+}
