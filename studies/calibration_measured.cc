@@ -1,11 +1,10 @@
 #include "studies/calibration_measured.h"
 
-#include <cerrno>
-#include <cstdlib>
 #include <map>
 #include <string_view>
 
 #include "sim/core/error.h"
+#include "studies/measured_csv.h"
 #include "studies/measured_join.h"
 #include "studies/sweep_csv.h"
 
@@ -15,20 +14,10 @@ namespace {
 /// The parameter columns every measured CSV has: a measurement always has a shape.
 constexpr const char* kShapeColumns[] = {"batch", "heads", "seq", "head_dim"};
 
-/// Parses a non-negative real; throws UsageError naming the place.
-double parse_real(const std::string& text, const std::string& where) {
-  errno = 0;
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size() || errno != 0 || !(v >= 0.0)) {
-    throw UsageError(where + ": not a non-negative number: \"" + text + "\"");
-  }
-  return v;
-}
-
-std::optional<double> optional_real(const std::string& text, const std::string& where) {
-  if (text.empty()) return std::nullopt;
-  return parse_real(text, where);
+/// A byte count of the measured CSV, strictly (studies/measured_csv.h), as the figures hold it.
+std::optional<double> optional_count(const std::string& text, const std::string& where) {
+  const std::optional<std::uint64_t> v = parse_optional_count(text, where);
+  return v ? std::optional<double>(static_cast<double>(*v)) : std::nullopt;
 }
 
 }  // namespace
@@ -58,7 +47,7 @@ std::string case_label(const WorkloadParams& p) {
 }
 
 std::vector<MeasuredCase> read_measured_cases(const std::string& path) {
-  const CsvTable table = read_csv(path);
+  const CsvTable table = read_measured_csv(path);
   auto need = [&](const char* name) {
     const int c = table.column(name);
     if (c < 0) throw UsageError(path + ":1: missing column \"" + std::string(name) + "\"");
@@ -110,14 +99,14 @@ std::vector<MeasuredCase> read_measured_cases(const std::string& path) {
     k.name = row[c_kernel];
     if (k.name.empty()) throw UsageError(cell_where(c_kernel) + ": empty kernel name");
     k.line = line;
-    k.time_s = parse_real(row[c_time], cell_where(c_time));
-    k.ncu_time_s = optional_real(row[c_ncu], cell_where(c_ncu));
-    k.dram_read_bytes = optional_real(row[c_dr], cell_where(c_dr));
-    k.dram_write_bytes = optional_real(row[c_dw], cell_where(c_dw));
-    k.l2_read_bytes = optional_real(row[c_lr], cell_where(c_lr));
-    k.l2_write_bytes = optional_real(row[c_lw], cell_where(c_lw));
-    k.xbar_read_bytes = optional_real(row[c_xr], cell_where(c_xr));
-    k.xbar_write_bytes = optional_real(row[c_xw], cell_where(c_xw));
+    k.time_s = parse_measured_seconds(row[c_time], cell_where(c_time));
+    k.ncu_time_s = parse_optional_seconds(row[c_ncu], cell_where(c_ncu));
+    k.dram_read_bytes = optional_count(row[c_dr], cell_where(c_dr));
+    k.dram_write_bytes = optional_count(row[c_dw], cell_where(c_dw));
+    k.l2_read_bytes = optional_count(row[c_lr], cell_where(c_lr));
+    k.l2_write_bytes = optional_count(row[c_lw], cell_where(c_lw));
+    k.xbar_read_bytes = optional_count(row[c_xr], cell_where(c_xr));
+    k.xbar_write_bytes = optional_count(row[c_xw], cell_where(c_xw));
     MeasuredCase& mc = cases[it->second];
     for (const MeasuredKernel& other : mc.kernels) {
       if (other.name == k.name) {

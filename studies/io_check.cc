@@ -11,6 +11,7 @@
 #include "sim/core/error.h"
 #include "sim/core/json.h"
 #include "sim/hw/config_loader.h"
+#include "studies/measured_csv.h"
 #include "studies/measured_join.h"
 #include "studies/sweep_runner.h"
 #include "studies/sweep_workload.h"
@@ -213,7 +214,13 @@ IoReport run_io(const SweepPlan& plan, const IoOptions& options, const CsvTable*
   std::vector<int> figure_cols;
   std::map<std::vector<std::string>, std::size_t> measured_rows;
   if (measured) {
-    for (const char* name : kMeasuredParamColumns) join_cols.push_back(measured->column(name));
+    // A join column the file lacks is left out of the join (a CSV of one tiling need not name
+    // it); a clash of two rows then names the missing columns as the likely cause.
+    std::string missing;
+    for (const char* name : kMeasuredParamColumns) {
+      join_cols.push_back(measured->column(name));
+      if (join_cols.back() < 0) missing += std::string(missing.empty() ? "" : ", ") + name;
+    }
     for (std::size_t c = 0; c < measured->header.size(); ++c) {
       const std::string& h = measured->header[c];
       if (h.size() > 6 && h.ends_with("_bytes") &&
@@ -227,14 +234,8 @@ IoReport run_io(const SweepPlan& plan, const IoOptions& options, const CsvTable*
       for (const int c : figure_cols) {
         const std::string& cell = measured->rows[r][static_cast<std::size_t>(c)];
         if (cell.empty()) continue;  // not measured
-        char* end = nullptr;
-        errno = 0;
-        const double v = std::strtod(cell.c_str(), &end);
-        if (*end != '\0' || errno == ERANGE || !std::isfinite(v) || v < 0) {
-          throw UsageError(measured->path + ":" + std::to_string(measured->row_lines[r]) +
-                           ": column " + measured->header[static_cast<std::size_t>(c)] +
-                           ": expected a byte count, got \"" + cell + "\"");
-        }
+        (void)parse_measured_count(cell, measured->path + ":" + std::to_string(measured->row_lines[r]) +
+                                             ": column " + measured->header[static_cast<std::size_t>(c)]);
       }
       std::vector<std::string> key;
       FlatRow named = measured_variant_cells(
@@ -250,7 +251,10 @@ IoReport run_io(const SweepPlan& plan, const IoOptions& options, const CsvTable*
         throw UsageError(measured->path + ":" + std::to_string(measured->row_lines[r]) +
                          ": the same point as line " +
                          std::to_string(measured->row_lines[it->second]) +
-                         " (rows are joined on " + measured_join_columns_text(*measured) + ")");
+                         " (rows are joined on " + measured_join_columns_text(*measured) +
+                         (missing.empty() ? std::string(")")
+                                          : "; the file has no column " + missing +
+                                                ", so rows that differ only there look the same)"));
       }
     }
   }
@@ -292,6 +296,7 @@ IoReport run_io(const SweepPlan& plan, const IoOptions& options, const CsvTable*
   run_points(plan, indices, run_one, options.threads);
 
   if (measured) {
+    std::size_t joined = 0;
     for (IoPoint& p : report.points) {
       std::vector<std::string> key;
       for (std::size_t j = 0; j < join_cols.size(); ++j) {
@@ -308,6 +313,12 @@ IoReport run_io(const SweepPlan& plan, const IoOptions& options, const CsvTable*
       }
       p.measured = cells;
       p.measured_where = measured->path + ":" + std::to_string(measured->row_lines[it->second]);
+      ++joined;
+    }
+    if (joined == 0) {
+      throw UsageError(measured->path + ": no \"total\" row joins any point of this run (rows are "
+                       "joined on " + measured_join_columns_text(*measured) +
+                       ", with the tiles this config resolves); check the shape and the config");
     }
   }
   add_fits(report, "seq", "seq", kind);

@@ -86,20 +86,23 @@ CsvTable read_csv(const std::string& path) {
     ++line_no;
     const std::string where = path + ":" + std::to_string(line_no);
     if (line.empty() || line == "\r") continue;
-    std::vector<std::string> cells = csv_split(line, where);
-    if (table.header.empty()) {
-      table.header = std::move(cells);
-      continue;
-    }
-    if (cells.size() != table.header.size()) {
-      throw UsageError(where + ": " + std::to_string(cells.size()) + " cells, but the header has " +
-                       std::to_string(table.header.size()));
-    }
-    table.rows.push_back(std::move(cells));
-    table.row_lines.push_back(line_no);
+    add_csv_line(table, csv_split(line, where), line_no, where);
   }
   if (table.header.empty()) throw UsageError(path + ": empty CSV file (no header)");
   return table;
+}
+
+void add_csv_line(CsvTable& table, std::vector<std::string> cells, int line_no, const std::string& where) {
+  if (table.header.empty()) {
+    table.header = std::move(cells);
+    return;
+  }
+  if (cells.size() != table.header.size()) {
+    throw UsageError(where + ": " + std::to_string(cells.size()) + " cells, but the header has " +
+                     std::to_string(table.header.size()));
+  }
+  table.rows.push_back(std::move(cells));
+  table.row_lines.push_back(line_no);
 }
 
 std::string merge_shards(const std::vector<std::string>& paths) {
@@ -107,6 +110,8 @@ std::string merge_shards(const std::vector<std::string>& paths) {
   std::vector<std::string> header;
   std::uint64_t total = 0;
   std::string total_where;
+  std::string print;  ///< the "sweep" fingerprint of the first row, and where it was read
+  std::string print_where;
   // Rows by point index; nothing is allocated per *claimed* point, only per row read.
   std::map<std::uint64_t, std::pair<std::vector<std::string>, std::string>> rows;
   for (const std::string& path : paths) {
@@ -116,6 +121,9 @@ std::string merge_shards(const std::vector<std::string>& paths) {
                        "\"points\"; write it with memwall sweep --shard I/N)");
     }
     if (table.rows.empty()) continue;  // a shard with no points (more shards than points)
+    // Shards written since the "sweep" column exists carry the fingerprint of what decides their
+    // rows (the resolved config, not its name): every row of every shard must carry the same.
+    const bool printed = table.header.size() >= 3 && table.header[2] == "sweep";
     if (header.empty()) {
       header = table.header;
     } else if (table.header != header) {
@@ -127,6 +135,16 @@ std::string merge_shards(const std::vector<std::string>& paths) {
       const std::string where = path + ":" + std::to_string(table.row_lines[r]);
       const std::uint64_t index = parse_index(cells[0], where + ": point");
       const std::uint64_t count = parse_index(cells[1], where + ": points");
+      if (printed) {
+        if (print.empty()) {
+          print = cells[2];
+          print_where = where;
+        } else if (cells[2] != print) {
+          throw UsageError(where + ": a row of another sweep (its config, workload or axes differ "
+                           "from those of " + print_where + ": sweep " + cells[2] + ", not " + print +
+                           ")");
+        }
+      }
       if (total == 0) {
         if (count == 0) throw UsageError(where + ": a sweep of 0 points has no rows");
         total = count;
@@ -142,7 +160,7 @@ std::string merge_shards(const std::vector<std::string>& paths) {
                          std::to_string(total - 1) + ")");
       }
       const auto [it, fresh] = rows.try_emplace(
-          index, std::vector<std::string>(cells.begin() + 2, cells.end()), where);
+          index, std::vector<std::string>(cells.begin() + (printed ? 3 : 2), cells.end()), where);
       if (!fresh) {
         throw UsageError(where + ": point " + std::to_string(index) + " also appears at " +
                          it->second.second);
@@ -161,7 +179,8 @@ std::string merge_shards(const std::vector<std::string>& paths) {
                      std::to_string(total) + " is in none of the shard files (a shard is missing "
                      "or unfinished; the sweep size comes from " + total_where + ")");
   }
-  std::string out = csv_line(std::vector<std::string>(header.begin() + 2, header.end()));
+  const std::size_t skip = header.size() >= 3 && header[2] == "sweep" ? 3 : 2;
+  std::string out = csv_line(std::vector<std::string>(header.begin() + static_cast<std::ptrdiff_t>(skip), header.end()));
   for (const auto& entry : rows) out += csv_line(entry.second.first);
   return out;
 }

@@ -28,14 +28,19 @@ std::string csv_line(const std::vector<std::string>& cells);
 /// unterminated quote.
 std::vector<std::string> csv_split(std::string_view line, const std::string& where);
 
+/// Adds the cells of line `line_no` to `table`: as its header when it has none yet, else as a row,
+/// which must have as many cells as the header (UsageError naming `where` otherwise).
+void add_csv_line(CsvTable& table, std::vector<std::string> cells, int line_no, const std::string& where);
+
 /// Reads a CSV file whose cells hold no line breaks. Throws UsageError naming the file and the line
 /// when it cannot be read, is empty, or a row's cell count differs from the header's.
 CsvTable read_csv(const std::string& path);
 
 /// Joins shard files written by `memwall sweep --shard I/N` (first columns `point` and `points`)
 /// into the CSV one unsharded run writes: the same header without those two columns, rows in point
-/// order. Throws UsageError when the headers differ, a shard disagrees on the point count, or the
-/// indices do not cover every point exactly once (naming the file and the point).
+/// order. Throws UsageError when the headers differ, a shard disagrees on the point count or (third
+/// column "sweep", written since it exists) on the fingerprint of the sweep, or the indices do not
+/// cover every point exactly once (naming the file, the line and the point).
 std::string merge_shards(const std::vector<std::string>& paths);
 
 }  // namespace memwall

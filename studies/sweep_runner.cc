@@ -13,6 +13,7 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <string_view>
 
 #include "sim/core/atomic_file.h"
 #include "sim/core/error.h"
@@ -23,7 +24,7 @@ namespace memwall {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr const char* kPartialMagic = "# memwall sweep partial ";
+constexpr const char* kPartialMagic = "# memwall sweep partial v2 ";
 
 /// A one-line progress bar on stderr: points done/total, rate, time left.
 class ProgressBar {
@@ -77,17 +78,33 @@ std::vector<std::string> names_of(const FlatRow& row) {
   return names;
 }
 
-/// One sidecar line: the point index, then name and value of each figure.
-std::string partial_line(std::uint64_t index, const FlatRow& figures) {
-  std::vector<std::string> cells{std::to_string(index)};
+/// The checksum of one sidecar row: the sweep's fingerprint and the row's cells before it, so a
+/// damaged row and a row of another sweep (another fingerprint) both fail it.
+std::string row_checksum(const std::string& print, std::string_view cells_text) {
+  return fingerprint(print + "\n" + std::string(cells_text));
+}
+
+/// One sidecar line: the point index, the point's parameters (name, value), the figures (name,
+/// value), then the row's checksum.
+std::string partial_line(const std::string& print, const SweepPoint& point, const FlatRow& figures) {
+  std::vector<std::string> cells{std::to_string(point.index)};
+  for (const auto& [name, value] : point.params) {
+    cells.push_back(name);
+    cells.push_back(value);
+  }
   for (const auto& [name, value] : figures) {
     cells.push_back(name);
     cells.push_back(value);
   }
-  return csv_line(cells);
+  std::string line = csv_line(cells);
+  line.pop_back();  // the "\n"
+  return line + "," + row_checksum(print, line) + "\n";
 }
 
 /// Reads the complete lines of a sidecar with the right fingerprint; a torn last line is dropped.
+/// Every other line must be a row of this sweep, in full: its checksum right, its index one of
+/// `wanted`, its parameters those of that point, once. Anything else is a UsageError naming the
+/// line, before any point is simulated.
 std::map<std::uint64_t, FlatRow> read_partial(const std::string& path, const std::string& print,
                                               const SweepPlan& plan,
                                               const std::vector<std::uint64_t>& wanted) {
@@ -95,6 +112,7 @@ std::map<std::uint64_t, FlatRow> read_partial(const std::string& path, const std
   std::ifstream in(path, std::ios::binary);
   if (!in) return rows;
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string advice = "; delete the file or run without --resume";
   std::size_t pos = 0;
   int line_no = 0;
   while (pos < text.size()) {
@@ -106,24 +124,46 @@ std::map<std::uint64_t, FlatRow> read_partial(const std::string& path, const std
     const std::string where = path + ":" + std::to_string(line_no);
     if (line_no == 1) {
       if (line != kPartialMagic + print) {
-        throw UsageError(path + ": left by a different sweep (other config, workload, axes or "
-                         "shard); delete it or run without --resume");
+        throw UsageError(where + ": left by a different sweep (other config, workload, axes, "
+                         "shard or memwall version)" + advice);
       }
       continue;
     }
-    const std::vector<std::string> cells = csv_split(line, where);
+    const std::size_t comma = line.rfind(',');
+    if (comma == std::string::npos || line.substr(comma + 1) != row_checksum(print, line.substr(0, comma))) {
+      throw UsageError(where + ": the row's checksum does not match (a damaged row, or one of "
+                       "another sweep)" + advice);
+    }
+    const std::vector<std::string> cells = csv_split(std::string_view(line).substr(0, comma), where);
     char* stop = nullptr;
     const unsigned long long index = std::strtoull(cells[0].c_str(), &stop, 10);
-    if (cells[0].empty() || *stop != '\0' || cells.size() % 2 != 1 || index >= plan.count() ||
+    if (cells[0].empty() || *stop != '\0' || cells[0][0] == '-' || cells[0][0] == '+' ||
+        cells.size() % 2 != 1 || index >= plan.count() ||
         !std::binary_search(wanted.begin(), wanted.end(), index)) {
-      throw UsageError(where + ": not a row of this sweep; delete the file or run without --resume");
+      throw UsageError(where + ": not a row of this sweep" + advice);
+    }
+    const SweepPoint point = plan.point(index);
+    const std::size_t params = point.params.size();
+    bool same = cells.size() >= 1 + 2 * params;
+    for (std::size_t i = 0; same && i < params; ++i) {
+      same = cells[1 + 2 * i] == point.params[i].first && cells[2 + 2 * i] == point.params[i].second;
+    }
+    if (!same) {
+      std::string claimed;
+      for (const auto& [name, value] : point.params) claimed += (claimed.empty() ? "" : ", ") + name + "=" + value;
+      throw UsageError(where + ": the row claims point " + std::to_string(index) + " but does not "
+                       "hold its parameters (" + claimed + ")" + advice);
     }
     FlatRow figures;
-    for (std::size_t i = 1; i + 1 < cells.size(); i += 2) figures.emplace_back(cells[i], cells[i + 1]);
-    rows[index] = std::move(figures);
+    for (std::size_t i = 1 + 2 * params; i + 1 < cells.size(); i += 2) {
+      figures.emplace_back(cells[i], cells[i + 1]);
+    }
+    if (!rows.emplace(index, std::move(figures)).second) {
+      throw UsageError(where + ": point " + std::to_string(index) + " appears twice" + advice);
+    }
   }
   if (line_no == 0 && !text.empty()) {
-    throw UsageError(path + ": not a sweep sidecar; delete it or run without --resume");
+    throw UsageError(path + ": not a sweep sidecar" + advice);
   }
   return rows;
 }
@@ -173,9 +213,10 @@ std::vector<FlatRow> run_points(const SweepPlan& plan, const std::vector<std::ui
 }
 
 SweepTable sweep_table(const SweepPlan& plan, const std::vector<std::uint64_t>& indices,
-                       const std::vector<FlatRow>& figures, const Shard& shard) {
+                       const std::vector<FlatRow>& figures, const Shard& shard,
+                       const std::string& sweep_print) {
   SweepTable table;
-  if (shard.active()) table.header = {"point", "points"};
+  if (shard.active()) table.header = {"point", "points", "sweep"};
   for (const SweepAxis& axis : plan.axes()) table.header.push_back(axis.name);
   std::vector<std::string> figure_names;
   for (std::size_t i = 0; i < indices.size() && i < figures.size(); ++i) {
@@ -189,7 +230,7 @@ SweepTable sweep_table(const SweepPlan& plan, const std::vector<std::uint64_t>& 
                   "'s, so they cannot share CSV columns");
     }
     std::vector<std::string> cells;
-    if (shard.active()) cells = {std::to_string(indices[i]), std::to_string(plan.count())};
+    if (shard.active()) cells = {std::to_string(indices[i]), std::to_string(plan.count()), sweep_print};
     for (const auto& field : plan.point(indices[i]).params) cells.push_back(field.second);
     for (const auto& field : figures[i]) cells.push_back(field.second);
     table.rows.push_back(std::move(cells));
@@ -203,18 +244,28 @@ SweepSummary run_sweep(const SweepPlan& plan, const PointRunner& runner,
   if (options.threads < 1) throw UsageError("sweep: -j must be at least 1");
   const auto start = Clock::now();
   const std::vector<std::uint64_t> wanted = plan.shard_indices(options.shard);
+  const std::string sweep_print = fingerprint(options.identity + "\n" + plan.describe());
   const std::string print =
       fingerprint(options.identity + "\n" + plan.describe() + "\nshard=" +
                   std::to_string(options.shard.index) + "/" + std::to_string(options.shard.count));
   const std::string sidecar = partial_path(options.output);
 
   std::map<std::uint64_t, FlatRow> done;
-  if (options.resume) done = read_partial(sidecar, print, plan, wanted);
+  if (options.resume) {
+    done = read_partial(sidecar, print, plan, wanted);
+  } else if (!options.fresh) {
+    std::ifstream in(sidecar, std::ios::binary);
+    std::string first;
+    if (in && std::getline(in, first) && first == kPartialMagic + print) {
+      throw UsageError(sidecar + " holds the finished rows of this same sweep, left by an "
+                       "interrupted run: rerun with --resume to keep them, or --fresh to start over");
+    }
+  }
 
   // Start the sidecar afresh with the rows kept, then append each new row as it finishes.
   {
     std::string kept = kPartialMagic + print + "\n";
-    for (const auto& [index, figures] : done) kept += partial_line(index, figures);
+    for (const auto& [index, figures] : done) kept += partial_line(print, plan.point(index), figures);
     write_file_atomically(sidecar, kept);
   }
   std::ofstream partial(sidecar, std::ios::binary | std::ios::app);
@@ -228,7 +279,7 @@ SweepSummary run_sweep(const SweepPlan& plan, const PointRunner& runner,
   bool any_fresh = false;
   const PointDone on_done = [&](const SweepPoint& point, const FlatRow& figures) {
     any_fresh = true;
-    partial << partial_line(point.index, figures);
+    partial << partial_line(print, point, figures);
     partial.flush();
     bar.step();
   };
@@ -251,7 +302,7 @@ SweepSummary run_sweep(const SweepPlan& plan, const PointRunner& runner,
   std::vector<FlatRow> figures;
   figures.reserve(wanted.size());
   for (const std::uint64_t index : wanted) figures.push_back(std::move(done.at(index)));
-  const SweepTable table = sweep_table(plan, wanted, figures, options.shard);
+  const SweepTable table = sweep_table(plan, wanted, figures, options.shard, sweep_print);
   std::string csv = csv_line(table.header);
   for (const std::vector<std::string>& row : table.rows) csv += csv_line(row);
   partial.close();

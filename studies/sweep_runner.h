@@ -32,7 +32,7 @@ std::vector<FlatRow> run_points(const SweepPlan& plan, const std::vector<std::ui
 
 /// A sweep's rows as cells: what the CSV holds, before it is written.
 struct SweepTable {
-  /// ["point","points" when sharded], the axes in order, then the figures in the runner's order.
+  /// ["point","points","sweep" when sharded], the axes in order, then the figures in the runner's order.
   std::vector<std::string> header;
   /// One row per point in point order, as many cells as the header (the texts the CSV holds).
   std::vector<std::vector<std::string>> rows;
@@ -41,19 +41,26 @@ struct SweepTable {
 /// Assembles the table of the points `indices` (ascending) of `plan`, whose figures are
 /// `figures` (one per index, in the same order). Every point must give the same figure names;
 /// a point that does not is an Error naming both points. With an active `shard`, each row starts
-/// with its point index and the plan's point count. No points: the header of the axes only.
+/// with its point index, the plan's point count and `sweep_print` (column "sweep": the
+/// fingerprint of the resolved config, workload and axes, which `sweep merge` compares). No
+/// points: the header of the axes only.
 SweepTable sweep_table(const SweepPlan& plan, const std::vector<std::uint64_t>& indices,
-                       const std::vector<FlatRow>& figures, const Shard& shard = {});
+                       const std::vector<FlatRow>& figures, const Shard& shard = {},
+                       const std::string& sweep_print = {});
 
 /// How `run_sweep` runs and where it writes.
 struct SweepOptions {
   std::string output;    ///< the CSV file; its sidecar is output + ".partial"
   unsigned threads = 1;  ///< worker threads, >= 1
-  Shard shard;           ///< which points to run; an active shard adds "point","points" columns
+  Shard shard;           ///< which points to run; an active shard adds "point","points","sweep" columns
   bool resume = false;   ///< keep the rows of an existing sidecar whose fingerprint matches
+  /// Start afresh over a sidecar of this same sweep; without it (or `resume`) such a sidecar is
+  /// an error that asks for one of the two, so that finished rows are never discarded silently.
+  bool fresh = false;
   bool progress = false; ///< draw a progress bar on stderr (the CLI sets it when stderr is a tty)
-  /// Text naming everything besides the axes that decides the rows (config file and its content,
-  /// workload, fixed options). Goes into the sidecar's fingerprint so a stale one is refused.
+  /// Text naming everything besides the axes that decides the rows (the resolved config, workload,
+  /// fixed options). Goes into the sidecar's fingerprint so a stale one is refused, and into the
+  /// "sweep" column of shards so that `sweep merge` refuses shards of different sweeps.
   std::string identity;
 };
 
@@ -65,7 +72,7 @@ struct SweepSummary {
   double seconds = 0;         ///< wall-clock time of the run
 };
 
-/// Runs the sweep and writes the CSV atomically. Columns: ["point","points" when sharded], the
+/// Runs the sweep and writes the CSV atomically. Columns: ["point","points","sweep" when sharded], the
 /// axes in order, then the figures of the report in the runner's order. Every point must give the
 /// same figure names; a point that does not is an error naming both points. Each finished row is
 /// appended and flushed to the sidecar, which is removed once the CSV is in place.

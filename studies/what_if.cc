@@ -209,7 +209,10 @@ std::string format_what_if_text(const std::vector<WhatIfRow>& rows) {
     std::string change;
     for (const auto& o : row.overrides) change += (change.empty() ? "--set " : " --set ") + o;
     if (change.empty()) change = "-";
-    const std::string saved = row.saved < 0 ? "-" + format_duration(-row.saved) : format_duration(row.saved);
+    // A zero saving is a plain 0: "0 ps" suggested a precision the comparison does not have.
+    const std::string saved = row.saved == 0 ? "0"
+                              : row.saved < 0 ? "-" + format_duration(-row.saved)
+                                              : format_duration(row.saved);
     std::snprintf(buf, sizeof buf, "%-14s %12s %12s %12s %7.1f%%  %s\n", row.name.c_str(),
                   format_duration(row.outcome.time).c_str(),
                   format_bytes(row.outcome.dram_bytes).c_str(), saved.c_str(),

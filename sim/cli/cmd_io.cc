@@ -12,6 +12,7 @@
 #include "sim/core/output_guard.h"
 #include "sim/hw/config_loader.h"
 #include "studies/io_check.h"
+#include "studies/measured_csv.h"
 #include "studies/sweep_workload.h"
 
 namespace memwall {
@@ -49,7 +50,7 @@ void run_io_command(const IoCliOptions& o) {
   options.threads = o.threads;
   options.flush_l2 = o.flush_l2;
   std::unique_ptr<CsvTable> measured;
-  if (!o.measured.empty()) measured = std::make_unique<CsvTable>(read_csv(o.measured));
+  if (!o.measured.empty()) measured = std::make_unique<CsvTable>(read_measured_csv(o.measured));
   const IoReport report = run_io(plan, options, measured.get());
   std::fputs(io_to_text(report).c_str(), stdout);
   if (!o.json.empty()) write_file_atomically(o.json, io_to_json(report));

@@ -12,6 +12,7 @@
 #include "sim/cli/workload_options.h"
 #include "sim/core/atomic_file.h"
 #include "sim/core/error.h"
+#include "sim/core/memory_budget.h"
 #include "sim/core/output_guard.h"
 #include "sim/engine/simulator.h"
 #include "sim/hw/config_loader.h"
@@ -32,6 +33,8 @@ struct SimulateOptions {
   std::string json;
   std::string timeline;
   bool flush_l2 = false;
+  std::string max_memory;  ///< --max-memory SIZE; empty: half the machine's memory
+  std::uint64_t timeline_budget = Timeline::kDefaultDetailBudget;  ///< --timeline-budget N
 };
 
 struct RunOptions {
@@ -62,6 +65,26 @@ void add_simulate_options(CLI::App& cmd, SimulateOptions& o) {
   cmd.add_flag("--flush-l2-between-kernels", o.flush_l2,
                "Write back and invalidate L2 before each kernel after the first (as Nsight Compute's "
                "--cache-control all)");
+  cmd.add_option("--timeline-budget", o.timeline_budget,
+                 "Write at most N op-level events and N CTA slices into the --timeline file (the rest "
+                 "are counted, and said on stderr)")
+      ->type_name("N")
+      ->check(positive_integer())
+      ->capture_default_str();
+  cmd.add_option("--max-memory", o.max_memory,
+                 "Refuse a simulation that would need more memory than SIZE, e.g. \"8 GiB\" "
+                 "[default: half the machine's memory]")
+      ->type_name("SIZE");
+}
+
+/// The --max-memory limit (0: the default), checked before anything is simulated.
+Bytes max_memory_of(const SimulateOptions& o) {
+  if (o.max_memory.empty()) return Bytes{};
+  try {
+    return parse_memory_limit(o.max_memory);
+  } catch (const UnitError& e) {
+    throw UsageError(std::string("--max-memory: ") + e.what());
+  }
 }
 
 /// Splits "naive,flash2" into workload kinds (UsageError on an unknown name or an empty list).
@@ -82,10 +105,25 @@ std::vector<WorkloadKind> parse_workload_list(const std::string& text) {
 RunResult simulate_with(const HardwareConfig& hw, TraceSource& source, const SimulateOptions& o) {
   SimOptions sim;
   sim.flush_l2_between_kernels = o.flush_l2;
+  sim.max_memory = max_memory_of(o);
   std::optional<Timeline> timeline;
-  if (!o.timeline.empty()) timeline.emplace(o.timeline);
+  if (!o.timeline.empty()) timeline.emplace(o.timeline, o.timeline_budget, o.timeline_budget);
   RunResult r = simulate(hw, source, sim, timeline ? &*timeline : nullptr);
-  if (timeline) timeline->finish();
+  if (timeline) {
+    timeline->finish();
+    if (timeline->op_events_dropped() > 0 || timeline->cta_slices_dropped() > 0) {
+      std::fprintf(stderr,
+                   "memwall: note: the timeline %s lacks op-level events from %s on (of a %s run): "
+                   "its budget of %llu (--timeline-budget) left out %llu op-level events and %llu "
+                   "CTA slices (counted in its metadata)\n",
+                   o.timeline.c_str(),
+                   format_duration(timeline->first_drop() == kMaxTick ? r.time : timeline->first_drop()).c_str(),
+                   format_duration(r.time).c_str(),
+                   static_cast<unsigned long long>(o.timeline_budget),
+                   static_cast<unsigned long long>(timeline->op_events_dropped()),
+                   static_cast<unsigned long long>(timeline->cta_slices_dropped()));
+    }
+  }
   return r;
 }
 
@@ -93,6 +131,7 @@ void print(const std::string& text) { std::fputs(text.c_str(), stdout); }
 
 void run_command(const RunOptions& o) {
   const HardwareConfig hw = load_config(o.sim.config, o.sim.sets);
+  (void)max_memory_of(o.sim);
   const std::vector<WorkloadKind> kinds = parse_workload_list(o.workloads);
   if (kinds.size() > 1 && !o.sim.timeline.empty()) {
     throw UsageError("--timeline takes a single workload (got \"" + o.workloads + "\")");
@@ -129,6 +168,7 @@ void run_command(const RunOptions& o) {
 
 void replay_command(const ReplayOptions& o) {
   const HardwareConfig hw = load_config(o.sim.config, o.sim.sets);
+  (void)max_memory_of(o.sim);
   refuse_clobbering({{"--json", o.sim.json}, {"--timeline", o.sim.timeline}},
                     {{"--config", resolve_config_path(o.sim.config)}, {"trace", o.trace}});
   TraceReader reader(o.trace);

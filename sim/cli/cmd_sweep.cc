@@ -7,6 +7,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/cli/commands.h"
@@ -15,6 +16,7 @@
 #include "sim/core/interrupt.h"
 #include "sim/core/output_guard.h"
 #include "sim/hw/config_loader.h"
+#include "sim/hw/config_text.h"
 #include "studies/sweep_csv.h"
 #include "studies/sweep_runner.h"
 #include "studies/sweep_simulate.h"
@@ -31,17 +33,12 @@ struct SweepCliOptions {
   unsigned threads = 1;
   std::string shard;
   bool resume = false;
+  bool fresh = false;
   bool flush_l2 = false;
   std::vector<std::string> merge_inputs;
   std::string merge_output;
 };
 
-std::string file_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 void run_sweep_command(const SweepCliOptions& o) {
   if (o.config.empty()) throw UsageError("sweep: --config FILE is required");
@@ -49,18 +46,29 @@ void run_sweep_command(const SweepCliOptions& o) {
   if (o.axis_values[0].empty()) throw UsageError("sweep: --workload is required");
   const SweepPlan plan = workload_sweep_plan(o.axis_values, o.sets);
   const std::string config_path = resolve_config_path(o.config);
-  load_config(config_path);  // a bad config is reported once, before any point runs
+  // A bad config is reported once, before any point runs; what identifies the sweep is the config
+  // it resolves to (every key, bases and all), not the file's name or text.
+  const HardwareConfig resolved = load_config(config_path);
   refuse_clobbering({{"-o", o.output}, {"-o's resume sidecar", partial_path(o.output)}},
                     {{"--config", config_path}});
+  // The sweep writes CSV whatever the name says: a name that promises another format is refused.
+  for (const char* ext : {".json", ".yaml", ".yml", ".html", ".mwt"}) {
+    if (o.output.size() > std::string_view(ext).size() && o.output.ends_with(ext)) {
+      throw UsageError("sweep: -o " + o.output + ": a sweep writes CSV, not " + (ext + 1) +
+                       "; name the file .csv");
+    }
+  }
 
   SweepOptions options;
   options.output = o.output;
   options.threads = o.threads;
   if (!o.shard.empty()) options.shard = parse_shard(o.shard);
   options.resume = o.resume;
+  options.fresh = o.fresh;
+  if (o.resume && o.fresh) throw UsageError("sweep: --resume and --fresh exclude each other");
   options.progress = ::isatty(STDERR_FILENO) != 0;
-  options.identity = std::string("memwall ") + MEMWALL_VERSION + "\nconfig " + config_path + "\n" +
-                     file_text(config_path) + "\nflush " + (o.flush_l2 ? "1" : "0");
+  options.identity = std::string("memwall ") + MEMWALL_VERSION + "\nconfig\n" +
+                     config_to_yaml(resolved) + "\nflush " + (o.flush_l2 ? "1" : "0");
   SweepSummary s;
   try {
     s = run_sweep(plan, simulator_point_runner(o.config, o.flush_l2), options);
@@ -78,8 +86,8 @@ void run_sweep_command(const SweepCliOptions& o) {
     }
     throw;
   }
-  std::printf("memwall sweep: wrote %s: %llu points (%llu kept from %s, %llu simulated) in %.2f s\n",
-              o.output.c_str(), static_cast<unsigned long long>(s.points),
+  std::printf("memwall sweep: wrote %s: %llu point%s (%llu kept from %s, %llu simulated) in %.2f s\n",
+              o.output.c_str(), static_cast<unsigned long long>(s.points), s.points == 1 ? "" : "s",
               static_cast<unsigned long long>(s.resumed), partial_path(o.output).c_str(),
               static_cast<unsigned long long>(s.ran), s.seconds);
 }
@@ -109,6 +117,9 @@ void register_sweep_command(CLI::App& app, CliContext& /*ctx*/) {
       ->type_name("I/N");
   cmd->add_flag("--resume", o->resume,
                 "Keep the finished rows of OUTPUT.partial (left by an interrupted run); run the rest");
+  cmd->add_flag("--fresh", o->fresh,
+                "Start afresh, discarding the finished rows an interrupted run of this sweep left in "
+                "FILE.partial (without --resume or --fresh such a sidecar is an error)");
   cmd->add_flag("--flush-l2", o->flush_l2,
                 "Write back and invalidate the L2 between kernels (as Nsight Compute does)");
   // The axis order, indented and wrapped at 95 columns.

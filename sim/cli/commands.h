@@ -19,6 +19,11 @@ void add_examples(CLI::App& command, const char* examples);
 /// refused with "must be a positive integer, got TEXT"); range and zero are the flag's own checks.
 CLI::Validator positive_integer();
 
+/// Adds to every file option of `app` and its subcommands (a FILE or TRACE argument, -o, --json,
+/// --timeline) a check refusing an empty file name, which would otherwise mean "not given" and
+/// write nothing with exit 0 (`--json ""`). Called once every command is registered.
+void refuse_empty_file_names(CLI::App& app);
+
 void register_config_commands(CLI::App& app, CliContext& ctx);
 void register_trace_commands(CLI::App& app, CliContext& ctx);
 void register_ledger_command(CLI::App& app, CliContext& ctx);

@@ -47,6 +47,7 @@ int main(int argc, char** argv) {
   register_calibrate_command(app, ctx);
   register_validate_command(app, ctx);
   register_workloads_command(app, ctx);
+  refuse_empty_file_names(app);
   app.parse_complete_callback([&] { set_log_level(log_level); });
 
   // `memwall help [COMMAND...]` is `memwall [COMMAND...] --help`.

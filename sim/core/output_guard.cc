@@ -1,5 +1,8 @@
 #include "sim/core/output_guard.h"
 
+#include <stdlib.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <system_error>
 
@@ -25,12 +28,35 @@ bool same_file(const std::string& a, const std::string& b) {
 
 bool ignored(const FileArgument& f) { return f.path.empty() || f.path == "-"; }
 
+/// Throws UsageError naming `out` when it cannot be written: a directory, or a file in a folder
+/// that is missing or where no file can be created (probed with a temporary file, removed again:
+/// /proc, a read-only mount and a folder without write permission all fail here, before any work).
+void check_writable(const FileArgument& out) {
+  std::error_code ec;
+  if (fs::is_directory(out.path, ec)) {
+    throw UsageError(out.flag + " " + out.path + ": is a directory (give a file name)");
+  }
+  const fs::path parent = fs::path(out.path).parent_path();
+  const fs::path dir = parent.empty() ? fs::path(".") : parent;
+  if (!fs::is_directory(dir, ec)) {
+    throw UsageError(out.flag + " " + out.path + ": no such directory " + dir.string());
+  }
+  std::string probe = (dir / ".memwall-probe-XXXXXX").string();
+  const int fd = ::mkstemp(probe.data());
+  if (fd < 0) {
+    throw UsageError(out.flag + " " + out.path + ": cannot create a file in " + dir.string());
+  }
+  ::close(fd);
+  ::unlink(probe.c_str());
+}
+
 }  // namespace
 
 void refuse_clobbering(const std::vector<FileArgument>& outputs, const std::vector<FileArgument>& inputs) {
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     const FileArgument& out = outputs[i];
     if (ignored(out)) continue;
+    check_writable(out);
     for (const FileArgument& in : inputs) {
       if (!ignored(in) && same_file(out.path, in.path)) {
         throw UsageError(out.flag + " " + out.path + " is the file " + in.flag +

@@ -18,13 +18,14 @@ class Reservations {
   explicit Reservations(std::size_t instances = 0) : m_next_free(instances, 0), m_busy(instances, 0) {}
 
   /// Books instance `i` for `duration` from the first tick >= `t` at which it is free; adds the
-  /// wait (start - t) to `wait` and returns the end of the booking.
+  /// wait (start - t) to `wait` and returns the end of the booking. Throws UsageError when the
+  /// end would pass kMaxTick (`t` and `duration` are >= 0 and at most kMaxTick).
   Tick reserve(std::size_t i, Tick t, Tick duration, Tick& wait) {
     Tick& free = m_next_free[i];
     const Tick start = t > free ? t : free;
     wait += start - t;
-    m_busy[i] += duration;
-    free = start + duration;
+    m_busy[i] += duration;  // at most the end of the last booking: bounded as `free` is
+    free = checked_end(start, duration, "a transfer");
     return free;
   }
 

@@ -107,6 +107,13 @@ constexpr std::array<Prefix, 6> kDecimalPrefixes{
 
 }  // namespace
 
+void throw_tick_overflow(const char* what, Tick start, Tick duration) {
+  throw UsageError(std::string("the simulated time would pass ") + format_duration(kMaxTick) +
+                   " (2^62 ps, the simulator's bound): " + what + " of " +
+                   format_duration(duration) + " booked at " + format_duration(start) +
+                   "; the config's rates are too slow or the trace's op too large to simulate");
+}
+
 Tick Bandwidth::transfer_ticks(Bytes bytes) const {
   const double ticks = std::ceil(static_cast<double>(bytes.count) * 1e12 / bytes_per_second);
   return static_cast<Tick>(ticks);

@@ -17,6 +17,25 @@ using Tick = std::int64_t;
 
 inline constexpr Tick kTicksPerSecond = 1'000'000'000'000;
 
+/// The latest tick a simulation may reach: 2^62 ps, about 53 days of simulated time. Every
+/// accumulator of time (a reservation's next free tick, a pipe's, an event's tick) is checked
+/// against it, and every single step (a latency, one transfer, one cycle) is at most
+/// kMaxStepTicks, so no sum of a bounded tick and a few steps can wrap a 64-bit Tick.
+inline constexpr Tick kMaxTick = Tick{1} << 62;
+/// The longest single step a config may imply: 1 s (one latency, one sector's transfer on one
+/// channel or port, one cycle). Longer ones are config errors naming the key and this bound.
+inline constexpr Tick kMaxStepTicks = kTicksPerSecond;
+
+/// Throws UsageError: `what` would end after kMaxTick. Out of line, so that the checks on the hot
+/// path stay one compare and a never-taken branch.
+[[noreturn]] void throw_tick_overflow(const char* what, Tick start, Tick duration);
+
+/// start + duration, or throw_tick_overflow when the end would pass kMaxTick (both are >= 0).
+inline Tick checked_end(Tick start, Tick duration, const char* what) {
+  if (duration > kMaxTick - start) [[unlikely]] throw_tick_overflow(what, start, duration);
+  return start + duration;
+}
+
 /// A size or a count of bytes.
 struct Bytes {
   std::uint64_t count = 0;

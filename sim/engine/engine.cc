@@ -54,13 +54,28 @@ Engine::Engine(const HardwareConfig& config, TraceSource& source, const SimOptio
       m_source(source),
       m_options(options),
       m_timeline(timeline),
+      m_budget(options.max_memory.count != 0 ? options.max_memory : default_memory_limit()),
       m_memory(config, source.workload()),
       m_sms(config.sm.count, Sm(config)),
       m_sm_time(config.sm.count),
       m_scheduler(config.sm.count),
       m_op_overhead(config.efficiency.op_overhead),
       m_issue_window(config.sim.issue_window),
-      m_pipe_serial(config.efficiency.pipe_serial) {}
+      m_pipe_serial(config.efficiency.pipe_serial) {
+  m_budget.take(fixed_memory_bytes(config), "the model of the chip");
+  m_memory.set_memory_budget(&m_budget);
+}
+
+std::uint64_t Engine::fixed_memory_bytes(const HardwareConfig& config) {
+  // Each figure is at most about 2^50 (the schema bounds every count), so the sum cannot wrap.
+  const DerivedConfig d = derive(config);
+  const std::uint64_t l2_lines = d.l2_usable_sets_per_slice * config.l2.slices * config.l2.ways;
+  const std::uint64_t l2 = l2_lines * (sizeof(std::uint32_t) + sizeof(std::uint16_t));
+  const std::uint64_t banks = std::uint64_t{config.hbm.channels} * config.hbm.banks_per_channel;
+  const std::uint64_t hbm = banks * (sizeof(std::uint64_t) + sizeof(Tick));
+  const std::uint64_t sms = std::uint64_t{config.sm.count} * (sizeof(Sm) + sizeof(SmTime) + 256);
+  return l2 + hbm + sms;
+}
 
 RunResult Engine::run() {
   RunResult result;
@@ -243,7 +258,9 @@ void Engine::stream(std::uint32_t id, Tick t) {
 void Engine::step(std::uint32_t id, Tick t) {
   CtaSlot& c = m_slots[id];
   Sm& sm = m_sms[c.sm];
+  // Past the timeline's budget an op-level event is only counted (the sink says how many).
   const bool detail = m_timeline != nullptr && m_timeline->detail();
+  const bool dropping = m_timeline != nullptr && !detail;
   while (true) {
     if (c.pc == c.ops.size() || !is_pipe_op(c.ops[c.pc].kind)) {
       // Memory ops, waits, barriers and the end of the CTA come after its pipes are done.
@@ -265,6 +282,7 @@ void Engine::step(std::uint32_t id, Tick t) {
       account_wait(c, from, end, c.drain_unloaded);
       if (end > t) {
         if (detail) m_timeline->slice(c.sm, c.slot, "drain", from, end, "");
+        if (dropping) m_timeline->drop_detail(from);
         m_queue.schedule(end, kFinish, id, kFinish);
       } else {
         finish(id, t);
@@ -300,6 +318,7 @@ void Engine::step(std::uint32_t id, Tick t) {
                               "\"bytes\":" + std::to_string(op.box.bytes()) + ",\"tag\":" +
                                   std::to_string(op.tag));
         }
+        if (dropping) m_timeline->drop_detail(issue);
         if (!c.stream_scheduled) stream(id, issue);
         break;
       }
@@ -318,6 +337,7 @@ void Engine::step(std::uint32_t id, Tick t) {
         if (detail && next > from) {
           m_timeline->slice(c.sm, c.slot, "wait", from, next, "\"tag\":" + std::to_string(op.tag));
         }
+        if (dropping && next > from) m_timeline->drop_detail(from);
         break;
       }
       case OpKind::compute:
@@ -340,6 +360,7 @@ void Engine::step(std::uint32_t id, Tick t) {
                                     : begin + static_cast<Tick>(std::llround(static_cast<double>(d) * m_pipe_serial));
         c.compute += next - issue;
         if (detail && d > 0) m_timeline->slice(c.sm, c.slot, kPipeSliceNames[pipe], begin, begin + d, "");
+        if (dropping && d > 0) m_timeline->drop_detail(begin);
         break;
       }
       case OpKind::barrier:

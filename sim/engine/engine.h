@@ -37,6 +37,10 @@ class Engine {
   Engine(const HardwareConfig& config, TraceSource& source, const SimOptions& options,
          TimelineSink* timeline);
 
+  /// An estimate of the memory the engine's config-sized structures take (L2 tags and masks, HBM
+  /// bank state, per-SM state), in bytes; what grows with the trace is counted as it grows.
+  static std::uint64_t fixed_memory_bytes(const HardwareConfig& config);
+
   /// Simulates every kernel of the source, one after the other. Callable once.
   RunResult run();
 
@@ -111,6 +115,7 @@ class Engine {
   TraceSource& m_source;
   SimOptions m_options;
   TimelineSink* m_timeline;
+  MemoryBudget m_budget;  ///< options.max_memory, against which the fetched-sector record grows
   MemoryPath m_memory;
   std::vector<Sm> m_sms;
   std::vector<SmTime> m_sm_time;

@@ -83,7 +83,6 @@ MemoryPath::MemoryPath(const HardwareConfig& config, const Topology& topology,
     TensorState s;
     s.first_sector = t.base / m_sector_bytes;
     s.end_sector = (t.base + t.bytes + m_sector_bytes - 1) / m_sector_bytes;
-    s.fetched.assign((s.end_sector - s.first_sector + 63) / 64, 0);
     s.traffic.name = t.name;
     m_tensors.push_back(std::move(s));
     m_report_order[order[sorted]] = sorted;
@@ -91,6 +90,10 @@ MemoryPath::MemoryPath(const HardwareConfig& config, const Topology& topology,
   TensorState untracked;
   untracked.traffic.name = "(untracked)";
   m_tensors.push_back(std::move(untracked));
+}
+
+void MemoryPath::set_memory_budget(MemoryBudget* budget) {
+  for (TensorState& t : m_tensors) t.fetched.set_budget(budget);
 }
 
 std::size_t MemoryPath::tensor_of(std::uint64_t sector) {
@@ -137,7 +140,7 @@ void MemoryPath::count_dram_read(std::uint64_t line, std::uint32_t mask) {
     // test and set them at once (the common case; a line is at most 8 sectors).
     const std::uint64_t bit = line * m_sectors_per_line - ts.first_sector;
     if (bit % 64 + m_sectors_per_line <= 64) {
-      std::uint64_t& word = ts.fetched[bit / 64];
+      std::uint64_t& word = ts.fetched.word(bit);
       const std::uint64_t flags = std::uint64_t{mask} << (bit % 64);
       const std::uint64_t seen = popcount64(word & flags);
       m_reason.reread += seen * m_sector_bytes;
@@ -157,7 +160,7 @@ void MemoryPath::count_dram_read(std::uint64_t line, std::uint32_t mask) {
       continue;
     }
     const std::uint64_t bit = sector - ts.first_sector;
-    std::uint64_t& word = ts.fetched[bit / 64];
+    std::uint64_t& word = ts.fetched.word(bit);
     const std::uint64_t flag = std::uint64_t{1} << (bit % 64);
     if (word & flag) {
       m_reason.reread += m_sector_bytes;

@@ -24,6 +24,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "sim/core/memory_budget.h"
+#include "sim/core/sparse_bitmap.h"
 #include "sim/core/units.h"
 #include "sim/hw/config.h"
 #include "sim/hw/hbm.h"
@@ -54,6 +56,10 @@ class MemoryPath {
   MemoryPath(const HardwareConfig& config, const WorkloadInfo& workload);
   /// The same on a topology built elsewhere (whose counts match `config`'s).
   MemoryPath(const HardwareConfig& config, const Topology& topology, const WorkloadInfo& workload);
+
+  /// Counts the record of fetched sectors against `budget` from now on (null: no limit); it must
+  /// outlive the path. Throws UsageError, from an access, once the record would pass the limit.
+  void set_memory_budget(MemoryBudget* budget);
 
   /// Counters of the kernel now running; every access adds to them. Must be set before access.
   void set_kernel_counters(TrafficCounters* counters) { m_counters = counters; }
@@ -101,7 +107,7 @@ class MemoryPath {
   struct TensorState {
     std::uint64_t first_sector = 0;   ///< base / sector_size
     std::uint64_t end_sector = 0;     ///< ⌈(base + bytes) / sector_size⌉
-    std::vector<std::uint64_t> fetched;  ///< bitmap over [first_sector, end_sector)
+    SparseBitmap fetched;  ///< bit (sector - first_sector): fetched before; pages as touched
     TensorDramBytes traffic;
   };
 

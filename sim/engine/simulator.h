@@ -16,6 +16,10 @@ struct SimOptions {
   /// Compute does by default (--cache-control all). The written-back bytes are reported as
   /// dram_flush_writeback_bytes and counted in no kernel.
   bool flush_l2_between_kernels = false;
+  /// The most memory the simulation may take (`--max-memory`); 0 means the default, half the
+  /// machine's RAM. The config's fixed structures are checked before anything runs, the record of
+  /// fetched sectors as it grows; passing the limit is a UsageError with the figure.
+  Bytes max_memory{};
 };
 
 /// Simulates every kernel of `source` in order on `config`. Kernels run one after the other; a

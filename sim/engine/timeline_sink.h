@@ -30,6 +30,9 @@ class TimelineSink {
   /// An op-level instant event.
   virtual void instant(std::uint32_t sm, std::uint32_t slot, const char* name, Tick at,
                        const std::string& args_json) = 0;
+  /// An op-level event at `at` that the engine did not build because detail() was false: counted
+  /// as dropped, so that the file and the user can be told what the budget left out.
+  virtual void drop_detail(Tick at) = 0;
 };
 
 }  // namespace memwall

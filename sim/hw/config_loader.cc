@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -343,6 +344,18 @@ void check_bounds(const KeyDecl& key, double v, const std::string& text) {
       if (!(v > 0 && v <= 1)) throw UnitError("must be in (0, 1], got \"" + text + "\"");
       break;
   }
+  // Representability (issue 18, finding 3): a cycle or a latency longer than one step of the
+  // simulator's bound cannot be simulated; the clock is checked here, before any value in cycles.
+  if (key.type == KeyType::kFrequency && v < 1.0) {
+    throw UnitError("\"" + text + "\" is below 1 Hz: one cycle would take longer than " +
+                    format_duration(kMaxStepTicks) + ", the simulator's bound for a single step " +
+                    "(its clock holds 2^62 ps in all)");
+  }
+  if (key.type == KeyType::kDuration && v > static_cast<double>(kMaxStepTicks)) {
+    throw UnitError("\"" + text + "\" is " + format_duration(static_cast<Tick>(v)) +
+                    ", more than " + format_duration(kMaxStepTicks) +
+                    ", the simulator's bound for a single latency (its clock holds 2^62 ps in all)");
+  }
   if (key.max > 0 && v > key.max) {
     KeyValue limit;
     switch (key.type) {
@@ -369,6 +382,46 @@ void validate_with_positions(const HardwareConfig& c, const PositionOf& at) {
   auto fail = [&](const std::string& key, const std::string& reason) {
     throw ConfigError(at(key), key, reason);
   };
+  // Representability (issue 18, finding 3): one transfer of a unit on one instance of each
+  // bandwidth-limited resource must take at most kMaxStepTicks, or a few million of them pass
+  // kMaxTick. The bound is stated as the least value the key may take.
+  auto step_rate = [&](const std::string& key, double rate, double instances, double efficiency,
+                       std::uint64_t unit_bytes, const std::string& unit, const std::string& per) {
+    const double per_instance = rate * efficiency / instances;
+    const double ps = static_cast<double>(unit_bytes) * 1e12 / per_instance;
+    if (ps <= static_cast<double>(kMaxStepTicks)) return;
+    const double least = static_cast<double>(unit_bytes) * instances / efficiency;
+    char figure[64];
+    std::snprintf(figure, sizeof figure, "%.3g s", ps / 1e12);
+    fail(key, format_si(rate, "B/s") + " is too slow to simulate: " + per + " would move " + unit +
+                  " in " + figure + ", more than " + format_duration(kMaxStepTicks) +
+                  ", the simulator's bound for a single transfer (its clock holds 2^62 ps in all); "
+                  "the least accepted value here is " + format_si(least, "B/s"));
+  };
+  const std::string sector = "one " + format_bytes(c.l2.sector_size) + " sector";
+  step_rate("hbm.bandwidth", c.hbm.bandwidth.bytes_per_second, c.hbm.channels, c.efficiency.hbm,
+            c.l2.sector_size.count, sector,
+            "each of its " + std::to_string(c.hbm.channels) + " channels (at efficiency.hbm)");
+  step_rate("l2.bandwidth", c.l2.bandwidth.bytes_per_second, c.l2.slices, c.efficiency.l2,
+            c.l2.sector_size.count, sector,
+            "each of its " + std::to_string(c.l2.slices) + " slices (at efficiency.l2)");
+  step_rate("xbar.port_bandwidth", c.xbar.port_bandwidth.bytes_per_second, 1, 1,
+            c.l2.sector_size.count, sector, "an SM's port");
+  step_rate("sm.smem_bandwidth", c.sm.smem_bandwidth.bytes_per_second, 1, 1, 1, "one byte",
+            "an SM's shared memory");
+  auto step_pipe = [&](const std::string& key, double per_cycle, double efficiency) {
+    const double per_second = per_cycle * efficiency * c.sm.clock.hertz;
+    if (per_second >= 1.0) return;
+    char figure[64];
+    std::snprintf(figure, sizeof figure, "%g per cycle at ", per_cycle);
+    fail(key, figure + format_frequency(c.sm.clock) +
+                  " is too slow to simulate: one unit would take longer than " +
+                  format_duration(kMaxStepTicks) +
+                  ", the simulator's bound for a single step (its clock holds 2^62 ps in all)");
+  };
+  step_pipe("sm.tensor_flops_per_cycle", c.sm.tensor_flops_per_cycle, c.efficiency.tensor);
+  step_pipe("sm.fp32_flops_per_cycle", c.sm.fp32_flops_per_cycle, c.efficiency.fp32);
+  step_pipe("sm.sfu_ops_per_cycle", c.sm.sfu_ops_per_cycle, c.efficiency.sfu);
   if (c.sm.smem_per_block > c.sm.smem_per_sm) {
     fail("sm.smem_per_block", format_bytes(c.sm.smem_per_block) + " is more than sm.smem_per_sm (" +
                                   format_bytes(c.sm.smem_per_sm) + "): a CTA using it fits no SM");

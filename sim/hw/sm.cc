@@ -84,14 +84,21 @@ Tick Sm::pipe_ticks(std::size_t pipe, std::uint64_t amount) const {
     throw UsageError(std::string("the trace computes on the ") + kPipeNames[pipe] +
                      " pipe, but the config gives it zero throughput");
   }
-  const Tick t = static_cast<Tick>(std::llround(static_cast<double>(amount) * m_ps_per_unit[pipe]));
+  const double ps = static_cast<double>(amount) * m_ps_per_unit[pipe];
+  if (!(ps <= static_cast<double>(kMaxTick))) {
+    throw UsageError(std::string("trace: an op of ") + std::to_string(amount) + " units on the " +
+                     kPipeNames[pipe] + " pipe would take " + format_duration(static_cast<Tick>(
+                         std::min(ps, 9.2e18))) + ", more than the simulator's bound of " +
+                     format_duration(kMaxTick) + " (2^62 ps)");
+  }
+  const Tick t = static_cast<Tick>(std::llround(ps));
   return std::max<Tick>(t, 1);
 }
 
 Tick Sm::reserve_pipe(std::size_t pipe, Tick t, Tick duration) {
   Tick& free = m_pipe_free[pipe == kSmemPipe && m_smem_on_tensor ? kTensorPipe : pipe];
   const Tick start = std::max(t, free);
-  free = start + duration;
+  free = checked_end(start, duration, "an op on an SM pipe");
   m_pipe_busy[pipe] += duration;
   return start;
 }

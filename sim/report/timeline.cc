@@ -1,5 +1,6 @@
 #include "sim/report/timeline.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "sim/core/json.h"
@@ -72,9 +73,14 @@ void Timeline::cta(std::uint32_t sm, std::uint32_t slot, const std::string& kern
                   << ",\"args\":{\"cta\":" << index << "}}";
 }
 
+void Timeline::drop_detail(Tick at) {
+  ++m_detail_dropped;
+  m_first_drop = std::min(m_first_drop, at);
+}
+
 bool Timeline::begin_detail(char phase, std::uint32_t sm, std::uint32_t slot, Tick ts) {
   if (!detail()) {
-    ++m_detail_dropped;
+    drop_detail(ts);
     return false;
   }
   ++m_detail_written;

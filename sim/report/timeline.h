@@ -45,8 +45,17 @@ class Timeline final : public TimelineSink {
   /// An op-level instant event.
   void instant(std::uint32_t sm, std::uint32_t slot, const char* name, Tick at,
                const std::string& args_json) override;
+  /// Counts an op-level event the engine skipped past the budget.
+  void drop_detail(Tick at) override;
   /// Writes the metadata and commits the file.
   void finish();
+
+  /// Op-level events and CTA slices left out by the budgets, and where the first op-level event
+  /// was left out (kMaxTick when none was).
+  std::uint64_t op_events_dropped() const { return m_detail_dropped; }
+  std::uint64_t cta_slices_dropped() const { return m_cta_dropped; }
+  Tick first_drop() const { return m_first_drop; }
+  std::uint64_t op_event_budget() const { return m_detail_budget; }
 
  private:
   void event_prefix(char phase, std::uint32_t pid, std::uint32_t tid, Tick ts);
@@ -61,6 +70,7 @@ class Timeline final : public TimelineSink {
   std::uint64_t m_cta_budget;
   std::uint64_t m_detail_written = 0;
   std::uint64_t m_detail_dropped = 0;
+  Tick m_first_drop = kMaxTick;  ///< earliest op-level event left out
   std::uint64_t m_cta_written = 0;
   std::uint64_t m_cta_dropped = 0;
   std::uint64_t m_kernels = 0;

@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -135,4 +136,82 @@ TEST_CASE("Finding 15: an unknown --what-if name is refused before anything is s
   CHECK(r.code == 2);
   CHECK(r.out.find("unknown what-if \"perfect-l3\"") != std::string::npos);
   CHECK(r.out.find("on NVIDIA H200") == std::string::npos);  // no report was printed
+}
+
+TEST_CASE("Finding 23: a one-point sweep says \"1 point\", and -o with a non-CSV name is refused",
+          "[first-hour][cli]") {
+  const Scratch s;
+  const auto one = run_memwall("sweep --config h200 --workload flash2 --seq 256 --head-dim 64 -o " +
+                               s / "one.csv");
+  CHECK(one.code == 0);
+  CHECK(one.out.find("wrote " + s / "one.csv" + ": 1 point (0 kept") != std::string::npos);
+  for (const char* name : {"r.json", "r.yaml", "r.html"}) {
+    INFO(name);
+    const auto r = run_memwall("sweep --config h200 --workload flash2 --seq 256 -o " + s / name);
+    CHECK(r.code == 2);
+    CHECK(r.out.find("a sweep writes CSV") != std::string::npos);
+    CHECK(!fs::exists(s / name));
+  }
+}
+
+TEST_CASE("Finding 23: a what-if table shows a zero saving as 0, not \"0 ps\"", "[first-hour][cli]") {
+  const auto r = run_memwall("run --config h200 --workload flash2 --seq 512 --head-dim 64 --heads 2 "
+                             "--what-if hbm-x2");
+  REQUIRE(r.code == 0);
+  const std::size_t base = r.out.find("\nbase ");
+  REQUIRE(base != std::string::npos);
+  const std::string line = r.out.substr(base + 1, r.out.find('\n', base + 1) - base - 1);
+  CHECK(line.find("0 ps") == std::string::npos);
+  CHECK(line.find(" 0 ") != std::string::npos);
+}
+
+TEST_CASE("Finding 18: what the timeline's budget leaves out is counted in its metadata and said on "
+          "stderr; --timeline-budget sets it", "[first-hour][cli]") {
+  const Scratch s;
+  const std::string path = s / "t.json";
+  const std::string run = "run --config h200 --workload flash2 --seq 1024 --head-dim 64 --heads 4 --timeline " + path;
+  const auto small = run_memwall(run + " --timeline-budget 100");
+  REQUIRE(small.code == 0);
+  CHECK(small.out.find("memwall: note: the timeline " + path + " lacks op-level events from") !=
+        std::string::npos);
+  CHECK(small.out.find("its budget of 100 (--timeline-budget) left out") != std::string::npos);
+  const std::string text = slurp(path);
+  CHECK(text.find("\"op_events_written\":100,") != std::string::npos);
+  CHECK(text.find("\"op_events_dropped\":0,") == std::string::npos);
+  CHECK(text.find("\"op_event_budget\":100,") != std::string::npos);
+  // With room for everything, nothing is dropped and nothing is said.
+  const auto whole = run_memwall(run);
+  REQUIRE(whole.code == 0);
+  CHECK(whole.out.find("memwall: note") == std::string::npos);
+  CHECK(slurp(path).find("\"op_events_dropped\":0,") != std::string::npos);
+  CHECK(run_memwall(run + " --timeline-budget -3").code == 2);
+}
+
+TEST_CASE("Finding 15: an output path that cannot be written is refused before anything is simulated",
+          "[first-hour][cli]") {
+  const Scratch s;
+  fs::create_directories(s / "adir");
+  // A large run, so that a check made only after simulating would take seconds, not milliseconds.
+  const std::string run = "run --config h200 --workload flash2 --seq 65536 --head-dim 128 --heads 32 ";
+  struct Case {
+    std::string args;
+    std::string expected;
+  };
+  for (const Case& c : {Case{"--json /proc/x.json", "--json /proc/x.json: cannot create a file in /proc"},
+                        Case{"--json ''", "--json: an empty file name"},
+                        Case{"--timeline ''", "--timeline: an empty file name"},
+                        Case{"--json " + s / "adir", "--json " + s / "adir" + ": is a directory"},
+                        Case{"--json " + s / "missing/r.json", ": no such directory"},
+                        Case{"--what-if hbm-x2 --what-if-json " + s / "adir", ": is a directory"}}) {
+    INFO(c.args);
+    const auto start = std::chrono::steady_clock::now();
+    const auto r = run_memwall(run + c.args);
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(3));
+    CHECK(r.code == 2);
+    CHECK(r.out.find(c.expected) != std::string::npos);
+  }
+  CHECK(fs::is_empty(s / "adir"));
+  const auto sweep = run_memwall("sweep --config h200 --workload flash2 --seq 256 -o " + s / "adir");
+  CHECK(sweep.code == 2);
+  CHECK(sweep.out.find("is a directory") != std::string::npos);
 }

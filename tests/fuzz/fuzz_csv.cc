@@ -1,5 +1,6 @@
-// libFuzzer harness of the CSV readers: read_csv (the measured-data files `memwall io --measured`
-// joins, and sweep shards), csv_split and merge_shards (`memwall sweep merge`). The numeric cells
+// libFuzzer harness of the CSV readers: read_csv (sweep shards), read_measured_csv and its cell
+// parsers (the measured-data files of `calibrate` and `io --measured`), csv_split and
+// merge_shards (`memwall sweep merge`). The numeric cells
 // of a measured row are read in io_check.cc, which needs the models library; that path is covered
 // end to end by tests/reliability instead.
 //
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "sim/core/error.h"
+#include "studies/measured_csv.h"
 #include "studies/sweep_csv.h"
 #include "tests/fuzz/fuzz_util.h"
 
@@ -33,6 +35,29 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       const std::string line = csv_line(row);
       if (csv_split(std::string_view(line).substr(0, line.size() - 1), "roundtrip") != row) {
         __builtin_trap();
+      }
+    }
+  } catch (const Error&) {
+  }
+  try {
+    // The strict reader of measured CSVs, and its cell parsers on every cell it accepts.
+    const CsvTable table = read_measured_csv(paths[0]);
+    for (const auto& row : table.rows) {
+      for (const std::string& cell : row) {
+        try {
+          const std::uint64_t v = parse_measured_count(cell, "count");
+          if (std::to_string(v) != cell.substr(cell.find_first_not_of('0') == std::string::npos
+                                                   ? cell.size() - 1
+                                                   : cell.find_first_not_of('0'))) {
+            __builtin_trap();  // a count is its decimal digits, nothing else
+          }
+        } catch (const Error&) {
+        }
+        try {
+          const double t = parse_measured_seconds(cell, "time");
+          if (!(t >= 0) || t > 1.8e308) __builtin_trap();
+        } catch (const Error&) {
+        }
       }
     }
   } catch (const Error&) {

@@ -3,7 +3,8 @@
 //
 // Input layout: "VALUES\nSHARD\nSIDECAR...". VALUES and SHARD go to the parsers. SIDECAR is written
 // after the valid first line of a sidecar of a fixed 6-point sweep (so the fuzzer is past the
-// fingerprint check) and the sweep is resumed from it; the fake runner gives every point the same
+// fingerprint check; with its first byte odd, every line also gets its right checksum) and the
+// sweep is resumed from it; the fake runner gives every point the same
 // figures. The only acceptable failure is a memwall::Error; anything else escapes and is a finding.
 
 #include <cstddef>
@@ -44,9 +45,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string print = fingerprint(options.identity + "\n" + plan.describe() + "\nshard=0/1");
   std::size_t skip = 0;
   for (std::size_t i = 0; i < 2 && i < lines.size(); ++i) skip += lines[i].size() + 1;
-  const std::string_view sidecar = skip < input.size() ? input.substr(skip) : std::string_view();
-  fuzz::write_scratch("sweep.csv.partial",
-                      "# memwall sweep partial " + print + "\n" + std::string(sidecar));
+  std::string_view sidecar = skip < input.size() ? input.substr(skip) : std::string_view();
+  // Rows carry a checksum: when the sidecar's first byte is odd, the harness appends the right one
+  // to every complete line, so that mutations reach the checks behind it (index, parameters).
+  std::string rows;
+  if (!sidecar.empty() && (static_cast<unsigned char>(sidecar[0]) & 1) != 0) {
+    sidecar.remove_prefix(1);
+    for (const std::string_view line : fuzz::split_at(sidecar, "\n")) {
+      rows += std::string(line) + "," + fingerprint(print + "\n" + std::string(line)) + "\n";
+    }
+  } else {
+    rows = std::string(sidecar);
+  }
+  fuzz::write_scratch("sweep.csv.partial", "# memwall sweep partial v2 " + print + "\n" + rows);
   const PointRunner runner = [](const SweepPoint& point) {
     return FlatRow{{"time_s", point.at("seq")}, {"bytes", point.at("dtype")}};
   };

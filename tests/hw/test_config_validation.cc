@@ -256,3 +256,36 @@ TEST_CASE("A directory is not a config", "[config]") {
   TempDir dir;
   CHECK_THROWS_WITH(load_config(dir.path()), dir.path() + ": not a regular file");
 }
+
+TEST_CASE("Finding 3: a config value whose simulation cannot be represented is refused with the key "
+          "and the bound", "[config][first-hour]") {
+  TempDir dir;
+  const std::string path = dir.write("gpu.yaml", kSmallConfig);
+  struct Case {
+    const char* set;
+    const char* key;
+    const char* reason;
+  };
+  for (const Case c : {Case{"hbm.bandwidth=0.001 B/s", "hbm.bandwidth", "the least accepted value here is"},
+                       Case{"hbm.bandwidth=0.01 B/s", "hbm.bandwidth", "the least accepted value here is"},
+                       Case{"l2.bandwidth=1 B/s", "l2.bandwidth", "the least accepted value here is"},
+                       Case{"xbar.port_bandwidth=0.5 B/s", "xbar.port_bandwidth", "bound for a single transfer"},
+                       Case{"sm.smem_bandwidth=0.1 B/s", "sm.smem_bandwidth", "bound for a single transfer"},
+                       Case{"sm.clock=0.001 Hz", "sm.clock", "below 1 Hz"},
+                       Case{"sm.clock=1e-300 Hz", "sm.clock", "below 1 Hz"},
+                       Case{"xbar.latency=2 s", "xbar.latency", "bound for a single latency"},
+                       Case{"hbm.latency=5000 ms", "hbm.latency", "bound for a single latency"},
+                       Case{"sm.tensor_flops_per_cycle=1e-12", "sm.tensor_flops_per_cycle",
+                            "bound for a single step"}}) {
+    INFO(c.set);
+    try {
+      (void)load_config(path, {c.set});
+      FAIL("accepted");
+    } catch (const ConfigError& e) {
+      CHECK(e.key_path() == c.key);
+      CHECK_THAT(e.reason(), Catch::Contains(c.reason));
+    }
+  }
+  // The bound is not in the way of any real chip, nor of one a thousand times slower.
+  CHECK_NOTHROW(load_config(path, {"hbm.bandwidth=3 GB/s", "sm.clock=1 MHz", "hbm.latency=1 s"}));
+}

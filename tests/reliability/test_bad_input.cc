@@ -11,6 +11,8 @@
 
 #include "sim/core/error.h"
 #include "studies/sweep_plan.h"
+#include "traces/op.h"
+#include "traces/trace_writer.h"
 #include "tests/reliability/process.h"
 
 using namespace memwall;
@@ -192,4 +194,66 @@ TEST_CASE("A sweep of 10^10 points is refused with a clear error before allocati
   CHECK(r.code == kExitBadInput);
   CHECK(r.err.find("internal error") == std::string::npos);
   CHECK(out.entries().empty());
+}
+
+// Issue 18, finding 2: the record of DRAM sectors fetched was a flat bitmap sized from each
+// tensor's declared extent, so a 150-byte trace declaring a 1 TiB tensor took 4.2 GB and one of
+// 4 TiB ended in "internal error: std::bad_alloc". Now it grows with the sectors read.
+TEST_CASE("Finding 2: a forged trace declaring tensors of up to 2^62 bytes replays in little memory",
+          "[bad-input][first-hour][memory]") {
+  const TempDir dir("forged");
+  for (const int log2 : {40, 42, 50, 62}) {
+    INFO("2^" << log2 << " bytes");
+    const std::string path = dir / ("forged" + std::to_string(log2) + ".mwt");
+    {
+      TraceWriter w(path);
+      WorkloadInfo info;
+      info.name = "forged";
+      info.tensors.push_back(TensorInfo{"huge", 0, std::uint64_t{1} << log2});
+      w.begin(info);
+      KernelInfo k;
+      k.name = "k";
+      k.ctas = 1;
+      k.threads_per_cta = 32;
+      w.kernel(k);
+      w.cta_begin();
+      Op load;
+      load.kind = OpKind::load;
+      load.box = Box{0, 1, 128, 128};
+      w.op(load);
+      Op wait;
+      wait.kind = OpKind::wait;
+      w.op(wait);
+      w.cta_end();
+      w.end();
+    }
+    // The record of fetched sectors counts against --max-memory: one page for the line read.
+    const TempDir logs("forged-logs");
+    const Result r = run_memwall({"replay", "-c", "h200", path, "--max-memory", "64 MiB"}, logs.path(), 20s);
+    CHECK(r.code == 0);
+    CHECK(r.err.empty());
+  }
+}
+
+TEST_CASE("Finding 2: --max-memory below what the chip's model needs is refused with the figure",
+          "[bad-input][first-hour][memory]") {
+  check_rejected({"run", "-c", "h200", "--workload", "flash2", "--seq", "1024", "--max-memory", "1 MiB"},
+                 "the simulation would need 2.886 MiB of memory for the model of NVIDIA H200");
+  check_rejected({"run", "-c", "h200", "--workload", "flash2", "--seq", "1024", "--max-memory", "0 B"},
+                 "--max-memory: must be greater than zero");
+  check_rejected({"run", "-c", "h200", "--workload", "flash2", "--seq", "1024", "--max-memory", "lots"},
+                 "--max-memory: expected a size");
+}
+
+// Issue 18, finding 3: `--set "hbm.bandwidth=0.001 B/s"` reported the same time as 4.8 TB/s (the
+// ticks wrapped), `sm.clock=0.001 Hz` ended in "internal: event scheduled ... before now".
+TEST_CASE("Finding 3: rates and clocks too slow to simulate are refused with the key and the bound",
+          "[bad-input][first-hour][ticks]") {
+  for (const char* set : {"hbm.bandwidth=0.001 B/s", "hbm.bandwidth=0.01 B/s", "sm.clock=0.001 Hz",
+                          "sm.clock=1e-300 Hz", "l2.bandwidth=1 B/s"}) {
+    INFO(set);
+    const std::string key = std::string(set).substr(0, std::string(set).find('='));
+    check_rejected({"run", "-c", "h200", "--workload", "flash2", "--seq", "256", "--set", set},
+                   key + ": ");
+  }
 }

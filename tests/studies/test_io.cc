@@ -227,17 +227,18 @@ TEST_CASE("Measured rows join on kv_heads, seq_kv, causal and splits; a missing 
   CHECK_FALSE(r.points[0].measured.has_value());
   CHECK(r.points[1].measured_where == path + ":2");
 
-  // A causal or split row is another point than the unvaried one.
-  r = join("workload,heads,seq,head_dim,causal,splits,dram_read_bytes\n"
-           "flash2,2,256,32,1,1,300\nflash2,2,256,32,0,2,300\n");
-  CHECK_FALSE(r.points[0].measured.has_value());
-  CHECK_FALSE(r.points[1].measured.has_value());
+  // A causal or split row is another point than the unvaried one: rows that join no point of the
+  // run are an error (a measured file that matches nothing is a mistake, first-hour finding 5).
+  CHECK_THROWS_WITH(join("workload,heads,seq,head_dim,causal,splits,dram_read_bytes\n"
+                         "flash2,2,256,32,1,1,300\nflash2,2,256,32,0,2,300\n"),
+                    Catch::Contains("no \"total\" row joins any point of this run") &&
+                        Catch::Contains("causal"));
 
   // The default written out and left out are the same point.
   CHECK_THROWS_WITH(join("workload,heads,kv_heads,seq,head_dim,dram_read_bytes\n"
                          "flash2,2,,256,32,1\nflash2,2,2,256,32,2\n"),
                     Catch::Contains(":3: the same point as line 2") &&
-                        Catch::Contains("softmax_rows, kv_heads)"));
+                        Catch::Contains("softmax_rows, kv_heads; the file has no column batch"));
 
   // A malformed variant cell names the file, the line and the column.
   CHECK_THROWS_WITH(join("workload,heads,seq,head_dim,causal,dram_read_bytes\nflash2,2,256,32,yes,1\n"),
