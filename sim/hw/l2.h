@@ -20,12 +20,24 @@
 
 #include "sim/core/fast_mod.h"
 #include "sim/core/hash.h"
+#include "sim/core/huge_page_allocator.h"
 #include "sim/core/reservation.h"
 #include "sim/core/units.h"
 #include "sim/hw/config.h"
 #include "sim/hw/topology.h"
 
 namespace memwall {
+
+/// Asks the host CPU to bring the cache line holding `p` into its caches. GCC 12 drops a
+/// __builtin_prefetch whose address goes through the L2's set hash (FastMod32), so on x86 the
+/// instruction is written out.
+inline void prefetch_host_line(const void* p) {
+#if defined(__x86_64__) || defined(__i386__)
+  asm volatile("prefetcht0 %0" : : "m"(*static_cast<const char*>(p)));
+#else
+  __builtin_prefetch(p);
+#endif
+}
 
 /// What one access did to the cache.
 struct L2Outcome {
@@ -64,8 +76,8 @@ class L2 {
   /// Hints the host CPU to fetch `line`'s set into its cache (no effect on the simulation).
   void prefetch(std::uint64_t line) const {
     const std::size_t base = set_of(line) * m_ways;
-    __builtin_prefetch(&m_tags[base]);
-    __builtin_prefetch(&m_masks[base]);
+    prefetch_host_line(&m_tags[base]);
+    prefetch_host_line(&m_masks[base]);
   }
 
   /// A load of sectors `mask` of `line` in `slice`: hits are the valid ones; the rest are
@@ -137,8 +149,8 @@ class L2 {
   std::uint32_t m_ways;
   /// [set·ways + position] → line index or kInvalid; each set is kept in LRU order, most
   /// recently used first, so no stamps are needed and invalid ways sit at the end.
-  std::vector<std::uint32_t> m_tags;
-  std::vector<std::uint16_t> m_masks;    ///< same index: valid | dirty << 8
+  std::vector<std::uint32_t, HugePageAllocator<std::uint32_t>> m_tags;
+  std::vector<std::uint16_t, HugePageAllocator<std::uint16_t>> m_masks;    ///< same index: valid | dirty << 8
   Reservations m_slice_bus;              ///< per slice
   std::vector<Tick> m_sector_ticks;      ///< [slice · m_stride + sectors] → transfer ticks
   std::size_t m_stride = 0;              ///< sectors_per_line + 1
