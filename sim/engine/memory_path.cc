@@ -18,9 +18,8 @@ std::uint32_t bit_range(std::uint64_t lo, std::uint64_t hi) {
   return static_cast<std::uint32_t>(width_mask << lo);
 }
 
-/// How many lines ahead of the one being issued a box prefetches its L2 set into the host cache
-/// (8 and 16 measured alike; what matters is that several lookups' host-memory latency overlaps).
-constexpr std::uint32_t kPrefetchLines = 8;
+/// How many rows ahead of the current one a box prefetches its L2 sets into the host cache.
+constexpr std::uint64_t kPrefetchRows = 4;
 
 /// Set bits of a 64-bit word, without a library call.
 std::uint64_t popcount64(std::uint64_t m) {
@@ -291,25 +290,6 @@ bool MemoryPath::access(std::uint32_t sm, const Box& box, Tick t, Tick box_issue
   const std::uint32_t all_count = m_sectors_per_line;
   bool issued_any = false;
   LineTally tally;
-  // The line kPrefetchLines ahead of the one being issued, in issue order (row by row): its set
-  // is prefetched into the host cache, so that several lookups' host-memory latency overlaps.
-  std::uint64_t ahead_row = cursor.row;
-  std::uint64_t ahead_line = 0;
-  std::uint64_t ahead_last = 0;
-  const auto ahead_row_start = [&] {
-    const std::uint64_t start = box.base + ahead_row * box.pitch;
-    ahead_line = start >> m_line_shift;
-    ahead_last = (start + row_bytes - 1) >> m_line_shift;
-  };
-  const auto ahead_next = [&] {
-    m_l2.prefetch(ahead_line);
-    if (++ahead_line > ahead_last && ++ahead_row < rows) ahead_row_start();
-  };
-  if (ahead_row < rows) {
-    ahead_row_start();
-    if (cursor.started) ahead_line = cursor.line;
-    for (std::uint32_t k = 0; k < kPrefetchLines && ahead_row < rows; ++k) ahead_next();
-  }
   for (; cursor.row < rows; ++cursor.row, cursor.started = false) {
     const std::uint64_t start = box.base + cursor.row * box.pitch;
     const std::uint64_t end = start + row_bytes;
@@ -319,13 +299,14 @@ bool MemoryPath::access(std::uint32_t sm, const Box& box, Tick t, Tick box_issue
       cursor.line = first;
       cursor.started = true;
     }
+    // Later rows' sets are usually far away: ask the host to fetch them while this row runs.
+    if (cursor.row + kPrefetchRows < rows) m_l2.prefetch((start + kPrefetchRows * box.pitch) >> m_line_shift);
     for (; cursor.line <= last; ++cursor.line) {
       if (issued_any && m_xbar.next_free(sm, dir) > limit) {
         add_tally<kStore>(tally);
         return false;
       }
       issued_any = true;
-      if (ahead_row < rows) ahead_next();
       const std::uint64_t line = cursor.line;
       const std::uint64_t line_base = line << m_line_shift;
       const std::uint64_t lo = line == first ? start - line_base : 0;
