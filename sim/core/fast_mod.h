@@ -1,5 +1,5 @@
 #pragma once
-/// Remainder (and quotient) by a divisor fixed at run time, without a division instruction (Lemire, Kaser and
+/// Remainder by a divisor fixed at run time, without a division instruction (Lemire, Kaser and
 /// Kurz, "Faster remainder by direct computation", 2019): exact for every 32-bit numerator and
 /// 32-bit divisor. The L2 takes a remainder on every line access; a 64-bit `div` was a visible
 /// share of the simulator's time (docs/performance.md).
@@ -21,15 +21,6 @@ class FastMod32 {
     // is exact and cannot overflow (hi·d <= 2^64 - 2^33 + 1, lo·d >> 32 < 2^32).
     const std::uint64_t d = m_divisor;
     return static_cast<std::uint32_t>(((low >> 32) * d + (((low & 0xFFFFFFFFu) * d) >> 32)) >> 32);
-  }
-
-  /// `value / divisor`, from the same multiplier (the paper's fastdiv, exact for 32-bit values
-  /// and divisors; a divisor of 1, whose multiplier wraps to 0, is taken apart).
-  std::uint32_t quotient(std::uint32_t value) const {
-    if (m_multiplier == 0) return value;
-    // The high 64 bits of multiplier × value, in two 32 × 32-bit halves as above.
-    const std::uint64_t v = value;
-    return static_cast<std::uint32_t>(((m_multiplier >> 32) * v + (((m_multiplier & 0xFFFFFFFFu) * v) >> 32)) >> 32);
   }
 
   std::uint32_t divisor() const { return m_divisor; }

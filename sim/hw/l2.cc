@@ -1,5 +1,6 @@
 #include "sim/hw/l2.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <string>
@@ -42,8 +43,10 @@ L2::L2(const HardwareConfig& c, const Topology& topology)
   m_set_mod = FastMod32(static_cast<std::uint32_t>(m_sets));
   m_sector_bits = (1u << m_sectors_per_line) - 1;
   m_tag_shift = 2 * m_sectors_per_line;
-  // The largest tag field is (2^32 - 1) / sets + 1; 32-bit words when it fits above the masks.
-  const std::uint64_t max_tag = 0xFFFFFFFFull / m_sets + 1;
+  // k <= 11 keeps the bits that fold() brings down in the tag (line_of relies on it).
+  m_tag_low_bits = std::min<std::uint32_t>(11, static_cast<std::uint32_t>(std::bit_width(m_sets)) - 1);
+  // The largest tag field is (2^32 - 1) >> k, + 1; 32-bit words when it fits above the masks.
+  const std::uint64_t max_tag = (0xFFFFFFFFull >> m_tag_low_bits) + 1;
   m_wide = max_tag >= (std::uint64_t{1} << (32 - m_tag_shift));
   if (m_wide) {
     m_words64.assign(m_sets * m_ways, 0);

@@ -7,10 +7,11 @@
 ///
 /// State lives in one flat array of words, set by set, each set in LRU order. A way's word holds
 /// its tag and its sector masks: (tag + 1) << 2S | dirty << S | valid, S = sectors per line, 0 for
-/// an invalid way. The tag is the line's set hash divided by the number of sets (the remainder is
-/// the set), so tag and set give the line back. Words are 32-bit when every tag fits (H200: a
-/// 16-way set is one 64-byte host cache line, which a lookup scans four ways at a time), else
-/// 64-bit. No allocation per access. Lines are identified by their line index (byte address /
+/// an invalid way. The tag is the line index without its low k bits, k = min(11, log2(sets)):
+/// within one set those bits follow from the tag (the set hash maps the 2^k lines of a tag to 2^k
+/// consecutive hash values, which fall in distinct sets), so tag and set give the line back. Words
+/// are 32-bit when every tag fits (H200: a 16-way set is one 64-byte host cache line, which a
+/// lookup scans four ways at a time), else 64-bit. No allocation per access. Lines are identified by their line index (byte address /
 /// line_size).
 
 #include <bit>
@@ -65,7 +66,7 @@ class L2 {
     std::uint32_t slice = 0;
     std::size_t set_base = 0;
     std::uint32_t set = 0;
-    std::uint64_t tag = 0;  ///< set hash / sets + 1 (never 0: 0 marks an invalid way)
+    std::uint64_t tag = 0;  ///< (line >> k) + 1 (never 0: 0 marks an invalid way)
   };
 
   /// Places line `line`. Its slice (whose bandwidth it uses; slices are split evenly among
@@ -76,10 +77,8 @@ class L2 {
   /// keeps the simulator's own memory accesses local.
   Place place(std::uint64_t line) const {
     const auto slice = static_cast<std::uint32_t>(reduce_hash(mix64(line), m_slices));
-    const std::uint32_t folded = fold(line);
-    const std::uint32_t q = m_set_mod.quotient(folded);
-    const auto set = static_cast<std::uint32_t>(folded - std::uint64_t{q} * m_sets);
-    return Place{slice, std::size_t{set} * m_ways, set, std::uint64_t{q} + 1};
+    const std::uint32_t set = m_set_mod(fold(line));
+    return Place{slice, std::size_t{set} * m_ways, set, (line >> m_tag_low_bits) + 1};
   }
 
   /// Hints the host CPU to fetch `line`'s set into its cache (no effect on the simulation).
@@ -140,15 +139,22 @@ class L2 {
   template <class Word>
   using WordArray = std::vector<Word, HugePageAllocator<Word>>;
 
-  /// The set hash of `line` (< 2^32): the line index XOR-folded with its higher bits. Invertible:
-  /// line = h ^ (h >> 11), which unfold() computes.
+  /// The set hash of `line` (< 2^32): the line index XOR-folded with its higher bits.
   static std::uint32_t fold(std::uint64_t line) {
     return static_cast<std::uint32_t>(line ^ (line >> 11) ^ (line >> 22));
   }
-  /// The line whose way word has tag field `tag` (> 0) in set `set`.
-  std::uint64_t line_of(std::uint64_t tag, std::uint64_t set) const {
-    const auto h = static_cast<std::uint32_t>((tag - 1) * m_sets + set);
-    return std::uint64_t{h ^ (h >> 11)};
+  /// The line whose way word has tag field `tag` (> 0) in set `set`. Its high bits h (the tag
+  /// less one, shifted back) fix the folded bits, so its hash is g ^ low, g = fold(h), for its k
+  /// low bits `low`: a value of the aligned block of 2^k hashes from g & ~(2^k - 1), the one
+  /// that is `set` modulo the sets (2^k <= sets).
+  std::uint64_t line_of(std::uint64_t tag, std::uint32_t set) const {
+    const std::uint64_t high = (tag - 1) << m_tag_low_bits;
+    const std::uint32_t g = fold(high);
+    const std::uint32_t low_bits = (1u << m_tag_low_bits) - 1;
+    const std::uint32_t block = g & ~low_bits;
+    const std::uint32_t block_set = m_set_mod(block);
+    const std::uint32_t offset = set >= block_set ? set - block_set : set + static_cast<std::uint32_t>(m_sets) - block_set;
+    return high | ((offset ^ g) & low_bits);
   }
 
   /// Moves the line of `place` to the front (most recently used) of its set, allocating it in
@@ -161,7 +167,7 @@ class L2 {
     for (std::size_t i = 0; i < words.size(); ++i) {
       const Word w = words[i];
       const std::uint32_t dirty = static_cast<std::uint32_t>(w >> m_sectors_per_line) & m_sector_bits;
-      if ((w >> m_tag_shift) != 0 && dirty != 0) on_dirty(line_of(w >> m_tag_shift, i / m_ways), dirty);
+      if ((w >> m_tag_shift) != 0 && dirty != 0) on_dirty(line_of(w >> m_tag_shift, static_cast<std::uint32_t>(i / m_ways)), dirty);
       words[i] = 0;
     }
   }
@@ -176,7 +182,8 @@ class L2 {
   std::uint64_t m_slices;
   std::uint64_t m_sets_per_slice;
   std::uint64_t m_sets;  ///< slices × sets_per_slice, < 2^32
-  FastMod32 m_set_mod{1};  ///< remainder and quotient by m_sets
+  FastMod32 m_set_mod{1};  ///< remainder by m_sets
+  std::uint32_t m_tag_low_bits = 0;  ///< k = min(11, ⌊log2(m_sets)⌋): line bits not in the tag
   std::uint32_t m_ways;
   /// Whether way words are 64-bit (m_words64; else 32-bit, m_words32): [set·ways + position] →
   /// word; each set is kept in LRU order, most recently used first, so no stamps are needed and
