@@ -44,7 +44,8 @@ L2::L2(const HardwareConfig& c, const Topology& topology)
   m_sector_bits = (1u << m_sectors_per_line) - 1;
   m_tag_shift = 2 * m_sectors_per_line;
   // k <= 11 keeps the bits that fold() brings down in the tag (line_of relies on it).
-  m_tag_low_bits = std::min<std::uint32_t>(11, static_cast<std::uint32_t>(std::bit_width(m_sets)) - 1);
+  m_tag_low_bits =
+      std::min<std::uint32_t>(11, static_cast<std::uint32_t>(std::bit_width(m_sets)) - 1);
   // The largest tag field is (2^32 - 1) >> k, + 1; 32-bit words when it fits above the masks.
   const std::uint64_t max_tag = (0xFFFFFFFFull >> m_tag_low_bits) + 1;
   m_wide = max_tag >= (std::uint64_t{1} << (32 - m_tag_shift));

@@ -11,8 +11,8 @@
 /// within one set those bits follow from the tag (the set hash maps the 2^k lines of a tag to 2^k
 /// consecutive hash values, which fall in distinct sets), so tag and set give the line back. Words
 /// are 32-bit when every tag fits (H200: a 16-way set is one 64-byte host cache line, which a
-/// lookup scans four ways at a time), else 64-bit. No allocation per access. Lines are identified by their line index (byte address /
-/// line_size).
+/// lookup scans four ways at a time), else 64-bit. No allocation per access. Lines are identified
+/// by their line index (byte address / line_size).
 
 #include <bit>
 #include <cstdint>
@@ -153,7 +153,8 @@ class L2 {
     const std::uint32_t low_bits = (1u << m_tag_low_bits) - 1;
     const std::uint32_t block = g & ~low_bits;
     const std::uint32_t block_set = m_set_mod(block);
-    const std::uint32_t offset = set >= block_set ? set - block_set : set + static_cast<std::uint32_t>(m_sets) - block_set;
+    const auto sets = static_cast<std::uint32_t>(m_sets);
+    const std::uint32_t offset = set >= block_set ? set - block_set : set + sets - block_set;
     return high | ((offset ^ g) & low_bits);
   }
 
@@ -166,8 +167,10 @@ class L2 {
   void flush_words(WordArray<Word>& words, F& on_dirty) {
     for (std::size_t i = 0; i < words.size(); ++i) {
       const Word w = words[i];
-      const std::uint32_t dirty = static_cast<std::uint32_t>(w >> m_sectors_per_line) & m_sector_bits;
-      if ((w >> m_tag_shift) != 0 && dirty != 0) on_dirty(line_of(w >> m_tag_shift, static_cast<std::uint32_t>(i / m_ways)), dirty);
+      const auto dirty = static_cast<std::uint32_t>(w >> m_sectors_per_line) & m_sector_bits;
+      if ((w >> m_tag_shift) != 0 && dirty != 0) {
+        on_dirty(line_of(w >> m_tag_shift, static_cast<std::uint32_t>(i / m_ways)), dirty);
+      }
       words[i] = 0;
     }
   }
@@ -210,7 +213,8 @@ inline std::uint32_t find_way(const std::uint32_t* words, std::uint32_t ways, st
   const __m128i key4 = _mm_set1_epi32(static_cast<int>(key));
   const __m128i bits4 = _mm_set1_epi32(static_cast<int>(tag_bits));
   for (; w + 4 <= ways; w += 4) {
-    const __m128i four = _mm_and_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(words + w)), bits4);
+    const __m128i four =
+        _mm_and_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(words + w)), bits4);
     const int hits = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(four, key4)));
     if (hits != 0) return w + static_cast<std::uint32_t>(std::countr_zero(static_cast<unsigned>(hits)));
   }
@@ -220,7 +224,8 @@ inline std::uint32_t find_way(const std::uint32_t* words, std::uint32_t ways, st
 }
 
 /// Moves ways [0, w) of `words` one place back and puts `word` first (w < ways).
-inline void move_to_front(std::uint32_t* words, std::uint32_t ways, std::uint32_t w, std::uint32_t word) {
+inline void move_to_front(std::uint32_t* words, std::uint32_t ways, std::uint32_t w,
+                          std::uint32_t word) {
 #if defined(__SSE2__)
   if (ways % 4 == 0) {
     // Four ways per step, in registers: each group shifted by one way, the way falling out of
@@ -234,7 +239,8 @@ inline void move_to_front(std::uint32_t* words, std::uint32_t ways, std::uint32_
       const __m128i shifted = _mm_or_si128(_mm_slli_si128(old, 4), carry);
       carry = _mm_srli_si128(old, 12);
       const __m128i moved = _mm_cmpgt_epi32(position, last);  // positions past w keep their way
-      _mm_storeu_si128(group, _mm_or_si128(_mm_and_si128(moved, old), _mm_andnot_si128(moved, shifted)));
+      _mm_storeu_si128(group,
+                       _mm_or_si128(_mm_and_si128(moved, old), _mm_andnot_si128(moved, shifted)));
       position = _mm_add_epi32(position, _mm_set1_epi32(4));
     }
     return;
@@ -244,7 +250,8 @@ inline void move_to_front(std::uint32_t* words, std::uint32_t ways, std::uint32_
   words[0] = word;
 }
 
-inline void move_to_front(std::uint64_t* words, std::uint32_t, std::uint32_t w, std::uint64_t word) {
+inline void move_to_front(std::uint64_t* words, std::uint32_t, std::uint32_t w,
+                          std::uint64_t word) {
   std::memmove(words + 1, words, w * sizeof *words);
   words[0] = word;
 }
@@ -268,7 +275,7 @@ inline Word& L2::find_or_allocate(Word* set, const Place& place, L2Outcome& out)
     // Miss: the last way is the least recently used (or invalid).
     w = m_ways - 1;
     const Word old = set[w];
-    const std::uint32_t dirty = static_cast<std::uint32_t>(old >> m_sectors_per_line) & m_sector_bits;
+    const auto dirty = static_cast<std::uint32_t>(old >> m_sectors_per_line) & m_sector_bits;
     if ((old >> m_tag_shift) != 0 && dirty != 0) {
       out.victim_dirty = dirty;
       out.victim_line = line_of(old >> m_tag_shift, place.set);

@@ -44,7 +44,8 @@ class Xbar {
   };
   Run open(std::uint32_t sm, PortDirection dir) const {
     const std::size_t i = 2 * std::size_t{sm} + static_cast<std::uint32_t>(dir);
-    return Run{i, m_ports.next_free(i), m_ports.busy(i), &m_sector_ticks[std::size_t{sm} * m_stride]};
+    return Run{i, m_ports.next_free(i), m_ports.busy(i),
+               &m_sector_ticks[std::size_t{sm} * m_stride]};
   }
   /// Reserves the port of `run` for `sectors` sectors arriving at `t`, as `transfer`.
   static Tick book(Run& run, std::uint32_t sectors, Tick t, Tick& queue_delay) {

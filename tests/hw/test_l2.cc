@@ -39,7 +39,9 @@ TEST_CASE("The L2 evicts the least recently used line of a set and tracks sector
   const std::uint64_t pool_size = 4 * size / c.l2.line_size.count;
   std::vector<std::uint64_t> pool(pool_size);
   std::mt19937_64 pool_rng(7);
-  for (std::uint64_t i = 0; i < pool_size; ++i) pool[i] = spread ? pool_rng() % (L2::kMaxLine + 1) : i;
+  for (std::uint64_t i = 0; i < pool_size; ++i) {
+    pool[i] = spread ? pool_rng() % (L2::kMaxLine + 1) : i;
+  }
   pool[0] = spread ? L2::kMaxLine : 0;
   std::map<std::size_t, std::vector<RefLine>> ref;  // set base → lines, most recent first
   std::mt19937_64 rng(42);
