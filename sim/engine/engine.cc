@@ -71,8 +71,10 @@ Engine::Engine(const HardwareConfig& config, TraceSource& source, const SimOptio
 std::uint64_t Engine::fixed_memory_bytes(const HardwareConfig& config) {
   // Each figure is at most about 2^50 (the schema bounds every count), so the sum cannot wrap.
   const DerivedConfig d = derive(config);
-  const std::uint64_t l2_lines = d.l2_usable_sets_per_slice * config.l2.slices * config.l2.ways;
-  const std::uint64_t l2 = l2_lines * (sizeof(std::uint32_t) + sizeof(std::uint16_t));
+  const std::uint64_t l2_sets = d.l2_usable_sets_per_slice * config.l2.slices;
+  const std::uint64_t l2 =
+      l2_sets * config.l2.ways *
+      L2::way_bytes(l2_sets, static_cast<std::uint32_t>(config.l2.line_size.count / config.l2.sector_size.count));
   const std::uint64_t banks = std::uint64_t{config.hbm.channels} * config.hbm.banks_per_channel;
   const std::uint64_t hbm = banks * (sizeof(std::uint64_t) + sizeof(Tick));
   const std::uint64_t sms = std::uint64_t{config.sm.count} * (sizeof(Sm) + sizeof(SmTime) + 256);

@@ -10,6 +10,22 @@
 
 namespace memwall {
 
+namespace {
+
+/// k <= 11 keeps the bits that fold() brings down in the tag (line_of relies on it).
+std::uint32_t tag_low_bits(std::uint64_t sets) {
+  return std::min<std::uint32_t>(11, static_cast<std::uint32_t>(std::bit_width(sets)) - 1);
+}
+
+}  // namespace
+
+std::uint64_t L2::way_bytes(std::uint64_t sets, std::uint32_t sectors_per_line) {
+  // The largest tag field is (2^32 - 1) >> k, + 1; 32-bit words when it fits above the two masks.
+  const std::uint64_t max_tag = (0xFFFFFFFFull >> tag_low_bits(sets)) + 1;
+  return max_tag >= (std::uint64_t{1} << (32 - 2 * sectors_per_line)) ? sizeof(std::uint64_t)
+                                                                      : sizeof(std::uint32_t);
+}
+
 L2::L2(const HardwareConfig& c, const Topology& topology)
     : m_line_bytes(c.l2.line_size.count),
       m_sector_bytes(c.l2.sector_size.count),
@@ -43,12 +59,8 @@ L2::L2(const HardwareConfig& c, const Topology& topology)
   m_set_mod = FastMod32(static_cast<std::uint32_t>(m_sets));
   m_sector_bits = (1u << m_sectors_per_line) - 1;
   m_tag_shift = 2 * m_sectors_per_line;
-  // k <= 11 keeps the bits that fold() brings down in the tag (line_of relies on it).
-  m_tag_low_bits =
-      std::min<std::uint32_t>(11, static_cast<std::uint32_t>(std::bit_width(m_sets)) - 1);
-  // The largest tag field is (2^32 - 1) >> k, + 1; 32-bit words when it fits above the masks.
-  const std::uint64_t max_tag = (0xFFFFFFFFull >> m_tag_low_bits) + 1;
-  m_wide = max_tag >= (std::uint64_t{1} << (32 - m_tag_shift));
+  m_tag_low_bits = tag_low_bits(m_sets);
+  m_wide = way_bytes(m_sets, m_sectors_per_line) == sizeof(std::uint64_t);
   if (m_wide) {
     m_words64.assign(m_sets * m_ways, 0);
   } else {

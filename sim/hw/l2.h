@@ -61,6 +61,10 @@ class L2 {
   /// The same on the topology `config` builds.
   explicit L2(const HardwareConfig& config) : L2(config, Topology(config)) {}
 
+  /// Host bytes of one way's word (tag and sector masks) for `sets` sets of lines of
+  /// `sectors_per_line` sectors: 4 where the tags fit in 32 bits above the masks, else 8.
+  static std::uint64_t way_bytes(std::uint64_t sets, std::uint32_t sectors_per_line);
+
   /// Where a line lives: its slice, its set, the index of the set's first way, and its tag.
   struct Place {
     std::uint32_t slice = 0;
