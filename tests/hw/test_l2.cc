@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+#include "sim/hw/config_loader.h"
 #include "sim/hw/l2.h"
 #include "tests/support/engine.h"
 
@@ -101,4 +102,17 @@ TEST_CASE("The L2 evicts the least recently used line of a set and tracks sector
   l2.flush([&](std::uint64_t line, std::uint32_t dirty) { flushed[line] = dirty; });
   CHECK(flushed == expected);
   CHECK(l2.dirty_bytes() == 0);
+}
+
+TEST_CASE("A way's word is 32 bits where the line tags fit above the sector masks, else 64",
+          "[l2][memory]") {
+  // Tags keep a line's bits above its low min(11, log2 sets) bits: with 2^11 sets a 32-bit line
+  // index leaves 21 bits of tag (+1), which fit above 4 sectors' two 4-bit masks (24 bits) but not
+  // above 8 sectors' two 8-bit masks (16 bits); with one set nothing is taken off the tag.
+  CHECK(L2::way_bytes(std::uint64_t{1} << 11, 4) == 4);
+  CHECK(L2::way_bytes(std::uint64_t{1} << 11, 8) == 8);
+  CHECK(L2::way_bytes(1, 4) == 8);
+  // The H200 preset (480 sets per slice x 64 slices, 4 sectors per line) packs into 32 bits.
+  const HardwareConfig h200 = load_config("h200");
+  CHECK(L2::way_bytes(derive(h200).l2_usable_sets_per_slice * h200.l2.slices, 4) == 4);
 }
