@@ -47,6 +47,7 @@ if matplotlib.get_backend().lower() not in ("agg", "module://matplotlib_inline.b
     matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (rc_context only: figures stay out of pyplot)
 import numpy  # noqa: E402  (a dependency of matplotlib)
+from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 __all__ = [
@@ -140,8 +141,14 @@ class MemwallFigure(Figure):
         return buffer.getvalue()
 
 
-def _new(width: float = 7.0, height: float = 4.2) -> tuple[Figure, Any]:
+def _figure(width: float, height: float) -> MemwallFigure:
     fig = MemwallFigure(figsize=(width, height))
+    FigureCanvasAgg(fig)  # drawable and savable without pyplot
+    return fig
+
+
+def _new(width: float = 7.0, height: float = 4.2) -> tuple[Figure, Any]:
+    fig = _figure(width, height)
     return fig, fig.subplots()
 
 
@@ -384,7 +391,7 @@ def memory_bound_sweep(sweeps: Mapping[str, Any], *, title: str) -> Figure:
     keys = list(sweeps)
     columns = 2 if len(keys) > 1 else 1
     panel_rows = math.ceil(len(keys) / columns)
-    fig = MemwallFigure(figsize=(4.2 * columns, 3.0 * panel_rows + 0.8))
+    fig = _figure(4.2 * columns, 3.0 * panel_rows + 0.8)
     axes = fig.subplots(panel_rows, columns, squeeze=False)
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for ax, key in zip(axes.flat, keys):
