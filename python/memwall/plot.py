@@ -1,5 +1,5 @@
-"""Figures of memwall's results with matplotlib (Agg backend): the ones docs/figures and the
-notebooks show.
+"""Figures of memwall's results with matplotlib (each on its own Agg canvas): the ones
+docs/figures and the notebooks show.
 
 Every function returns a matplotlib Figure whose title names the config and the shape, whose
 axes name their units and whose legend sits outside the data; ``save(fig, stem)`` writes
@@ -43,16 +43,17 @@ except ImportError as _error:  # ModuleNotFoundError included
         f"({_error}); on Debian: apt-get install python3-matplotlib (for /usr/bin/python3)"
     ) from None
 
-if matplotlib.get_backend().lower() not in ("agg", "module://matplotlib_inline.backend_inline"):
-    matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402  (rc_context only: figures stay out of pyplot)
+# Figures are drawn on their own Agg canvas, never through pyplot: the process's backend (a
+# notebook's inline one, a desktop's) is left alone, and nothing is shown or kept behind the
+# caller's back.
 import numpy  # noqa: E402  (a dependency of matplotlib)
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 __all__ = [
-    "MissingDependency", "Series", "bytes_vs_n", "describe", "fit_exponent", "io_series",
-    "memory_bound_sweep", "roofline", "spill_curve", "save", "sim_vs_measured", "stall_breakdown", "time_vs_n",
+    "MemwallFigure", "MissingDependency", "Series", "bytes_vs_n", "describe", "fit_exponent",
+    "io_series", "memory_bound_sweep", "roofline", "save", "sim_vs_measured", "spill_curve",
+    "stall_breakdown", "time_vs_n",
 ]
 
 #: The short names of workload parameters used in titles.
@@ -124,7 +125,7 @@ def _styled(function: Any) -> Any:
     """Runs a figure function under memwall's style, leaving the caller's rcParams alone."""
     @functools.wraps(function)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        with plt.rc_context(_STYLE):
+        with matplotlib.rc_context(_STYLE):
             return function(*args, **kwargs)
     return wrapper
 
@@ -135,7 +136,7 @@ class MemwallFigure(Figure):
 
     def _repr_png_(self) -> bytes:
         buffer = io.BytesIO()
-        with plt.rc_context(_STYLE):
+        with matplotlib.rc_context(_STYLE):
             self.savefig(buffer, format="png", dpi=100, bbox_inches="tight",
                          metadata={"Software": None})
         return buffer.getvalue()
@@ -185,7 +186,7 @@ def bytes_vs_n(series: Sequence[Series], *, title: str, xlabel: str = "sequence 
     """Bytes against N on log-log axes: each series' points, and a dashed line fitted to that
     series alone, labelled with its own fitted exponent (and the expected one, if given)."""
     fig, ax = _new()
-    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    colors = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
     markers = "os^Dvx<>"
     for i, s in enumerate(series):
         color, marker = colors[i % len(colors)], markers[i % len(markers)]
@@ -323,7 +324,8 @@ def sim_vs_measured(series: Sequence[Series], *, title: str, unit: str = "B",
     fig, ax = _new(6.5, 4.6)
     values = [v for s in series for v in list(s.x) + list(s.y) if v > 0]
     lo, hi = min(values) / 1.5, max(values) * 1.5
-    ax.plot([lo, hi], [lo, hi], "-", color="black", linewidth=1, label="y = x (simulated = measured)")
+    ax.plot([lo, hi], [lo, hi], "-", color="black", linewidth=1,
+            label="y = x (simulated = measured)")
     markers = "os^Dv"
     for i, s in enumerate(series):
         ratios = numpy.asarray(s.y, dtype=float) / numpy.asarray(s.x, dtype=float)
@@ -393,15 +395,15 @@ def memory_bound_sweep(sweeps: Mapping[str, Any], *, title: str) -> Figure:
     panel_rows = math.ceil(len(keys) / columns)
     fig = _figure(4.2 * columns, 3.0 * panel_rows + 0.8)
     axes = fig.subplots(panel_rows, columns, squeeze=False)
-    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    colors = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
     for ax, key in zip(axes.flat, keys):
         rows = _rows(sweeps[key])
         workloads = list(dict.fromkeys(r["workload"] for r in rows))
         for i, workload in enumerate(workloads):
             mine = [r for r in rows if r["workload"] == workload]
             values = [str(r[key]) for r in mine]
-            memory = [100 * (_value(r, "stall.memory_latency") + _value(r, "stall.memory_bandwidth"))
-                      for r in mine]
+            memory = [100 * (_value(r, "stall.memory_latency")
+                             + _value(r, "stall.memory_bandwidth")) for r in mine]
             compute = [100 * _value(r, "stall.compute") for r in mine]
             ax.plot(values, memory, "o-", color=colors[i % len(colors)],
                     label=f"{workload}: waiting on memory")
@@ -424,7 +426,7 @@ def save(fig: Figure, stem: str) -> list[str]:
     """Writes ``stem.png`` (120 dpi) and ``stem.svg``, with no date or version in them (the same
     figure gives the same bytes), and returns the two paths."""
     paths = [stem + ".png", stem + ".svg"]
-    with plt.rc_context(_STYLE):
+    with matplotlib.rc_context(_STYLE):
         fig.savefig(paths[0], dpi=120, bbox_inches="tight", metadata={"Software": None})
         fig.savefig(paths[1], bbox_inches="tight",
                     metadata={"Date": None, "Creator": None})

@@ -267,102 +267,98 @@ constexpr const char* kStyle =
     ".legend span{margin-right:1.2em;font-size:13px}svg text{font-size:11px}"
     ".provenance td{text-align:left}.bar{margin:3px 0}";
 
-}  // namespace
+/// The JSON key prefix of run `i`: "" for a single run, "i." in an array of several.
+std::string run_prefix(const std::vector<RunResult>& runs, std::size_t i) {
+  return runs.size() > 1 ? std::to_string(i) + "." : std::string();
+}
 
-std::string runs_to_html(const std::vector<RunResult>& runs, const HardwareConfig& config,
-                         const HtmlProvenance& provenance) {
-  const bool several = runs.size() > 1;
-  const auto prefix = [&](std::size_t i) { return several ? std::to_string(i) + "." : std::string(); };
-  std::string names;
-  for (const RunResult& r : runs) names += (names.empty() ? "" : " vs ") + r.workload.name;
-  const std::string title = "memwall run: " + names + " on " + config.name;
+/// The key prefix of kernel `k` of run `i`.
+std::string kernel_prefix(const std::vector<RunResult>& runs, std::size_t i, std::size_t k) {
+  return run_prefix(runs, i) + "kernels." + std::to_string(k) + ".";
+}
 
-  std::string out = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-                    "<meta name=\"viewport\" content=\"width=device-width\">"
-                    "<title>" + escape(title) + "</title><link rel=\"icon\" href=\"data:,\">"
-                    "<style>" + kStyle + "</style></head>\n<body>\n<h1>" + escape(title) + "</h1>\n";
-
-  out += "<h2 id=\"provenance\">What was simulated</h2>\n<table class=\"provenance\">";
+std::string provenance_section(const std::vector<RunResult>& runs, const HardwareConfig& config,
+                               const HtmlProvenance& provenance) {
+  std::string out = "<h2 id=\"provenance\">What was simulated</h2>\n<table class=\"provenance\">";
   out += "<tr><th>config</th><td>" + escape(config.name) + "</td></tr>";
   out += "<tr><th>config file</th><td><code>" + escape(provenance.config_path) + "</code></td></tr>";
   out += "<tr><th>overrides</th><td>";
   if (provenance.overrides.empty()) out += "none";
   for (const std::string& o : provenance.overrides) out += "<code>--set " + escape(o) + "</code><br>";
   out += "</td></tr><tr><th>memwall version</th><td>" + escape(provenance.version) + "</td></tr>";
-  out += "<tr><th>L2 flushed between kernels</th><td>" +
-         std::string(runs.empty() || !runs[0].flush_l2_between_kernels ? "no" : "yes") + "</td></tr>";
+  const bool flushed = !runs.empty() && runs[0].flush_l2_between_kernels;
+  out += "<tr><th>L2 flushed between kernels</th><td>" + std::string(flushed ? "yes" : "no") + "</td></tr>";
   for (const RunResult& r : runs) {
     out += "<tr><th>" + escape(r.workload.name) + "</th><td><code>" + escape(workload_text(r.workload)) +
            "</code></td></tr>";
   }
-  out += "</table>\n";
+  return out + "</table>\n";
+}
 
-  // The runs side by side, with the first run's ratios to each other.
-  out += "<h2 id=\"side-by-side\">" + std::string(several ? "Side by side" : "Totals") + "</h2>\n";
+/// The runs' totals, one column each, with the first run's time and DRAM-bytes ratios to the
+/// others (as the text report's comparison).
+std::string side_by_side_section(const std::vector<RunResult>& runs) {
   std::vector<Figures> totals;
   std::string ratio_header;
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    const RunResult& r = runs[i];
-    totals.push_back({r.workload.name, prefix(i), &r.traffic, stall_fractions(r.stall, r.sm_count, r.time),
-                      r.time});
-    if (i > 0) ratio_header += "<th>" + escape(runs[0].workload.name + "/" + r.workload.name) + "</th>";
-  }
-  // The first run over each other: time and DRAM bytes (read + write), as the text report.
   std::vector<std::string> ratios(2);
   const auto dram = [](const RunResult& r) {
     return static_cast<double>(r.traffic.dram_read_bytes + r.traffic.dram_write_bytes);
   };
-  for (std::size_t i = 1; i < runs.size(); ++i) {
-    const auto ratio = [](double a, double b) { return b == 0 ? std::string("-") : printf_text("%.2fx", a / b); };
-    ratios[0] += plain_cell(ratio(static_cast<double>(runs[0].time), static_cast<double>(runs[i].time)));
-    ratios[1] += plain_cell("DRAM read + write " + ratio(dram(runs[0]), dram(runs[i])));
-  }
-  const std::string table = figures_rows(totals, ratio_header, ratios);
-  out += table + "</table>\n";
-
-  out += "<h2 id=\"kernels\">Kernels and where their SM time goes</h2>\n" + legend();
+  const auto ratio = [](double a, double b) { return b == 0 ? std::string("-") : printf_text("%.2fx", a / b); };
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const RunResult& r = runs[i];
+    totals.push_back(
+        {r.workload.name, run_prefix(runs, i), &r.traffic, stall_fractions(r.stall, r.sm_count, r.time), r.time});
+    if (i == 0) continue;
+    ratio_header += "<th>" + escape(runs[0].workload.name + "/" + r.workload.name) + "</th>";
+    ratios[0] += plain_cell(ratio(static_cast<double>(runs[0].time), static_cast<double>(r.time)));
+    ratios[1] += plain_cell("DRAM read + write " + ratio(dram(runs[0]), dram(r)));
+  }
+  return "<h2 id=\"side-by-side\">" + std::string(runs.size() > 1 ? "Side by side" : "Totals") + "</h2>\n" +
+         figures_rows(totals, ratio_header, ratios) + "</table>\n";
+}
+
+/// Each kernel's stall bar, then one table of kernels per run.
+std::string kernels_section(const std::vector<RunResult>& runs) {
+  std::string out = "<h2 id=\"kernels\">Kernels and where their SM time goes</h2>\n" + legend();
+  for (const RunResult& r : runs) {
     for (const KernelResult& k : r.kernels) {
       out += stall_bar(r.workload.name + "/" + k.name, stall_fractions(k.stall, r.sm_count, k.duration()));
     }
   }
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const RunResult& r = runs[i];
-    out += "<h3>" + escape(r.workload.name) + "</h3>\n";
     std::vector<Figures> cols;
+    std::string grid = "<tr><th>grid (CTAs)</th>", occupancy = "<tr><th>CTAs per SM (limit)</th>";
     for (std::size_t k = 0; k < r.kernels.size(); ++k) {
       const KernelResult& kr = r.kernels[k];
-      cols.push_back({kr.name, prefix(i) + "kernels." + std::to_string(k) + ".", &kr.traffic,
-                      stall_fractions(kr.stall, r.sm_count, kr.duration()), kr.duration()});
+      const std::string key = kernel_prefix(runs, i, k);
+      cols.push_back({kr.name, key, &kr.traffic, stall_fractions(kr.stall, r.sm_count, kr.duration()),
+                      kr.duration()});
+      grid += count_cell(key + "grid_ctas", kr.info.ctas);
+      occupancy += cell(key + "ctas_per_sm", std::to_string(kr.ctas_per_sm),
+                        std::to_string(kr.ctas_per_sm) + " (" + kr.occupancy_limit + ")");
     }
-    std::string kt = figures_rows(cols, "");
-    kt += "<tr><th>grid (CTAs)</th>";
-    for (std::size_t k = 0; k < r.kernels.size(); ++k) {
-      kt += count_cell(prefix(i) + "kernels." + std::to_string(k) + ".grid_ctas", r.kernels[k].info.ctas);
-    }
-    kt += "</tr><tr><th>CTAs per SM (limit)</th>";
-    for (std::size_t k = 0; k < r.kernels.size(); ++k) {
-      kt += cell(prefix(i) + "kernels." + std::to_string(k) + ".ctas_per_sm",
-                 std::to_string(r.kernels[k].ctas_per_sm),
-                 std::to_string(r.kernels[k].ctas_per_sm) + " (" + r.kernels[k].occupancy_limit + ")");
-    }
-    out += kt + "</tr></table>\n";
+    out += "<h3>" + escape(r.workload.name) + "</h3>\n" + figures_rows(cols, "") + grid + "</tr>" + occupancy +
+           "</tr></table>\n";
   }
+  return out;
+}
 
-  out += "<h2 id=\"queueing\">Queueing per resource class</h2>\n";
+/// Per kernel, one row per resource class (write_resources in report_json.cc).
+std::string queueing_section(const std::vector<RunResult>& runs) {
+  std::string out = "<h2 id=\"queueing\">Queueing per resource class</h2>\n";
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const RunResult& r = runs[i];
     for (std::size_t k = 0; k < r.kernels.size(); ++k) {
       const KernelResult& kr = r.kernels[k];
-      out += "<h3>" + escape(r.workload.name + "/" + kr.name) + "</h3>\n<table><tr><th>resource</th>"
-             "<th>requests</th><th>queueing, summed</th><th>mean queueing</th><th>busiest instance</th>"
-             "<th>its busy time</th><th>its utilization</th></tr>\n";
+      out += "<h3>" + escape(r.workload.name + "/" + kr.name) +
+             "</h3>\n<table><tr><th>resource</th><th>requests</th><th>queueing, summed</th><th>mean queueing</th>"
+             "<th>busiest instance</th><th>its busy time</th><th>its utilization</th></tr>\n";
       for (std::size_t c = 0; c < kResourceClassCount; ++c) {
         const auto rc = static_cast<ResourceClass>(c);
         const ResourceUse& u = kr.resources[c];
-        const std::string key = prefix(i) + "kernels." + std::to_string(k) + ".resources." +
-                                resource_class_name(rc) + ".";
+        const std::string key = kernel_prefix(runs, i, k) + "resources." + resource_class_name(rc) + ".";
         const double mean = u.mean_queue() / static_cast<double>(kTicksPerSecond);
         const double span = static_cast<double>(kr.duration());
         const double util = span == 0 ? 0.0 : static_cast<double>(u.busiest_busy) / span;
@@ -376,38 +372,48 @@ std::string runs_to_html(const std::vector<RunResult>& runs, const HardwareConfi
       out += "</table>\n";
     }
   }
+  return out;
+}
 
-  out += "<h2 id=\"dram\">DRAM bytes by tensor and by reason</h2>\n";
+/// Per run, the DRAM bytes by tensor and by reason.
+std::string dram_section(const std::vector<RunResult>& runs) {
+  std::string out = "<h2 id=\"dram\">DRAM bytes by tensor and by reason</h2>\n";
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const RunResult& r = runs[i];
-    const std::string p = prefix(i);
+    const std::string p = run_prefix(runs, i);
     out += "<h3>" + escape(r.workload.name) + "</h3>\n<table><tr><th>tensor</th><th>read</th><th>write</th></tr>\n";
     for (const TensorDramBytes& t : r.dram_bytes_by_tensor) {
-      out += "<tr><th>" + escape(t.name) + "</th>" + bytes_cell(p + "dram_bytes_by_tensor." + t.name + ".read", t.read) +
-             bytes_cell(p + "dram_bytes_by_tensor." + t.name + ".write", t.write) + "</tr>\n";
+      const std::string key = p + "dram_bytes_by_tensor." + t.name + ".";
+      out += "<tr><th>" + escape(t.name) + "</th>" + bytes_cell(key + "read", t.read) +
+             bytes_cell(key + "write", t.write) + "</tr>\n";
     }
-    out += "</table>\n<table><tr><th>reason</th><th>bytes</th></tr>\n";
-    out += "<tr><th>compulsory (first read of a sector)</th>" +
-           bytes_cell(p + "dram_bytes_by_reason.compulsory", r.dram_bytes_by_reason.compulsory) + "</tr>\n";
-    out += "<tr><th>re-read (after an eviction or flush)</th>" +
-           bytes_cell(p + "dram_bytes_by_reason.reread", r.dram_bytes_by_reason.reread) + "</tr>\n";
-    out += "<tr><th>write-back (dirty sectors evicted)</th>" +
-           bytes_cell(p + "dram_bytes_by_reason.writeback", r.dram_bytes_by_reason.writeback) + "</tr>\n";
-    out += "<tr><th>dirty in L2 at the end (never written back)</th>" +
-           bytes_cell(p + "dram_dirty_bytes_at_end", r.dram_dirty_bytes_at_end) + "</tr>\n";
-    out += "<tr><th>written back by between-kernel flushes</th>" +
-           bytes_cell(p + "dram_flush_writeback_bytes", r.dram_flush_writeback_bytes) + "</tr>\n</table>\n";
+    const auto row = [&](const char* label, const std::string& key, std::uint64_t bytes) {
+      return "<tr><th>" + std::string(label) + "</th>" + bytes_cell(p + key, bytes) + "</tr>\n";
+    };
+    out += "</table>\n<table><tr><th>reason</th><th>bytes</th></tr>\n" +
+           row("compulsory (first read of a sector)", "dram_bytes_by_reason.compulsory",
+               r.dram_bytes_by_reason.compulsory) +
+           row("re-read (after an eviction or flush)", "dram_bytes_by_reason.reread", r.dram_bytes_by_reason.reread) +
+           row("write-back (dirty sectors evicted)", "dram_bytes_by_reason.writeback",
+               r.dram_bytes_by_reason.writeback) +
+           row("dirty in L2 at the end (never written back)", "dram_dirty_bytes_at_end", r.dram_dirty_bytes_at_end) +
+           row("written back by between-kernel flushes", "dram_flush_writeback_bytes", r.dram_flush_writeback_bytes) +
+           "</table>\n";
   }
+  return out;
+}
 
+/// The chip's roofs, the kernels on them, and the table naming them.
+std::string roofline_section(const std::vector<RunResult>& runs, const HardwareConfig& config) {
   const DerivedConfig d = derive(config);
   std::vector<std::string> unplaced;
   const std::vector<RoofPoint> points = roof_points(runs, unplaced);
-  out += "<h2 id=\"roofline\">Roofline</h2>\n<p>Tensor roof (solid): " +
-         escape(format_si(d.peak_tensor_flops, "FLOP/s")) + ", ridge at " +
-         escape(printf_text("%.4g", d.ridge_point_tensor)) + " FLOP/B; fp32 roof (dashed): " +
-         escape(format_si(d.peak_fp32_flops, "FLOP/s")) + ", ridge at " +
-         escape(printf_text("%.4g", d.ridge_point_fp32)) + " FLOP/B; HBM " +
-         escape(format_bandwidth(d.hbm_bandwidth)) + ".</p>\n" + roofline_svg(d, points);
+  std::string out = "<h2 id=\"roofline\">Roofline</h2>\n<p>Tensor roof (solid): " +
+                    escape(format_si(d.peak_tensor_flops, "FLOP/s")) + ", ridge at " +
+                    escape(printf_text("%.4g", d.ridge_point_tensor)) + " FLOP/B; fp32 roof (dashed): " +
+                    escape(format_si(d.peak_fp32_flops, "FLOP/s")) + ", ridge at " +
+                    escape(printf_text("%.4g", d.ridge_point_fp32)) + " FLOP/B; HBM " +
+                    escape(format_bandwidth(d.hbm_bandwidth)) + ".</p>\n" + roofline_svg(d, points);
   out += "<table><tr><th></th><th>kernel</th><th>intensity (FLOP/B)</th><th>achieved</th>"
          "<th>share of the tensor roof</th></tr>\n";
   for (const RoofPoint& p : points) {
@@ -421,8 +427,23 @@ std::string runs_to_html(const std::vector<RunResult>& runs, const HardwareConfi
     for (std::size_t i = 0; i < unplaced.size(); ++i) out += (i == 0 ? "" : ", ") + escape(unplaced[i]);
     out += ".</p>\n";
   }
-  out += "</body></html>\n";
   return out;
+}
+
+}  // namespace
+
+std::string runs_to_html(const std::vector<RunResult>& runs, const HardwareConfig& config,
+                         const HtmlProvenance& provenance) {
+  std::string names;
+  for (const RunResult& r : runs) names += (names.empty() ? "" : " vs ") + r.workload.name;
+  const std::string title = escape("memwall run: " + names + " on " + config.name);
+  // No script and nothing fetched: an empty data: favicon keeps the browser from asking for one.
+  return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+         "<meta name=\"viewport\" content=\"width=device-width\"><title>" +
+         title + "</title><link rel=\"icon\" href=\"data:,\"><style>" + kStyle + "</style></head>\n<body>\n<h1>" +
+         title + "</h1>\n" + provenance_section(runs, config, provenance) + side_by_side_section(runs) +
+         kernels_section(runs) + queueing_section(runs) + dram_section(runs) + roofline_section(runs, config) +
+         "</body></html>\n";
 }
 
 }  // namespace memwall
