@@ -135,6 +135,38 @@ def shown_value(text: str, value: float) -> bool:
     return False
 
 
+def check_roofline(memwall: str, tmp: str, name: str, dom: str, report: Any, report_path: str,
+                   compare_with_command: bool) -> None:
+    """The roofline table: each kernel's intensity is its FLOPs over its DRAM bytes in the JSON;
+    without overrides, its intensity and share of the roof are `memwall roofline`'s."""
+    rows = re.findall(r"<tr><th>([A-Z])</th><td>([^<]+)</td><td>([^<]+)</td><td>([^<]+)</td>"
+                      r"<td>([^<]+)%</td></tr>", dom)
+    runs = report if isinstance(report, list) else [report]
+    expected = {}
+    for run in runs:
+        for k in run["kernels"]:
+            dram = k["dram_read_bytes"] + k["dram_write_bytes"]
+            if k["flops"] and dram and k["time_s"] > 0:
+                expected[f"{run['workload']['name']}/{k['name']}"] = k["flops"] / dram
+    if sorted(r[1] for r in rows) != sorted(expected):
+        fail(f"{name}: the roofline places {[r[1] for r in rows]}, the JSON's kernels with FLOPs, "
+             f"DRAM bytes and time are {sorted(expected)}")
+    for _, kernel, intensity, _, _ in rows:
+        if intensity != f"{expected[kernel]:.4g}":
+            fail(f"{name}: roofline: {kernel} at intensity {intensity}, the JSON gives "
+                 f"{expected[kernel]:.4g}")
+    if compare_with_command:
+        roof_path = os.path.join(tmp, name + "-roof.json")
+        subprocess.run([memwall, "roofline", "--config", "h200", "--from", report_path,
+                        "--json", roof_path], capture_output=True, check=True)
+        with open(roof_path, encoding="utf-8") as f:
+            roof = {k["name"]: k for k in json.load(f)["kernels"]}
+        for _, kernel, intensity, _, share in rows:
+            if not math.isclose(float(share), 100 * roof[kernel]["fraction_of_roof"], abs_tol=0.05):
+                fail(f"{name}: roofline: {kernel} at {share}% of the roof, `memwall roofline` "
+                     f"says {100 * roof[kernel]['fraction_of_roof']:.2f}%")
+
+
 def check_page(chromium: str, memwall: str, tmp: str, name: str, args: list[str]) -> None:
     page, report_path = os.path.join(tmp, name + ".html"), os.path.join(tmp, name + ".json")
     run = [memwall, "run", "--config", "h200", *args, *SHAPE, "--html", page, "--json", report_path]
@@ -185,13 +217,15 @@ def check_page(chromium: str, memwall: str, tmp: str, name: str, args: list[str]
         if needle not in text:
             fail(f"{name}: the page does not say {needle!r}")
 
+    check_roofline(memwall, tmp, name, dom, report, report_path, "--set" not in args)
+
     again = os.path.join(tmp, name + "-again.html")
     subprocess.run(run[:-4] + ["--html", again], capture_output=True, check=True)
     with open(again, encoding="utf-8") as f:
         if f.read() != source:
             fail(f"{name}: the same run gave a different page")
-    print(f"html_report: {name}: {len(parser.cells)} numbers equal the JSON's, no console "
-          "message, nothing fetched")
+    print(f"html_report: {name}: {len(parser.cells)} numbers equal the JSON's, the roofline "
+          "agrees, no console message, nothing fetched")
 
 
 def main() -> None:
