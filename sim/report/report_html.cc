@@ -312,7 +312,7 @@ std::string side_by_side_section(const std::vector<RunResult>& runs) {
     if (i == 0) continue;
     ratio_header += "<th>" + escape(runs[0].workload.name + "/" + r.workload.name) + "</th>";
     ratios[0] += plain_cell(ratio(static_cast<double>(runs[0].time), static_cast<double>(r.time)));
-    ratios[1] += plain_cell("DRAM read + write " + ratio(dram(runs[0]), dram(r)));
+    ratios[1] += plain_cell(ratio(dram(runs[0]), dram(r)) + " (read + write)");
   }
   return "<h2 id=\"side-by-side\">" + std::string(runs.size() > 1 ? "Side by side" : "Totals") + "</h2>\n" +
          figures_rows(totals, ratio_header, ratios) + "</table>\n";
