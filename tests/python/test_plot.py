@@ -15,7 +15,7 @@ pytest.importorskip("matplotlib", reason="python3-matplotlib is not installed")
 import memwall  # noqa: E402
 import memwall.plot as mplot  # noqa: E402
 import numpy  # noqa: E402
-from conftest import ROOT, SMALL  # noqa: E402
+from conftest import MEMWALL_EXE, ROOT, SMALL  # noqa: E402
 
 SEQS = [256, 512, 1024]
 
@@ -171,7 +171,7 @@ def test_without_matplotlib_the_error_says_what_to_install(tmp_path):
 
 
 def test_make_figures_stops_before_simulating_without_matplotlib(tmp_path):
-    env = {**no_matplotlib(tmp_path), "PYTHON": sys.executable,
+    env = {**no_matplotlib(tmp_path), "PYTHON": sys.executable, "MEMWALL": MEMWALL_EXE,
            "MEMWALL_PYTHONPATH": no_matplotlib(tmp_path)["PYTHONPATH"]}
     out = tmp_path / "figures"
     done = subprocess.run([str(ROOT / "docs/plots/make_figures.sh"), str(out)], env=env,
