@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <regex>
 #include <string>
 
 #include "tests/support/cli.h"
@@ -28,9 +27,13 @@ const std::string kShape = " --seq 512 --head-dim 64 --heads 2";
 
 /// The JSON text of the first number under "key": in `json` (as the report writes it).
 std::string json_token(const std::string& json, const std::string& key) {
-  std::smatch m;
-  REQUIRE(std::regex_search(json, m, std::regex("\"" + key + "\": ([-+0-9.eE]+)")));
-  return m[1].str();
+  const std::string label = "\"" + key + "\": ";
+  const std::size_t at = json.find(label);
+  REQUIRE(at != std::string::npos);
+  const std::size_t start = at + label.size();
+  const std::size_t end = json.find_first_not_of("+-0123456789.eE", start);
+  REQUIRE(end > start);
+  return json.substr(start, end - start);
 }
 
 }  // namespace
