@@ -20,6 +20,8 @@ constexpr std::uint64_t kQkWarpsM = 2, kQkWarpsN = 4;
 constexpr std::uint64_t kPvWarpsM = 4, kPvWarpsN = 2;
 /// Threads of a qk or pv CTA: its 2 × 4 (4 × 2) warps.
 constexpr auto kMmaThreads = static_cast<std::uint32_t>(kQkWarpsM * kQkWarpsN * 32);
+/// Warp instructions of naive_softmax_kernel per row and per 1024 keys (sm_90 SASS, measured).
+constexpr std::uint64_t kSoftmaxIssuePerRow = 188, kSoftmaxIssuePer1024Keys = 671;
 
 /// Naive attention (Algorithm 0), three launches: qk (S = scale·QKᵀ), softmax (P = softmax(S)
 /// by rows), pv (O = PV). Tiling per the contract in docs/models.md.
@@ -93,6 +95,11 @@ class Naive final : public BackendWorkload<Naive> {
     if (m_shape.causal) rec.compute(ComputeUnit::fp32, rows * nkv);
     rec.compute(ComputeUnit::fp32, 5 * rows * nkv);
     rec.compute(ComputeUnit::sfu, 2 * rows * nkv + rows);
+    // The warp instructions the CUDA kernel issues (one warp per row): 188 per row and 167.75 per
+    // 256 keys, all three passes (smsp__inst_executed of naive_softmax_kernel at N = 1024, 4096
+    // and 16384, exact at all three: traces/measured/h200-pipe-probe). Its schedulers, not a
+    // pipe, bound it where HBM does not (15-16 of 16 SMs' issue slots busy per cycle in 16 SMs).
+    rec.compute(ComputeUnit::issue, rows * (kSoftmaxIssuePerRow + ceil_div(kSoftmaxIssuePer1024Keys * nkv, 1024)));
     if constexpr (Backend::kNumeric) {
       for (std::uint64_t q = 0; q < rows; ++q) {
         const auto row = static_cast<Eigen::Index>(bh * n + r0 + q);

@@ -9,6 +9,8 @@
 #include <Eigen/Dense>
 
 #include "models/model_source.h"
+#include "models/param_spec.h"
+#include "models/workload_registry.h"
 #include "sim/core/error.h"
 #include "sim/core/json.h"
 #include "sim/hw/config_loader.h"
@@ -147,12 +149,64 @@ void set_fit_param(HardwareConfig& c, FitParam p, double v) {
   }
 }
 
-bool is_held_out(const MeasuredCase& c) { return c.params.seq == 1024 || c.params.seq == 8192; }
+HoldOutRule parse_hold_out(const std::string& text) {
+  const std::size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    throw UsageError("--hold-out: expected NAME=V1,V2,... (e.g. seq=1024,8192 or block_kv=64), got \"" +
+                     text + "\"");
+  }
+  HoldOutRule rule;
+  rule.param = text.substr(0, eq);
+  rule.values.clear();
+  if (rule.param != "workload" && find_workload_param(rule.param) == nullptr) {
+    throw UsageError("--hold-out: unknown parameter \"" + rule.param +
+                     "\" (workload or a workload parameter: seq, head_dim, block_q, block_kv, stages, ...)");
+  }
+  std::size_t start = eq + 1;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    const std::string v = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (v.empty()) throw UsageError("--hold-out: an empty value in \"" + text + "\"");
+    rule.values.push_back(v);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return rule;
+}
 
-std::vector<std::size_t> small_heldout_cases(const std::vector<MeasuredCase>& cases) {
+std::string hold_out_text(const HoldOutRule& rule) {
+  std::string out = rule.param + " in {";
+  for (std::size_t i = 0; i < rule.values.size(); ++i) out += (i ? ", " : "") + rule.values[i];
+  return out + "}";
+}
+
+std::string hold_out_flag(const HoldOutRule& rule) {
+  std::string out = rule.param + "=";
+  for (std::size_t i = 0; i < rule.values.size(); ++i) out += (i ? "," : "") + rule.values[i];
+  return out;
+}
+
+bool is_held_out(const MeasuredCase& c, const HoldOutRule& rule) {
+  std::string value;
+  if (rule.param == "workload") {
+    value = std::string(to_string(c.params.workload));
+  } else {
+    const CatalogueParam* param = find_workload_param(rule.param);
+    if (param == nullptr || !param->spec->field.get(c.params).has_value()) return false;
+    const WorkloadPlugin* plugin = &workload_plugin(c.params.workload);
+    const bool declared = std::any_of(param->uses.begin(), param->uses.end(),
+                                      [&](const ParamUse& u) { return u.plugin == plugin; });
+    if (!declared) return false;
+    value = param_text(*param->spec, c.params);
+  }
+  return std::find(rule.values.begin(), rule.values.end(), value) != rule.values.end();
+}
+
+std::vector<std::size_t> small_heldout_cases(const std::vector<MeasuredCase>& cases,
+                                             const HoldOutRule& rule) {
   std::vector<std::size_t> out;
   for (std::size_t i = 0; i < cases.size(); ++i) {
-    if (cases[i].profiled() && is_held_out(cases[i]) && cases[i].params.seq <= 1024) out.push_back(i);
+    if (cases[i].profiled() && is_held_out(cases[i], rule) && cases[i].params.seq <= 1024) out.push_back(i);
   }
   return out;
 }
@@ -294,14 +348,15 @@ CalibrationResult run_calibration(const HardwareConfig& base, const std::vector<
       ++res.skipped_cases;
       continue;
     }
-    if (is_held_out(cases[i])) {
+    if (is_held_out(cases[i], options.hold_out)) {
       res.heldout_cases.push_back(i);
       continue;
     }
     res.fit_cases.push_back(i);
     if (bytes <= options.fit_budget_bytes) res.iter_cases.push_back(i);
   }
-  res.small_heldout_cases = small_heldout_cases(cases);
+  res.small_heldout_cases = small_heldout_cases(cases, options.hold_out);
+  res.hold_out = options.hold_out;
   if (res.iter_cases.empty()) throw UsageError("calibrate: no profiled fit case within the fit budget");
 
   // Stage 1 (when asked): the L2's usable capacity, from the DRAM bytes alone.
@@ -443,7 +498,10 @@ std::string calibrated_yaml(const CalibrationResult& res, const std::string& bas
          std::to_string(res.capacity_evaluations) + " of the sweeps; " +
          fmt("%.2f%%", res.capacity_dram_mape * 100) + ")\n";
   }
-  y += "#   held out: N in {1024, 8192} (" + std::to_string(res.heldout_cases.size()) + " cases)\n";
+  const std::string rule = res.hold_out.param == "seq"
+                               ? "N" + hold_out_text(res.hold_out).substr(3)
+                               : hold_out_text(res.hold_out);
+  y += "#   held out: " + rule + " (" + std::to_string(res.heldout_cases.size()) + " cases)\n";
   auto line = [&](const char* set, const ErrorMetrics& m) {
     char buf[256];
     std::snprintf(buf, sizeof buf,
@@ -472,7 +530,7 @@ std::string calibration_to_json(const CalibrationResult& res, const std::vector<
   std::string j = "{\n";
   j += "  \"measured\": " + json_quote(res.measured_path) + ",\n";
   j += "  \"config\": " + json_quote(res.calibrated.source_file) + ",\n";
-  j += "  \"heldout_rule\": \"seq in {1024, 8192}\",\n";
+  j += "  \"heldout_rule\": " + json_quote(hold_out_text(res.hold_out)) + ",\n";
   j += "  \"params\": {";
   for (std::size_t i = 0; i < res.fitted.size(); ++i) {
     j += (i ? ", " : "") + json_quote(fit_param_name(res.fitted[i].param)) + ": " +
@@ -555,7 +613,17 @@ std::string calibration_to_text(const CalibrationResult& res, const std::vector<
   };
   summary("base config (fit set)", res.before_fit, nullptr);
   summary("fit", res.fit, &res.fit_rows);
-  summary("held out (N 1024, 8192)", res.heldout, &res.heldout_rows);
+  std::string heldout_name = "held out (";
+  if (res.hold_out.param == "seq") {
+    heldout_name += "N " + hold_out_flag(res.hold_out).substr(4);
+    for (std::size_t at = heldout_name.find(','); at != std::string::npos; at = heldout_name.find(',', at + 2)) {
+      heldout_name.insert(at + 1, " ");
+    }
+  } else {
+    heldout_name += hold_out_flag(res.hold_out);
+  }
+  heldout_name += ")";
+  summary(heldout_name.c_str(), res.heldout, &res.heldout_rows);
   summary("held out, N <= 1024", res.small_heldout, nullptr);
   if (res.skipped_cases > 0) {
     t += "  " + std::to_string(res.skipped_cases) + " profiled cases above the evaluation budget (" +

@@ -45,8 +45,23 @@ double fit_param_value(const HardwareConfig& config, FitParam p);
 /// Sets the parameter (a fraction, or seconds for the overheads).
 void set_fit_param(HardwareConfig& config, FitParam p, double value);
 
-/// The held-out rule: N is 1024 or 8192.
-bool is_held_out(const MeasuredCase& c);
+/// Which measured cases a calibration holds out of the fit: those whose parameter `param`
+/// (`workload` or a workload parameter: seq, block_q, stages, …) has one of `values`. The default
+/// holds out N = 1024 and 8192 (other shapes); `block_kv=64` or `stages=3` hold out kernel
+/// variants instead, so that the fit on some tile shapes predicts the others.
+struct HoldOutRule {
+  std::string param = "seq";
+  std::vector<std::string> values = {"1024", "8192"};
+};
+/// Parses "NAME=V1,V2,…" (UsageError naming what is wrong: no '=', an unknown parameter, an empty
+/// value).
+HoldOutRule parse_hold_out(const std::string& text);
+/// "seq in {1024, 8192}".
+std::string hold_out_text(const HoldOutRule& rule);
+/// "NAME=V1,V2" (what parse_hold_out reads).
+std::string hold_out_flag(const HoldOutRule& rule);
+/// Whether `rule` holds `c` out; a case whose workload has no such parameter is not held out.
+bool is_held_out(const MeasuredCase& c, const HoldOutRule& rule = {});
 
 /// One simulated kernel beside its measurement.
 struct KernelComparison {
@@ -99,6 +114,7 @@ struct CalibrationOptions {
   /// Cases above this (model SM→L2 bytes) are not simulated at all (counted in skipped_cases).
   std::uint64_t eval_budget_bytes = ~0ull;
   unsigned max_iterations = 8;                  ///< Levenberg–Marquardt steps accepted at most
+  HoldOutRule hold_out;                         ///< the cases left out of the fit
   unsigned threads = 1;                         ///< cases simulated in parallel
   /// Progress lines (one per iteration) go here when set.
   void (*progress)(const std::string& line) = nullptr;
@@ -120,6 +136,7 @@ struct CalibrationResult {
   std::vector<std::size_t> iter_cases;    ///< the fit cases within the budget (the iterations' set)
   std::vector<std::size_t> heldout_cases; ///< profiled cases held out
   std::vector<std::size_t> small_heldout_cases;  ///< held out with N ≤ 1024: the CI subset
+  HoldOutRule hold_out;                   ///< the rule that chose heldout_cases
   std::size_t unprofiled_cases = 0;       ///< cases without ncu data (not compared)
   std::size_t skipped_cases = 0;          ///< profiled cases above the evaluation budget
   std::uint64_t eval_budget_bytes = ~0ull;
@@ -145,8 +162,10 @@ struct CalibrationResult {
 CalibrationResult run_calibration(const HardwareConfig& base, const std::vector<MeasuredCase>& cases,
                                   const std::string& measured_path, const CalibrationOptions& options);
 
-/// The held-out cases with N ≤ 1024 that are profiled (the CI subset), in file order.
-std::vector<std::size_t> small_heldout_cases(const std::vector<MeasuredCase>& cases);
+/// The held-out cases with N ≤ 1024 that are profiled (the CI subset, under the default rule), in
+/// file order.
+std::vector<std::size_t> small_heldout_cases(const std::vector<MeasuredCase>& cases,
+                                             const HoldOutRule& rule = {});
 
 /// The calibrated YAML: `extends: BASE` and the fitted `efficiency:` keys only, its sources in
 /// comments (measured file, `date`, `command`, fit figures).

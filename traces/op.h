@@ -33,6 +33,7 @@ enum class ComputeUnit : std::uint8_t {
   tensor = 0,  ///< tensor cores (fp16/bf16 matrix products)
   fp32 = 1,    ///< CUDA cores, fp32
   sfu = 2,     ///< special-function units (exp, reciprocal)
+  issue = 3,   ///< the SM's warp schedulers: an amount of warp instructions issued (trace v3)
 };
 
 /// A 2-D region of global memory.

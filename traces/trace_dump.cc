@@ -18,6 +18,7 @@ const char* unit_name(ComputeUnit u) {
     case ComputeUnit::tensor: return "tensor";
     case ComputeUnit::fp32: return "fp32";
     case ComputeUnit::sfu: return "sfu";
+    case ComputeUnit::issue: return "issue";
   }
   return "?";
 }

@@ -218,8 +218,11 @@ void TraceReader::read_cta(std::vector<Op>& ops) {
     Op op;
     op.kind = static_cast<OpKind>(kind);
     if (op.kind == OpKind::compute) {
-      if (high > static_cast<std::uint8_t>(ComputeUnit::sfu)) {
-        fail(at, "invalid compute unit " + std::to_string(high));
+      if (high > max_compute_unit(m_version)) {
+        fail(at, "invalid compute unit " + std::to_string(high) +
+                     (high <= max_compute_unit(kTraceVersion)
+                          ? " in a version " + std::to_string(m_version) + " trace"
+                          : ""));
       }
       op.unit = static_cast<ComputeUnit>(high);
     } else if (high != 0) {

@@ -31,6 +31,7 @@ struct CalibrateCliOptions {
   std::string params = "l2_capacity,tensor,fp32,sfu,hbm,launch_overhead,pipe_serial";
   std::string fit_budget = "1 GiB";
   std::string eval_budget;
+  std::string hold_out = "seq=1024,8192";
   unsigned max_iterations = 8;
   unsigned threads = 1;
   bool load_check = false;
@@ -77,6 +78,7 @@ CalibrationOptions fit_options(const CalibrateCliOptions& o) {
       throw UsageError("--eval-budget: " + std::string(e.what()));
     }
   }
+  options.hold_out = parse_hold_out(o.hold_out);
   options.max_iterations = o.max_iterations;
   options.threads = o.threads;
   options.progress = progress_line;
@@ -111,6 +113,7 @@ void run_calibrate_command(const CalibrateCliOptions& o, CliContext& ctx) {
                               quoted(o.measured) + " -o " + quoted(o.output) + " --params " + o.params +
                               " --fit-budget " + quoted(o.fit_budget) +
                               (o.eval_budget.empty() ? "" : " --eval-budget " + quoted(o.eval_budget)) +
+                              (o.hold_out == "seq=1024,8192" ? "" : " --hold-out " + o.hold_out) +
                               " --max-iterations " +
                               std::to_string(o.max_iterations);
   write_file_atomically(o.output, calibrated_yaml(result, extends_value(o.config, o.output), utc_now(), command));
@@ -157,6 +160,11 @@ void register_calibrate_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--eval-budget", o->eval_budget,
                   "Cases whose model SM->L2 bytes exceed SIZE are not simulated at all [default: every case]")
       ->type_name("SIZE");
+  cmd->add_option("--hold-out", o->hold_out,
+                  "Cases left out of the fit and reported apart: NAME=V1,V2 on a workload parameter "
+                  "(seq=1024,8192: other shapes; block_kv=64 or stages=3: other kernel variants)")
+      ->capture_default_str()
+      ->type_name("RULE");
   cmd->add_option("--max-iterations", o->max_iterations, "Accepted Levenberg-Marquardt steps at most")
       ->check(positive_integer())
       ->capture_default_str()

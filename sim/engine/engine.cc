@@ -18,7 +18,7 @@ constexpr std::uint32_t kFinish = 0;
 constexpr std::uint32_t kStream = 1;
 constexpr std::uint32_t kStep = 2;
 
-const char* const kPipeSliceNames[kPipeCount] = {"tensor", "fp32", "sfu", "smem"};
+const char* const kPipeSliceNames[kPipeCount] = {"tensor", "fp32", "sfu", "smem", "issue"};
 
 /// A wait from `t` until `ready`, of which everything up to `unloaded` is latency; adds its parts
 /// to the CTA's `c.latency` and `c.bandwidth`.
@@ -39,6 +39,7 @@ std::size_t pipe_of(const Op& op) {
     case ComputeUnit::tensor: return kTensorPipe;
     case ComputeUnit::fp32: return kFp32Pipe;
     case ComputeUnit::sfu: return kSfuPipe;
+    case ComputeUnit::issue: return kIssuePipe;
   }
   throw UsageError("trace: unknown compute unit " + std::to_string(static_cast<unsigned>(op.unit)));
 }
@@ -346,6 +347,8 @@ void Engine::step(std::uint32_t id, Tick t) {
         const std::size_t pipe = pipe_of(op);
         if (op.kind == OpKind::smem) {
           m_kernel->traffic.smem_bytes += op.amount;
+        } else if (pipe == kIssuePipe) {
+          m_kernel->traffic.warp_instructions += op.amount;
         } else {
           m_kernel->traffic.flops += op.amount;
         }

@@ -11,6 +11,7 @@ const char* resource_class_name(ResourceClass c) {
     case ResourceClass::kFp32Pipe: return "fp32_pipe";
     case ResourceClass::kSfuPipe: return "sfu_pipe";
     case ResourceClass::kSmemPipe: return "smem_pipe";
+    case ResourceClass::kIssuePipe: return "issue_pipe";
   }
   return "?";
 }

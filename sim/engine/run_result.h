@@ -23,7 +23,8 @@ struct TrafficCounters {
   std::uint64_t l2_miss_sectors = 0;   ///< load sectors fetched from HBM
   std::uint64_t l2_line_accesses = 0;  ///< L2 line lookups (loads and stores)
   std::uint64_t smem_bytes = 0;        ///< shared-memory bytes of smem ops
-  std::uint64_t flops = 0;             ///< FLOPs/ops of compute ops, all units
+  std::uint64_t flops = 0;             ///< FLOPs/ops of compute ops (tensor, fp32, sfu)
+  std::uint64_t warp_instructions = 0; ///< warp instructions of issue ops
   std::uint64_t ctas = 0;              ///< CTAs that ran
 
   /// hits / (hits + misses), 0 when no sector was loaded.
@@ -41,6 +42,7 @@ struct TrafficCounters {
     l2_line_accesses += o.l2_line_accesses;
     smem_bytes += o.smem_bytes;
     flops += o.flops;
+    warp_instructions += o.warp_instructions;
     ctas += o.ctas;
   }
 };
@@ -72,10 +74,12 @@ enum class ResourceClass : std::uint8_t {
   kFp32Pipe = 4,
   kSfuPipe = 5,
   kSmemPipe = 6,    ///< shared-memory ops (on the tensor pipe when sm.smem_pipe = tensor)
+  kIssuePipe = 7,   ///< an SM's warp schedulers, booked by issue ops
 };
-inline constexpr std::size_t kResourceClassCount = 7;
+inline constexpr std::size_t kResourceClassCount = 8;
 
-/// "sm_port", "l2_slice", "hbm_channel", "tensor_pipe", "fp32_pipe", "sfu_pipe", "smem_pipe".
+/// "sm_port", "l2_slice", "hbm_channel", "tensor_pipe", "fp32_pipe", "sfu_pipe", "smem_pipe",
+/// "issue_pipe".
 const char* resource_class_name(ResourceClass c);
 
 /// The name of instance `index` of class `c`: "sm 5 to_sm", "slice 17", "channel 3", "sm 12".

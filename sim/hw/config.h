@@ -39,6 +39,7 @@ struct SmConfig {
   double tensor_flops_per_cycle = 0;       ///< dense fp16 tensor-core FLOP per SM per cycle
   double fp32_flops_per_cycle = 0;         ///< fp32 FLOP per SM per cycle (an FMA counts 2)
   double sfu_ops_per_cycle = 0;            ///< special-function (exp, rcp) ops per SM per cycle
+  double issue_per_cycle = 4;              ///< warp instructions the SM's schedulers issue per cycle
   Bandwidth smem_bandwidth;                ///< shared-memory bandwidth of one SM
   /// Where shared-memory traffic is booked: its own pipe, overlapping the tensor pipe, or the
   /// tensor pipe (MMA operands are loaded from shared memory by the warps that issue the MMAs,

@@ -73,6 +73,11 @@ const KeyDecl kSchema[] = {
      "Special-function (exp, rcp) ops per SM per cycle.", "16", false,
      "HardwareConfig::sm.sfu_ops_per_cycle (double)", Bound::kPositive, 1e9,
      MEMWALL_FIELD(sm.sfu_ops_per_cycle, double)},
+    {"sm.issue_per_cycle", KeyType::kReal, "4",
+     "Warp instructions the SM's schedulers issue per cycle (one per scheduler; 4 on every NVIDIA "
+     "SM since Maxwell). Books the issue ops of kernels that declare their instruction count.",
+     "4", false, "HardwareConfig::sm.issue_per_cycle (double)", Bound::kPositive, 1e6,
+     MEMWALL_FIELD(sm.issue_per_cycle, double)},
     {"sm.smem_bandwidth", KeyType::kBandwidth, "128 B/cycle", "Shared-memory bandwidth of one SM.",
      "128 B/cycle", false, "HardwareConfig::sm.smem_bandwidth (Bandwidth, B/s)", Bound::kPositive,
      0, MEMWALL_FIELD(sm.smem_bandwidth, Bandwidth)},

@@ -8,7 +8,7 @@
 namespace memwall {
 namespace {
 
-const char* const kPipeNames[kPipeCount] = {"tensor", "fp32", "sfu", "shared-memory"};
+const char* const kPipeNames[kPipeCount] = {"tensor", "fp32", "sfu", "shared-memory", "issue"};
 
 std::uint64_t round_up(std::uint64_t a, std::uint64_t unit) {
   return (a + unit - 1) / unit * unit;
@@ -75,6 +75,7 @@ Sm::Sm(const HardwareConfig& c) {
   m_ps_per_unit[1] = ps_per_unit(c.sm.fp32_flops_per_cycle * c.efficiency.fp32 * hz);
   m_ps_per_unit[2] = ps_per_unit(c.sm.sfu_ops_per_cycle * c.efficiency.sfu * hz);
   m_ps_per_unit[kSmemPipe] = ps_per_unit(c.sm.smem_bandwidth.bytes_per_second);
+  m_ps_per_unit[kIssuePipe] = ps_per_unit(c.sm.issue_per_cycle * hz);
   m_smem_on_tensor = c.sm.smem_pipe == SmemPipe::kTensor;
 }
 

@@ -37,12 +37,17 @@ struct Occupancy {
 /// smem_per_block, threads above max_threads_per_block, or registers above registers_per_sm.
 Occupancy occupancy(const SmConfig& sm, const CtaResources& cta, const std::string& kernel_name);
 
-/// The pipes of an SM: tensor, fp32, SFU, shared memory (the engine maps a trace op to one).
-inline constexpr std::size_t kPipeCount = 4;
+/// The pipes of an SM: tensor, fp32, SFU, shared memory and the warp schedulers' issue slots (the
+/// engine maps a trace op to one).
+inline constexpr std::size_t kPipeCount = 5;
 inline constexpr std::size_t kTensorPipe = 0;
 inline constexpr std::size_t kFp32Pipe = 1;
 inline constexpr std::size_t kSfuPipe = 2;
 inline constexpr std::size_t kSmemPipe = 3;
+/// sm.issue_per_cycle warp instructions per cycle: an op of unit issue declares the instructions
+/// a kernel issues besides what its other ops book, so that a kernel whose schedulers are the
+/// limit (naive softmax) is timed by them.
+inline constexpr std::size_t kIssuePipe = 4;
 
 /// One SM's resident CTAs and pipe reservations.
 class Sm {
@@ -50,7 +55,8 @@ class Sm {
   /// Seconds-per-op of each pipe come from `config` (per-cycle rate × efficiency × clock).
   explicit Sm(const HardwareConfig& config);
 
-  /// Ticks one pipe needs for `amount` FLOPs/ops (pipes 0..2) or bytes (kSmemPipe); at least 1 for
+  /// Ticks one pipe needs for `amount` FLOPs/ops (pipes 0..2), bytes (kSmemPipe) or warp
+  /// instructions (kIssuePipe); at least 1 for
   /// a non-zero amount. Throws UsageError if the pipe has zero throughput in the config.
   Tick pipe_ticks(std::size_t pipe, std::uint64_t amount) const;
 

@@ -88,6 +88,7 @@ void write_figures(JsonWriter& w, const TrafficCounters& c, const StallTime& sta
   w.integer("l2_line_accesses", c.l2_line_accesses);
   w.integer("smem_bytes", c.smem_bytes);
   w.integer("flops", c.flops);
+  w.integer("warp_instructions", c.warp_instructions);
   w.integer("ctas", c.ctas);
   w.number("achieved_dram_bandwidth", achieved_dram_bandwidth(c, span));
   const StallTime f = stall_fractions(stall, sm_count, span);

@@ -321,6 +321,33 @@ TEST_CASE("Compute ops take FLOPs / (rate × efficiency × clock) and share the 
   CHECK(f.compute == Approx(1.0));
 }
 
+TEST_CASE("Issue ops take warp instructions / (sm.issue_per_cycle × clock) on the SM's schedulers, "
+          "apart from the other pipes, and count as instructions, not FLOPs",
+          "[run][compute][issue]") {
+  HardwareConfig c = small_config();
+  c.sm.count = 1;
+  c.sm.issue_per_cycle = 2;
+  const std::uint64_t instructions = 300'000;
+  const Tick issue = static_cast<Tick>(std::llround(
+      static_cast<double>(instructions) / (c.sm.issue_per_cycle * c.sm.clock.hertz) * 1e12));
+  // Two CTAs on one SM: their issue ops take turns on the schedulers.
+  TestKernel k{kernel_info("issue"), {{compute(ComputeUnit::issue, instructions)},
+                                      {compute(ComputeUnit::issue, instructions)}}};
+  const RunResult r = run(c, {k}, 0);
+  CHECK(r.time == 2 * issue);
+  CHECK(r.traffic.flops == 0);
+  CHECK(r.traffic.warp_instructions == 2 * instructions);
+  const ResourceUse& u = r.kernels.at(0).resources[static_cast<std::size_t>(ResourceClass::kIssuePipe)];
+  CHECK(u.requests == 2);
+  CHECK(u.busiest_busy == 2 * issue);
+  // With the other CTA's op on the sfu pipe instead, the two overlap: the kernel takes the longer.
+  const Tick sfu = static_cast<Tick>(std::llround(
+      static_cast<double>(instructions) / (c.sm.sfu_ops_per_cycle * c.sm.clock.hertz) * 1e12));
+  TestKernel mixed{kernel_info("mixed"), {{compute(ComputeUnit::issue, instructions)},
+                                          {compute(ComputeUnit::sfu, instructions)}}};
+  CHECK(run(c, {mixed}, 0).time == std::max(issue, sfu));
+}
+
 TEST_CASE("efficiency.pipe_serial lets a CTA's next op on another pipe start before this one ends",
           "[run][compute]") {
   HardwareConfig c = small_config();

@@ -171,6 +171,23 @@ TEST_CASE("Grouped-query flash2 on the H200 preset reads K and V from DRAM once 
   CHECK(r.traffic.l2_read_bytes == cf.read_bytes);
 }
 
+TEST_CASE("naive softmax issues 188 warp instructions per row and 167.75 per 256 keys, as "
+          "naive_softmax_kernel does, and nothing else declares instructions",
+          "[run][issue]") {
+  const HardwareConfig h200 = load_config("h200");
+  for (const std::uint64_t n : {256, 1000, 1024}) {
+    INFO(n);
+    const std::uint64_t bh = 3;
+    const RunResult r = simulate_model(h200, attention(WorkloadKind::naive, n, 64, bh));
+    for (const KernelResult& k : r.kernels) {
+      INFO(k.name);
+      const std::uint64_t expected =
+          k.name == "softmax" ? bh * n * (188 + ceil_div(671 * n, 1024)) : 0;
+      CHECK(k.traffic.warp_instructions == expected);
+    }
+  }
+}
+
 TEST_CASE("On the H200 preset at N=4096, d=64, B·H=64, naive attention moves at least 20x the "
           "DRAM bytes of FlashAttention-2, whose K/V re-reads hit in L2",
           "[run][h200]") {

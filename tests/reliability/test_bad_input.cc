@@ -10,6 +10,9 @@
 #include <vector>
 
 #include "sim/core/error.h"
+#include "sim/core/units.h"
+#include "sim/engine/engine.h"
+#include "sim/hw/config_loader.h"
 #include "studies/sweep_plan.h"
 #include "traces/op.h"
 #include "traces/trace_writer.h"
@@ -237,8 +240,11 @@ TEST_CASE("Finding 2: a forged trace declaring tensors of up to 2^62 bytes repla
 
 TEST_CASE("Finding 2: --max-memory below what the chip's model needs is refused with the figure",
           "[bad-input][first-hour][memory]") {
+  const std::uint64_t model_bytes = Engine::fixed_memory_bytes(load_config("h200"));
+  REQUIRE(model_bytes > (1u << 20));
   check_rejected({"run", "-c", "h200", "--workload", "flash2", "--seq", "1024", "--max-memory", "1 MiB"},
-                 "the simulation would need 2.886 MiB of memory for the model of NVIDIA H200");
+                 "the simulation would need " + format_bytes(Bytes{model_bytes}) +
+                     " of memory for the model of NVIDIA H200");
   check_rejected({"run", "-c", "h200", "--workload", "flash2", "--seq", "1024", "--max-memory", "0 B"},
                  "--max-memory: must be greater than zero");
   check_rejected({"run", "-c", "h200", "--workload", "flash2", "--seq", "1024", "--max-memory", "lots"},

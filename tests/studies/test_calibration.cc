@@ -160,6 +160,9 @@ TEST_CASE("memwall calibrate writes a config that extends the base and sets the 
   CHECK(run_memwall("calibrate --config h200 --measured " + (dir / "none.csv").string() + " -o " + yaml, out) == 2);
   CHECK(out.find("none.csv") != std::string::npos);
   CHECK(run_memwall("calibrate --config h200 --measured " + measured + " -o " + yaml + " --params tensr", out) == 2);
+  CHECK(run_memwall("calibrate --config h200 --measured " + measured + " -o " + yaml + " --hold-out sq=1", out) == 2);
+  CHECK(out.find("--hold-out: unknown parameter \"sq\"") != std::string::npos);
+  CHECK(out.find("Load for load") == std::string::npos);
   // A fit's bad argument or config is reported before the load check runs.
   CHECK(run_memwall("calibrate --config " + (dir / "missing.yaml").string() + " --measured " + measured + " -o " + yaml,
                     out) == 2);
@@ -239,6 +242,40 @@ TEST_CASE("Fit parameters are parsed from a comma list; an unknown or repeated o
                               FitParam::l2_capacity});
   CHECK_THROWS_WITH(parse_fit_params("tensor,tensr"), Catch::Contains("tensr"));
   CHECK_THROWS_AS(parse_fit_params("hbm,hbm"), UsageError);
+}
+
+TEST_CASE("--hold-out picks the cases by a workload parameter's value; a malformed rule is an error",
+          "[hold-out]") {
+  const std::vector<MeasuredCase> cases = read_measured_cases("traces/measured/h200-sweep.csv");
+  // The default is N in {1024, 8192}.
+  const HoldOutRule n_rule;
+  CHECK(hold_out_text(n_rule) == "seq in {1024, 8192}");
+  CHECK(hold_out_flag(parse_hold_out(hold_out_flag(n_rule))) == "seq=1024,8192");
+  const HoldOutRule tiles = parse_hold_out("block_q=64");
+  const HoldOutRule stages = parse_hold_out("stages=3");
+  const HoldOutRule naive = parse_hold_out("workload=naive");
+  std::size_t by_tiles = 0, by_stages = 0, by_naive = 0;
+  for (const MeasuredCase& c : cases) {
+    INFO(c.label);
+    CHECK(is_held_out(c, n_rule) == (c.params.seq == 1024 || c.params.seq == 8192));
+    CHECK(is_held_out(c) == is_held_out(c, n_rule));
+    const bool flash2 = c.params.workload == WorkloadKind::flash2;
+    CHECK(is_held_out(c, tiles) == (flash2 && *c.params.block_q == 64));
+    // naive has no stages parameter: never held out by it.
+    CHECK(is_held_out(c, stages) == (flash2 && *c.params.stages == 3));
+    CHECK(is_held_out(c, naive) == !flash2);
+    by_tiles += is_held_out(c, tiles);
+    by_stages += is_held_out(c, stages);
+    by_naive += is_held_out(c, naive);
+  }
+  CHECK(by_tiles > 0);
+  CHECK(by_stages > 0);
+  CHECK(by_naive > 0);
+  CHECK_THROWS_WITH(parse_hold_out("seq"), Catch::Contains("expected NAME=V1,V2"));
+  CHECK_THROWS_WITH(parse_hold_out("=1024"), Catch::Contains("expected NAME=V1,V2"));
+  CHECK_THROWS_WITH(parse_hold_out("sq=1024"), Catch::Contains("unknown parameter \"sq\""));
+  CHECK_THROWS_WITH(parse_hold_out("seq=1024,,8192"), Catch::Contains("an empty value"));
+  CHECK_THROWS_WITH(parse_hold_out("seq="), Catch::Contains("an empty value"));
 }
 
 TEST_CASE("The calibrated H200 config stays within the recorded held-out errors on the N <= 1024 "

@@ -146,7 +146,9 @@ TEST_CASE("The calibrated H200 on the variants up to 300 MB: SM->L2 bytes exact,
       {"causal prefill", [](const WorkloadParams& p) { return p.causal; }, 0.056, 0.128, 0.066},
       {"decode, unsplit", [](const WorkloadParams& p) { return p.seq == 1 && *p.splits == 1; }, 0.031,
        0.048, 0.115},
-      {"decode, split", [](const WorkloadParams& p) { return *p.splits > 1; }, 0.189, 0.550, 0.177},
+      // 18.9% / 55.0% before the issue pipe's re-fit (hbm 0.73 -> 0.83, the SM port at its measured
+      // 128 B/cycle): the combine on 8-64 CTAs, latency-bound, got faster still.
+      {"decode, split", [](const WorkloadParams& p) { return *p.splits > 1; }, 0.217, 0.619, 0.177},
   };
   std::size_t covered = 0;
   for (const Family& f : families) {

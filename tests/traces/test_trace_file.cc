@@ -21,7 +21,8 @@ namespace {
 /// A small hand-made workload source: two kernels, every op kind, boxes moving up and down.
 class FakeSource final : public TraceSource {
  public:
-  /// `reduce`: each CTA ends with a reduction (op kind 6, trace format version 2).
+  /// `reduce`: each CTA ends with a reduction (op kind 6, trace format version 2) and some of its
+  /// compute ops are issue ops (unit 3, version 3); without, the trace is valid as version 1.
   explicit FakeSource(std::uint64_t ctas,
                       std::vector<std::pair<std::string, std::string>> extra = {},
                       bool reduce = true)
@@ -43,7 +44,12 @@ class FakeSource final : public TraceSource {
     ops.clear();
     if (m_cta == m_ctas) return false;
     ops = cta_ops(m_kernel, m_cta++);
-    if (!m_reduce) ops.pop_back();
+    if (!m_reduce) {
+      ops.pop_back();
+      for (Op& op : ops) {
+        if (op.kind == OpKind::compute && op.unit == ComputeUnit::issue) op.unit = ComputeUnit::sfu;
+      }
+    }
     return true;
   }
   static std::vector<Op> cta_ops(std::uint64_t kernel, std::uint64_t c) {
@@ -61,7 +67,7 @@ class FakeSource final : public TraceSource {
       ops.push_back(wait);
       Op compute;
       compute.kind = OpKind::compute;
-      compute.unit = static_cast<ComputeUnit>(i % 3);
+      compute.unit = static_cast<ComputeUnit>(i % 4);
       compute.amount = (c + 1) * (i + 1) * 1000003 * (kernel + 1);
       ops.push_back(compute);
       Op smem;
@@ -179,13 +185,14 @@ TEST_CASE("Writing the same source twice gives byte-identical files", "[trace_fi
 
 TEST_CASE("A version 1 trace still replays, unless it names a parameter of version 2",
           "[trace_file]") {
-  REQUIRE(kTraceVersion == 2);
+  REQUIRE(kTraceVersion == 3);
   const std::string path = write_fake("v1.mwt", 20);
   std::string v1 = read_all(path);
   v1[8] = 1;  // the prologue is outside the chunks' checksums
   write_all(path, v1);
-  // The fake source's CTAs end with a reduction (op kind 6), which version 1 does not have.
-  REQUIRE_THAT(read_error(path), Catch::Contains("invalid op kind 6 (byte 0x6) in a version 1 trace"));
+  // The fake source's CTAs hold issue ops (compute unit 3) and end with a reduction (op kind 6),
+  // neither of which version 1 has: the first one read is named.
+  REQUIRE_THAT(read_error(path), Catch::Contains("invalid compute unit 3 in a version 1 trace"));
   {
     FakeSource plain(20, {}, /*reduce=*/false);
     TraceWriter writer(path);
@@ -204,7 +211,7 @@ TEST_CASE("A version 1 trace still replays, unless it names a parameter of versi
       TraceWriter writer(path);
       copy_trace(source, writer);
     }
-    REQUIRE(read_error(path).empty());  // written as version 2
+    REQUIRE(read_error(path).empty());  // written as version 3
     std::string bytes = read_all(path);
     bytes[8] = 1;
     write_all(path, bytes);
@@ -212,6 +219,26 @@ TEST_CASE("A version 1 trace still replays, unless it names a parameter of versi
                  Catch::Contains(std::string("parameter \"") + name +
                                  "\" needs trace format version 2, the file is version 1"));
   }
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("A version 2 trace replays, unless it holds an issue op of version 3", "[trace_file]") {
+  const std::string path = write_fake("v2.mwt", 20);
+  std::string v2 = read_all(path);
+  v2[8] = 2;
+  write_all(path, v2);
+  REQUIRE_THAT(read_error(path), Catch::Contains("invalid compute unit 3 in a version 2 trace"));
+  {
+    // Reductions are version 2; the issue ops become sfu ops.
+    FakeSource plain(20, {}, /*reduce=*/false);
+    TraceWriter writer(path);
+    copy_trace(plain, writer);
+  }
+  v2 = read_all(path);
+  v2[8] = 2;
+  write_all(path, v2);
+  REQUIRE(read_error(path).empty());
+  REQUIRE(TraceReader(path).version() == 2u);
   std::filesystem::remove(path);
 }
 
@@ -223,10 +250,10 @@ TEST_CASE("A wrong magic, version or flags is rejected at the header", "[trace_f
   write_all(path, bad);
   REQUIRE_THAT(read_error(path), Catch::Contains("byte 0: wrong magic"));
   bad = good;
-  bad[8] = 3;  // version 3
+  bad[8] = 4;  // version 4
   write_all(path, bad);
-  REQUIRE_THAT(read_error(path), Catch::Contains("byte 8: unsupported trace version 3 (this build "
-                                                 "reads versions 1 to 2)"));
+  REQUIRE_THAT(read_error(path), Catch::Contains("byte 8: unsupported trace version 4 (this build "
+                                                 "reads versions 1 to 3)"));
   bad[8] = 0;
   write_all(path, bad);
   REQUIRE_THAT(read_error(path), Catch::Contains("byte 8: unsupported trace version 0"));
