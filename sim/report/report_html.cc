@@ -126,6 +126,9 @@ std::string figures_rows(const std::vector<Figures>& cols, const std::string& ex
     return cell(c.prefix + "flops", std::to_string(c.traffic->flops),
                 format_si(static_cast<double>(c.traffic->flops), "FLOP"));
   });
+  row("warp instructions issued", [](const Figures& c) {
+    return count_cell(c.prefix + "warp_instructions", c.traffic->warp_instructions);
+  });
   row("CTAs", [](const Figures& c) { return count_cell(c.prefix + "ctas", c.traffic->ctas); });
   row("achieved DRAM bandwidth", [](const Figures& c) {
     const double bw = achieved_dram_bandwidth(*c.traffic, c.span);
