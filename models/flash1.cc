@@ -115,7 +115,7 @@ class Flash1 final : public BackendWorkload<Flash1> {
         if (sk > 0) rec.load(m_spill, spill_box(sp.kv_offset, sk * d), kSpillTag);
         if (sq > 0 || sk > 0) rec.wait(kSpillTag);
         rec.smem((rows + cols) * d * s);                        // line 9: S = QKᵀ
-        rec.compute(ComputeUnit::tensor, 2 * rows * cols * d);
+        rec.compute(ComputeUnit::mma_sync, 2 * rows * cols * d);
         if (ss > 0) {  // score rows with no room: S written, read back by the softmax
           rec.store(m_spill, spill_box(sp.score_offset, ss * cols));
           rec.load(m_spill, spill_box(sp.score_offset, ss * cols), kSpillTag);
@@ -129,7 +129,7 @@ class Flash1 final : public BackendWorkload<Flash1> {
         if (ss > 0) rec.load(m_spill, spill_box(sp.score_offset, ss * cols), kSpillTag);
         if (sk > 0 || ss > 0) rec.wait(kSpillTag);
         rec.smem(cols * d * s);                                 // line 12: P̃V
-        rec.compute(ComputeUnit::tensor, 2 * rows * cols * d);
+        rec.compute(ComputeUnit::mma_sync, 2 * rows * cols * d);
         rec.compute(ComputeUnit::fp32, 3 * rows * d);           // line 12: rescale and divide
         if constexpr (Backend::kNumeric) {
           throw_if_interrupted();  // a head's numerics can take seconds at large N: poll per block

@@ -180,7 +180,7 @@ class Flash2 final : public BackendWorkload<Flash2> {
       // S = scale·Q·Kᵀ on tensor cores: every warp reads its Q rows (once per sub-block) and
       // the whole K tile from shared memory.
       rec.smem((crows * q_passes + kFlashWarps * cols) * d * s);
-      rec.compute(ComputeUnit::tensor, 2 * crows * cols * d);
+      rec.compute(ComputeUnit::mma_sync, 2 * crows * cols * d);
       if (ss > 0) {  // score rows with no room: S written, read back by the softmax
         rec.store(m_spill, box(m_spill, cta, 1, sp.score_offset, ss * cols));
         rec.load(m_spill, box(m_spill, cta, 1, sp.score_offset, ss * cols), spill_tag);
@@ -198,7 +198,7 @@ class Flash2 final : public BackendWorkload<Flash2> {
       if (sk > 0 || ss > 0) rec.wait(spill_tag);
       // O += P·V on tensor cores, P from registers.
       rec.smem(kFlashWarps * cols * d * s);  // every warp reads the whole V tile
-      rec.compute(ComputeUnit::tensor, 2 * crows * cols * d);
+      rec.compute(ComputeUnit::mma_sync, 2 * crows * cols * d);
       if constexpr (Backend::kNumeric) {
         throw_if_interrupted();  // a CTA's numerics can take seconds at large N: poll per block
         Matrix kb = be.t(m_k).block(e(kvh * nkv + c0), 0, e(cols), e(d));

@@ -155,7 +155,7 @@ class Flash2Bwd final : public AttentionBackwardWorkload<Flash2Bwd> {
       // Five matrix products (S = QKᵀ, dV += PᵀdO, dP = dO·Vᵀ, dQ += dS·K, dK += dSᵀQ), each
       // operand read once from shared memory, P and dS written to it.
       rec.smem(((4 * rows + 3 * cols) * d + 5 * rows * cols) * s);
-      rec.compute(ComputeUnit::tensor, 10 * rows * cols * d);
+      rec.compute(ComputeUnit::mma_sync, 10 * rows * cols * d);
       if (m_a.block_masked(r0, c0, cols)) rec.compute(ComputeUnit::fp32, rows * cols);
       // P = exp(scale·S − L) and dS = P∘(dP − D).
       rec.compute(ComputeUnit::fp32, 4 * rows * cols);

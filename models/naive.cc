@@ -64,7 +64,7 @@ class Naive final : public BackendWorkload<Naive> {
     rec.load(m_k, box(m_k, kv_row + c0, cols, 0, d), 0);
     rec.wait(0);
     rec.smem((kQkWarpsN * rows + kQkWarpsM * cols) * d * s);  // Q and K fragments, per warp
-    rec.compute(ComputeUnit::tensor, 2 * rows * cols * d);
+    rec.compute(ComputeUnit::mma_sync, 2 * rows * cols * d);
     rec.compute(ComputeUnit::fp32, rows * cols);  // the scale
     if constexpr (Backend::kNumeric) {
       const double scale = 1.0 / std::sqrt(static_cast<double>(d));
@@ -141,7 +141,7 @@ class Naive final : public BackendWorkload<Naive> {
       if (c + 1 < chunks) issue(c + 1);
       rec.wait(static_cast<std::uint16_t>(c & 1));
       rec.smem((kPvWarpsN * rows * kw + kPvWarpsM * kw * d) * s);  // P and V fragments, per warp
-      rec.compute(ComputeUnit::tensor, 2 * rows * kw * d);
+      rec.compute(ComputeUnit::mma_sync, 2 * rows * kw * d);
       if constexpr (Backend::kNumeric) {
         acc += be.t(m_p).block(e(bh * n + r0), e(k0), e(rows), e(kw)) *
                be.t(m_v).block(e(kv_row + k0), 0, e(kw), e(d));

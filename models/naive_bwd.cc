@@ -100,7 +100,7 @@ class NaiveBwd final : public AttentionBackwardWorkload<NaiveBwd> {
       if (c + 1 < chunks) issue(c + 1);
       rec.wait(static_cast<std::uint16_t>(c & 1));
       rec.smem((rows * kw + kw * d) * s);  // both operands from shared memory once
-      rec.compute(ComputeUnit::tensor, 2 * rows * kw * d);
+      rec.compute(ComputeUnit::mma_sync, 2 * rows * kw * d);
       if constexpr (Backend::kNumeric) {
         throw_if_interrupted();
         acc += be.t(a).block(e(bh * nq + k0), e(c0), e(kw), e(rows)).transpose() *
@@ -131,7 +131,7 @@ class NaiveBwd final : public AttentionBackwardWorkload<NaiveBwd> {
     rec.load(m_v, box(m_v, kv_row, cols, 0, d), 0);
     rec.wait(0);
     rec.smem((rows + cols) * d * s);
-    rec.compute(ComputeUnit::tensor, 2 * rows * cols * d);
+    rec.compute(ComputeUnit::mma_sync, 2 * rows * cols * d);
     if constexpr (Backend::kNumeric) {
       be.t(m_dp).block(e(bh * nq + r0), e(c0), e(rows), e(cols)) =
           be.t(m_do).middleRows(e(bh * nq + r0), e(rows)) *
@@ -183,7 +183,7 @@ class NaiveBwd final : public AttentionBackwardWorkload<NaiveBwd> {
       if (c + 1 < chunks) issue(c + 1);
       rec.wait(static_cast<std::uint16_t>(c & 1));
       rec.smem((rows * kw + kw * d) * s);
-      rec.compute(ComputeUnit::tensor, 2 * rows * kw * d);
+      rec.compute(ComputeUnit::mma_sync, 2 * rows * kw * d);
       if constexpr (Backend::kNumeric) {
         throw_if_interrupted();
         acc += be.t(m_ds).block(e(bh * nq + r0), e(k0), e(rows), e(kw)) *

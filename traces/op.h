@@ -34,6 +34,7 @@ enum class ComputeUnit : std::uint8_t {
   fp32 = 1,    ///< CUDA cores, fp32
   sfu = 2,     ///< special-function units (exp, reciprocal)
   issue = 3,   ///< the SM's warp schedulers: an amount of warp instructions issued (trace v3)
+  mma_sync = 4,  ///< tensor cores through warp-level mma.sync, at its own rate (trace v3)
 };
 
 /// A 2-D region of global memory.

@@ -19,6 +19,7 @@ const char* unit_name(ComputeUnit u) {
     case ComputeUnit::fp32: return "fp32";
     case ComputeUnit::sfu: return "sfu";
     case ComputeUnit::issue: return "issue";
+    case ComputeUnit::mma_sync: return "mma_sync";
   }
   return "?";
 }

@@ -12,14 +12,17 @@ namespace memwall {
 inline constexpr char kTraceMagic[8] = {'M', 'W', 'T', 'R', 'A', 'C', 'E', '\0'};
 /// The format version this build writes. Version 2 is version 1 with the attention variants'
 /// parameters (kv_heads, seq_kv, causal, splits) allowed in the workload record and the op kind
-/// reduce (an atomic add, 6). Version 3 adds the compute unit issue (3: warp instructions).
+/// reduce (an atomic add, 6). Version 3 adds the compute units issue (3: warp instructions) and
+/// mma_sync (4: tensor FLOPs of mma.sync).
 inline constexpr std::uint32_t kTraceVersion = 3;
 /// The oldest version this build reads (every version up to kTraceVersion replays).
 inline constexpr std::uint32_t kOldestTraceVersion = 1;
 /// The largest op kind a trace of `version` may hold: barrier in version 1, reduce from 2.
 inline std::uint8_t max_op_kind(std::uint32_t version) { return version >= 2 ? 6 : 5; }
-/// The largest compute unit a trace of `version` may hold: sfu up to version 2, issue from 3.
-inline std::uint8_t max_compute_unit(std::uint32_t version) { return version >= 3 ? 3 : 2; }
+/// The largest compute unit a trace of `version` may hold: sfu up to version 2, issue and
+/// mma_sync from 3 (the unit takes bits 3-7 of an op's first byte; before version 3 bit 5 and up
+/// were 0).
+inline std::uint8_t max_compute_unit(std::uint32_t version) { return version >= 3 ? 4 : 2; }
 /// Whether parameter `name` may appear in the workload record of a trace of `version`.
 inline bool trace_version_allows(std::uint32_t version, const std::string& name) {
   return version >= 2 || (name != "kv_heads" && name != "seq_kv" && name != "causal" &&

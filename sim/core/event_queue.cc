@@ -8,12 +8,15 @@
 namespace memwall {
 namespace {
 
-/// std::push_heap builds a max-heap; "greater" puts the earliest event on top.
-bool fires_later(const Event& a, const Event& b) {
-  if (a.tick != b.tick) return a.tick > b.tick;
-  if (a.priority != b.priority) return a.priority > b.priority;
-  return a.sequence > b.sequence;
-}
+/// std::push_heap builds a max-heap; "greater" puts the earliest event on top. A function object
+/// rather than a function pointer, so that the heap operations inline it.
+struct FiresLater {
+  bool operator()(const Event& a, const Event& b) const {
+    if (a.tick != b.tick) return a.tick > b.tick;
+    if (a.priority != b.priority) return a.priority > b.priority;
+    return a.sequence > b.sequence;
+  }
+};
 
 }  // namespace
 
@@ -26,11 +29,11 @@ void EventQueue::schedule(Tick tick, std::uint32_t priority, std::uint32_t targe
                 kExitFailure);
   }
   m_heap.push_back(Event{tick, priority, m_next_sequence++, target, kind});
-  std::push_heap(m_heap.begin(), m_heap.end(), fires_later);
+  std::push_heap(m_heap.begin(), m_heap.end(), FiresLater{});
 }
 
 Event EventQueue::pop() {
-  std::pop_heap(m_heap.begin(), m_heap.end(), fires_later);
+  std::pop_heap(m_heap.begin(), m_heap.end(), FiresLater{});
   const Event e = m_heap.back();
   m_heap.pop_back();
   m_now = e.tick;

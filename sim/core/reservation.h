@@ -31,6 +31,14 @@ class Reservations {
 
   /// The tick instance `i` is next free.
   Tick next_free(std::size_t i) const { return m_next_free[i]; }
+  /// Time booked on instance `i` since the last reset_busy.
+  Tick busy(std::size_t i) const { return m_busy[i]; }
+  /// Sets instance `i`'s next-free tick and booked time: for a caller that books one instance many
+  /// times in a row with the two kept in registers meanwhile (Xbar::Run), and writes them back.
+  void set_state(std::size_t i, Tick next_free, Tick busy) {
+    m_next_free[i] = next_free;
+    m_busy[i] = busy;
+  }
   /// The latest tick any instance is booked until.
   Tick busy_until() const {
     return m_next_free.empty() ? 0 : *std::max_element(m_next_free.begin(), m_next_free.end());

@@ -40,6 +40,7 @@ std::size_t pipe_of(const Op& op) {
     case ComputeUnit::fp32: return kFp32Pipe;
     case ComputeUnit::sfu: return kSfuPipe;
     case ComputeUnit::issue: return kIssuePipe;
+    case ComputeUnit::mma_sync: return kTensorPipe;
   }
   throw UsageError("trace: unknown compute unit " + std::to_string(static_cast<unsigned>(op.unit)));
 }
@@ -352,7 +353,8 @@ void Engine::step(std::uint32_t id, Tick t) {
         } else {
           m_kernel->traffic.flops += op.amount;
         }
-        const Tick d = sm.pipe_ticks(pipe, op.amount);
+        const bool mma_sync = op.kind == OpKind::compute && op.unit == ComputeUnit::mma_sync;
+        const Tick d = sm.pipe_ticks(mma_sync ? kMmaSyncRate : pipe, op.amount);
         const Tick begin = sm.reserve_pipe(pipe, issue, d);
       ResourceUse& use = m_pipe_use[pipe];
       ++use.requests;

@@ -214,7 +214,7 @@ void MemoryPath::add_tally(const LineTally& tally) {
 }
 
 template <bool kStore>
-[[gnu::always_inline]] inline void MemoryPath::access_line(std::uint32_t sm, std::uint64_t line,
+[[gnu::always_inline]] inline void MemoryPath::access_line(SmRun& run, std::uint64_t line,
                                                            std::uint32_t mask, std::uint32_t full,
                                                            std::uint32_t n, Tick t, Tick box_issue,
                                                            Arrival& arrival, LineTally& tally) {
@@ -223,9 +223,8 @@ template <bool kStore>
   Tick channel_queue = 0;
   const L2::Place place = m_l2.place(line);
   const std::uint32_t slice = place.slice;
-  const Tick t1 = m_xbar.transfer(sm, kStore ? PortDirection::from_sm : PortDirection::to_sm, n, t,
-                                  port_queue);
-  const Tick t3 = m_l2.transfer(slice, n, t1 + m_port_latency[sm], slice_queue);
+  const Tick t1 = Xbar::book(run.port, n, t, port_queue);
+  const Tick t3 = m_l2.transfer(slice, n, t1 + run.port_latency, slice_queue);
   const L2Outcome o = kStore ? m_l2.write(place, line, mask, full) : m_l2.read(place, line, mask);
   const std::uint32_t fetched = o.fetch_mask == 0 ? 0 : popcount(o.fetch_mask);
   ++tally.lines;
@@ -235,7 +234,7 @@ template <bool kStore>
     tally.miss_sectors += fetched;
   }
   if (o.victim_dirty != 0) write_back(o.victim_line, o.victim_dirty, t3);
-  const Tick back = m_return_latency[std::size_t{m_sm_crossbar[sm]} * m_slices + slice];
+  const Tick back = run.return_latency[slice];
   Tick done = kStore ? t3 : t3 + back;
   if (o.fetch_mask != 0) {
     std::uint32_t ch = 0;
@@ -290,41 +289,53 @@ bool MemoryPath::access(std::uint32_t sm, const Box& box, Tick t, Tick box_issue
   const std::uint32_t all_count = m_sectors_per_line;
   bool issued_any = false;
   LineTally tally;
-  for (; cursor.row < rows; ++cursor.row, cursor.started = false) {
-    const std::uint64_t start = box.base + cursor.row * box.pitch;
+  SmRun run{m_xbar.open(sm, dir), m_port_latency[sm],
+            &m_return_latency[std::size_t{m_sm_crossbar[sm]} * m_slices]};
+  // The cursor and the arrival live in locals while lines issue (through the references the
+  // compiler stored them back on every line), and are written back on the way out.
+  Arrival got = arrival;
+  std::uint64_t row = cursor.row;
+  std::uint64_t line = cursor.line;
+  bool started = cursor.started;
+  const auto leave = [&](bool done) {
+    m_xbar.close(run.port);
+    add_tally<kStore>(tally);
+    arrival = got;
+    cursor.row = row;
+    cursor.line = line;
+    cursor.started = started;
+    return done;
+  };
+  for (; row < rows; ++row, started = false) {
+    const std::uint64_t start = box.base + row * box.pitch;
     const std::uint64_t end = start + row_bytes;
     const std::uint64_t first = start >> m_line_shift;
     const std::uint64_t last = (end - 1) >> m_line_shift;
-    if (!cursor.started) {
-      cursor.line = first;
-      cursor.started = true;
+    if (!started) {
+      line = first;
+      started = true;
     }
     // Later rows' sets are usually far away: ask the host to fetch them while this row runs.
-    if (cursor.row + kPrefetchRows < rows) m_l2.prefetch((start + kPrefetchRows * box.pitch) >> m_line_shift);
-    for (; cursor.line <= last; ++cursor.line) {
-      if (issued_any && m_xbar.next_free(sm, dir) > limit) {
-        add_tally<kStore>(tally);
-        return false;
-      }
+    if (row + kPrefetchRows < rows) m_l2.prefetch((start + kPrefetchRows * box.pitch) >> m_line_shift);
+    for (; line <= last; ++line) {
+      if (issued_any && run.port.next_free > limit) return leave(false);
       issued_any = true;
-      const std::uint64_t line = cursor.line;
       const std::uint64_t line_base = line << m_line_shift;
       const std::uint64_t lo = line == first ? start - line_base : 0;
       const std::uint64_t hi = line == last ? end - line_base : m_line_bytes;
       if (lo == 0 && hi == m_line_bytes) {  // a whole line: the common case
-        access_line<kStore>(sm, line, all, all_full, all_count, t, box_issue, arrival, tally);
+        access_line<kStore>(run, line, all, all_full, all_count, t, box_issue, got, tally);
         continue;
       }
       // Sector sizes divide the (power-of-two) line size, so they are powers of two too.
       const std::uint32_t s = m_sector_shift;
       const std::uint32_t mask = bit_range(lo >> s, ((hi - 1) >> s) + 1);
       const std::uint32_t full = bit_range((lo + m_sector_bytes - 1) >> s, hi >> s);
-      access_line<kStore>(sm, line, mask, kReduce ? 0 : full, popcount(mask), t, box_issue, arrival,
+      access_line<kStore>(run, line, mask, kReduce ? 0 : full, popcount(mask), t, box_issue, got,
                           tally);
     }
   }
-  add_tally<kStore>(tally);
-  return true;
+  return leave(true);
 }
 
 bool MemoryPath::issue(std::uint32_t sm, const Box& box, OpKind kind, Tick t, Tick box_issue,

@@ -128,8 +128,16 @@ class MemoryPath {
   template <bool kStore, bool kReduce = false>
   bool access(std::uint32_t sm, const Box& box, Tick t, Tick box_issue, Tick limit,
               BoxCursor& cursor, Arrival& arrival);
+  /// What an issue step's lines share: their SM's port (booked in registers), the SM → crossbar
+  /// latency and the crossbar → slice latencies of the SM's crossbar.
+  struct SmRun {
+    Xbar::Run port;
+    Tick port_latency = 0;
+    const Tick* return_latency = nullptr;  ///< [slice]
+  };
+
   template <bool kStore>
-  void access_line(std::uint32_t sm, std::uint64_t line, std::uint32_t mask, std::uint32_t full,
+  void access_line(SmRun& run, std::uint64_t line, std::uint32_t mask, std::uint32_t full,
                    std::uint32_t sectors, Tick t, Tick box_issue, Arrival& arrival,
                    LineTally& tally);
   template <bool kStore>

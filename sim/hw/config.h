@@ -37,6 +37,11 @@ struct SmConfig {
   std::uint32_t warp_size = 32;            ///< threads per warp
   std::uint32_t register_alloc_unit = 256; ///< registers per warp allocation unit, a multiple of warp_size
   double tensor_flops_per_cycle = 0;       ///< dense fp16 tensor-core FLOP per SM per cycle
+  /// Dense fp16 FLOP per SM per cycle of warp-level mma.sync; 0: tensor_flops_per_cycle.
+  double mma_sync_flops_per_cycle = 0;
+  /// The SM clock while its tensor pipe is busy (power-limited); 0 Hz: sm.clock. Tensor and
+  /// mma_sync ops are timed at it.
+  Frequency tensor_clock;
   double fp32_flops_per_cycle = 0;         ///< fp32 FLOP per SM per cycle (an FMA counts 2)
   double sfu_ops_per_cycle = 0;            ///< special-function (exp, rcp) ops per SM per cycle
   double issue_per_cycle = 4;              ///< warp instructions the SM's schedulers issue per cycle

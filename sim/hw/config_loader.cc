@@ -305,6 +305,11 @@ KeyValue parse_value(const KeyDecl& key, const std::string& text, const Frequenc
       return bw;
     }
     case KeyType::kFrequency: {
+      // A key that allows 0 (sm.tensor_clock: "the same as sm.clock") takes "0" or "0 Hz".
+      if (key.bound == Bound::kNonNegative && (text == "0" || text == "0 Hz" || text == "0Hz")) {
+        number = 0;
+        return Frequency{0};
+      }
       const Frequency f = parse_frequency(text);
       number = f.hertz;
       return f;
@@ -346,7 +351,8 @@ void check_bounds(const KeyDecl& key, double v, const std::string& text) {
   }
   // Representability (issue 18, finding 3): a cycle or a latency longer than one step of the
   // simulator's bound cannot be simulated; the clock is checked here, before any value in cycles.
-  if (key.type == KeyType::kFrequency && v < 1.0) {
+  // (0 Hz on a key that allows it means "the default": sm.tensor_clock.)
+  if (key.type == KeyType::kFrequency && v < 1.0 && !(v == 0 && key.bound == Bound::kNonNegative)) {
     throw UnitError("\"" + text + "\" is below 1 Hz: one cycle would take longer than " +
                     format_duration(kMaxStepTicks) + ", the simulator's bound for a single step " +
                     "(its clock holds 2^62 ps in all)");
@@ -409,19 +415,26 @@ void validate_with_positions(const HardwareConfig& c, const PositionOf& at) {
             c.l2.sector_size.count, sector, "an SM's port");
   step_rate("sm.smem_bandwidth", c.sm.smem_bandwidth.bytes_per_second, 1, 1, 1, "one byte",
             "an SM's shared memory");
-  auto step_pipe = [&](const std::string& key, double per_cycle, double efficiency) {
-    const double per_second = per_cycle * efficiency * c.sm.clock.hertz;
+  const Frequency tensor_clock = c.sm.tensor_clock.hertz > 0 ? c.sm.tensor_clock : c.sm.clock;
+  auto step_pipe = [&](const std::string& key, double per_cycle, double efficiency,
+                       Frequency clock) {
+    const double per_second = per_cycle * efficiency * clock.hertz;
     if (per_second >= 1.0) return;
     char figure[64];
     std::snprintf(figure, sizeof figure, "%g per cycle at ", per_cycle);
-    fail(key, figure + format_frequency(c.sm.clock) +
+    fail(key, figure + format_frequency(clock) +
                   " is too slow to simulate: one unit would take longer than " +
                   format_duration(kMaxStepTicks) +
                   ", the simulator's bound for a single step (its clock holds 2^62 ps in all)");
   };
-  step_pipe("sm.tensor_flops_per_cycle", c.sm.tensor_flops_per_cycle, c.efficiency.tensor);
-  step_pipe("sm.fp32_flops_per_cycle", c.sm.fp32_flops_per_cycle, c.efficiency.fp32);
-  step_pipe("sm.sfu_ops_per_cycle", c.sm.sfu_ops_per_cycle, c.efficiency.sfu);
+  step_pipe("sm.tensor_flops_per_cycle", c.sm.tensor_flops_per_cycle, c.efficiency.tensor, tensor_clock);
+  if (c.sm.mma_sync_flops_per_cycle > 0) {
+    step_pipe("sm.mma_sync_flops_per_cycle", c.sm.mma_sync_flops_per_cycle, c.efficiency.tensor,
+              tensor_clock);
+  }
+  step_pipe("sm.fp32_flops_per_cycle", c.sm.fp32_flops_per_cycle, c.efficiency.fp32, c.sm.clock);
+  step_pipe("sm.sfu_ops_per_cycle", c.sm.sfu_ops_per_cycle, c.efficiency.sfu, c.sm.clock);
+  step_pipe("sm.issue_per_cycle", c.sm.issue_per_cycle, 1.0, c.sm.clock);
   if (c.sm.smem_per_block > c.sm.smem_per_sm) {
     fail("sm.smem_per_block", format_bytes(c.sm.smem_per_block) + " is more than sm.smem_per_sm (" +
                                   format_bytes(c.sm.smem_per_sm) + "): a CTA using it fits no SM");

@@ -65,6 +65,17 @@ const KeyDecl kSchema[] = {
      "Dense fp16 tensor-core FLOP per SM per cycle.", "", true,
      "HardwareConfig::sm.tensor_flops_per_cycle (double)", Bound::kPositive, 1e9,
      MEMWALL_FIELD(sm.tensor_flops_per_cycle, double)},
+    {"sm.mma_sync_flops_per_cycle", KeyType::kReal, "2660",
+     "Dense fp16 FLOP per SM per cycle of warp-level mma.sync (m16n8k16), where it is slower than "
+     "the chip's peak tensor path (wgmma on Hopper); 0: sm.tensor_flops_per_cycle. Books the "
+     "mma_sync ops of kernels built on mma.sync.", "0", false,
+     "HardwareConfig::sm.mma_sync_flops_per_cycle (double)", Bound::kNonNegative, 1e9,
+     MEMWALL_FIELD(sm.mma_sync_flops_per_cycle, double)},
+    {"sm.tensor_clock", KeyType::kFrequency, "1.80 GHz",
+     "SM clock while its tensor pipe is busy (a power-limited chip runs its tensor cores below "
+     "sm.clock); tensor and mma_sync ops are timed at it. 0 Hz: sm.clock.", "0 Hz", false,
+     "HardwareConfig::sm.tensor_clock (Frequency, Hz)", Bound::kNonNegative, 1e12,
+     MEMWALL_FIELD(sm.tensor_clock, Frequency)},
     {"sm.fp32_flops_per_cycle", KeyType::kReal, "256",
      "fp32 FLOP per SM per cycle (an FMA counts 2).", "", true,
      "HardwareConfig::sm.fp32_flops_per_cycle (double)", Bound::kPositive, 1e9,

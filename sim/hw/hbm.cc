@@ -24,6 +24,7 @@ Hbm::Hbm(const HardwareConfig& c, const Topology& topology)
   if (std::has_single_bit(m_row_size) && m_row_size > 1) {
     m_row_shift = static_cast<std::uint32_t>(std::countr_zero(m_row_size));
   }
+  if (std::has_single_bit(m_banks) && m_banks > 1) m_bank_mask = m_banks - 1;
   const auto sectors = static_cast<std::uint32_t>(c.l2.line_size.count / c.l2.sector_size.count);
   m_stride = std::size_t{sectors} + 1;
   for (std::uint32_t ch = 0; ch < m_channels; ++ch) {

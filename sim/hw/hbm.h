@@ -57,7 +57,8 @@ class Hbm {
     const std::uint64_t local = round * m_interleave + (addr - block * m_interleave);
     const std::uint64_t row = m_row_shift != 0 ? local >> m_row_shift : local / m_row_size;
     channel = ch;
-    const std::size_t bank = std::size_t{ch} * m_banks + row % m_banks;
+    const std::uint64_t bank_of_row = m_bank_mask != 0 ? row & m_bank_mask : row % m_banks;
+    const std::size_t bank = std::size_t{ch} * m_banks + bank_of_row;
     Tick ready = t;  // when the data could take the bus
     if (m_open_row[bank] != row) {
       m_open_row[bank] = row;
@@ -104,6 +105,7 @@ class Hbm {
   std::uint32_t m_row_shift = 0;         ///< log2(row_size) when a power of two > 1, else 0
   Tick m_row_miss_penalty;
   std::uint32_t m_banks;
+  std::uint64_t m_bank_mask = 0;          ///< banks - 1 if a power of two > 1 (no division), else 0
   std::vector<Tick> m_sector_ticks;       ///< [channel · m_stride + sectors] → transfer ticks
   std::size_t m_stride = 0;               ///< sectors_per_line + 1
   Reservations m_bus;                     ///< per channel: the data bus

@@ -1,5 +1,6 @@
 #include "sim/hw/l2.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <string>
@@ -40,8 +41,19 @@ L2::L2(const HardwareConfig& c, const Topology& topology)
   m_sets = c.l2.slices * m_sets_per_slice;
   if (m_sets >= (std::uint64_t{1} << 32)) throw UsageError("l2: more than 2^32 sets");
   m_set_mod = FastMod32(static_cast<std::uint32_t>(m_sets));
-  m_tags.assign(m_sets * m_ways, kInvalid);
-  m_masks.assign(m_sets * m_ways, 0);
+  m_sector_bits = (1u << m_sectors_per_line) - 1;
+  m_tag_shift = 2 * m_sectors_per_line;
+  // k <= 11 keeps the bits that fold() brings down in the tag (line_of relies on it).
+  m_tag_low_bits =
+      std::min<std::uint32_t>(11, static_cast<std::uint32_t>(std::bit_width(m_sets)) - 1);
+  // The largest tag field is (2^32 - 1) >> k, + 1; 32-bit words when it fits above the masks.
+  const std::uint64_t max_tag = (0xFFFFFFFFull >> m_tag_low_bits) + 1;
+  m_wide = max_tag >= (std::uint64_t{1} << (32 - m_tag_shift));
+  if (m_wide) {
+    m_words64.assign(m_sets * m_ways, 0);
+  } else {
+    m_words32.assign(m_sets * m_ways, 0);
+  }
   m_slice_bus = Reservations(c.l2.slices);
   m_stride = std::size_t{m_sectors_per_line} + 1;
   for (std::uint32_t slice = 0; slice < topology.slice_count(); ++slice) {
@@ -52,12 +64,20 @@ L2::L2(const HardwareConfig& c, const Topology& topology)
   }
 }
 
-std::uint64_t L2::dirty_bytes() const {
+template <class Word>
+std::uint64_t L2::dirty_sectors(const WordArray<Word>& words) const {
   std::uint64_t sectors = 0;
-  for (std::size_t i = 0; i < m_tags.size(); ++i) {
-    if (m_tags[i] != kInvalid) sectors += static_cast<std::uint64_t>(std::popcount(std::uint32_t{m_masks[i]} >> 8));
+  for (const Word w : words) {
+    if ((w >> m_tag_shift) != 0) {
+      sectors += static_cast<std::uint64_t>(
+          std::popcount(static_cast<std::uint32_t>(w >> m_sectors_per_line) & m_sector_bits));
+    }
   }
-  return sectors * m_sector_bytes;
+  return sectors;
+}
+
+std::uint64_t L2::dirty_bytes() const {
+  return (m_wide ? dirty_sectors(m_words64) : dirty_sectors(m_words32)) * m_sector_bytes;
 }
 
 }  // namespace memwall

@@ -5,9 +5,14 @@
 /// caller reads it from HBM). Each slice's bandwidth is booked by reservation at
 /// l2.bandwidth / slices × efficiency.l2. Only efficiency.l2_capacity of the sets hold lines.
 ///
-/// State lives in two flat arrays, set by set, each set in LRU order: 32-bit tags (a lookup scans
-/// one host cache line for a 16-way set) and 16-bit valid/dirty sector masks. No allocation per
-/// access. Lines are identified by their line index (byte address / line_size).
+/// State lives in one flat array of words, set by set, each set in LRU order. A way's word holds
+/// its tag and its sector masks: (tag + 1) << 2S | dirty << S | valid, S = sectors per line, 0 for
+/// an invalid way. The tag is the line index without its low k bits, k = min(11, log2(sets)):
+/// within one set those bits follow from the tag (the set hash maps the 2^k lines of a tag to 2^k
+/// consecutive hash values, which fall in distinct sets), so tag and set give the line back. Words
+/// are 32-bit when every tag fits (H200: a 16-way set is one 64-byte host cache line, which a
+/// lookup scans four ways at a time), else 64-bit. No allocation per access. Lines are identified
+/// by their line index (byte address / line_size).
 
 #include <bit>
 #include <cstdint>
@@ -20,12 +25,24 @@
 
 #include "sim/core/fast_mod.h"
 #include "sim/core/hash.h"
+#include "sim/core/huge_page_allocator.h"
 #include "sim/core/reservation.h"
 #include "sim/core/units.h"
 #include "sim/hw/config.h"
 #include "sim/hw/topology.h"
 
 namespace memwall {
+
+/// Asks the host CPU to bring the cache line holding `p` into its caches. GCC 12 drops a
+/// __builtin_prefetch whose address goes through the L2's set hash (FastMod32), so on x86 the
+/// instruction is written out.
+inline void prefetch_host_line(const void* p) {
+#if defined(__x86_64__) || defined(__i386__)
+  asm volatile("prefetcht0 %0" : : "m"(*static_cast<const char*>(p)));
+#else
+  __builtin_prefetch(p);
+#endif
+}
 
 /// What one access did to the cache.
 struct L2Outcome {
@@ -44,10 +61,12 @@ class L2 {
   /// The same on the topology `config` builds.
   explicit L2(const HardwareConfig& config) : L2(config, Topology(config)) {}
 
-  /// Where a line lives: its slice and the index of its set's first way.
+  /// Where a line lives: its slice, its set, the index of the set's first way, and its tag.
   struct Place {
     std::uint32_t slice = 0;
     std::size_t set_base = 0;
+    std::uint32_t set = 0;
+    std::uint64_t tag = 0;  ///< (line >> k) + 1 (never 0: 0 marks an invalid way)
   };
 
   /// Places line `line`. Its slice (whose bandwidth it uses; slices are split evenly among
@@ -58,19 +77,23 @@ class L2 {
   /// keeps the simulator's own memory accesses local.
   Place place(std::uint64_t line) const {
     const auto slice = static_cast<std::uint32_t>(reduce_hash(mix64(line), m_slices));
-    return Place{slice, set_of(line) * m_ways};
+    const std::uint32_t set = m_set_mod(fold(line));
+    return Place{slice, std::size_t{set} * m_ways, set, (line >> m_tag_low_bits) + 1};
   }
 
   /// Hints the host CPU to fetch `line`'s set into its cache (no effect on the simulation).
   void prefetch(std::uint64_t line) const {
-    const std::size_t base = set_of(line) * m_ways;
-    __builtin_prefetch(&m_tags[base]);
-    __builtin_prefetch(&m_masks[base]);
+    const std::size_t base = std::size_t{m_set_mod(fold(line))} * m_ways;
+    if (m_wide) {
+      prefetch_host_line(&m_words64[base]);
+    } else {
+      prefetch_host_line(&m_words32[base]);
+    }
   }
 
-  /// A load of sectors `mask` of `line` in `slice`: hits are the valid ones; the rest are
+  /// A load of sectors `mask` of `line` at `place`: hits are the valid ones; the rest are
   /// allocated (evicting the LRU line of the set if the line is absent) and returned in
-  /// fetch_mask. Marks the line most recently used.
+  /// fetch_mask. Marks the line most recently used. (`line` is the one `place` was made for.)
   L2Outcome read(const Place& place, std::uint64_t line, std::uint32_t mask);
 
   /// A store to sectors `mask` of `line`, of which `full_mask` are written completely: the line is
@@ -97,16 +120,15 @@ class L2 {
   /// slice, set, way order (deterministic).
   template <typename F>
   void flush(F&& on_dirty) {
-    for (std::size_t i = 0; i < m_tags.size(); ++i) {
-      const std::uint32_t dirty = m_masks[i] >> 8;
-      if (m_tags[i] != kInvalid && dirty != 0) on_dirty(std::uint64_t{m_tags[i]}, dirty);
-      m_tags[i] = kInvalid;
-      m_masks[i] = 0;
+    if (m_wide) {
+      flush_words(m_words64, on_dirty);
+    } else {
+      flush_words(m_words32, on_dirty);
     }
   }
 
-  /// Largest line index the cache can hold (tags are 32-bit): lines below 2^32 - 1, i.e.
-  /// addresses below 512 GiB with 128-byte lines.
+  /// Largest line index the cache can hold (tags come from a 32-bit hash): lines below
+  /// 2^32 - 1, i.e. addresses below 512 GiB with 128-byte lines.
   static constexpr std::uint64_t kMaxLine = 0xFFFFFFFEull;
 
   std::uint32_t sectors_per_line() const { return m_sectors_per_line; }
@@ -114,31 +136,64 @@ class L2 {
   std::uint64_t sector_bytes() const { return m_sector_bytes; }
 
  private:
-  static constexpr std::uint32_t kInvalid = 0xFFFFFFFFu;
+  template <class Word>
+  using WordArray = std::vector<Word, HugePageAllocator<Word>>;
 
-  /// The set of `line` (< 2^32): the line index XOR-folded with its higher bits, modulo the sets.
-  std::size_t set_of(std::uint64_t line) const {
-    const auto folded = static_cast<std::uint32_t>(line ^ (line >> 11) ^ (line >> 22));
-    return m_set_mod(folded);
+  /// The set hash of `line` (< 2^32): the line index XOR-folded with its higher bits.
+  static std::uint32_t fold(std::uint64_t line) {
+    return static_cast<std::uint32_t>(line ^ (line >> 11) ^ (line >> 22));
+  }
+  /// The line whose way word has tag field `tag` (> 0) in set `set`. Its high bits h (the tag
+  /// less one, shifted back) fix the folded bits, so its hash is g ^ low, g = fold(h), for its k
+  /// low bits `low`: a value of the aligned block of 2^k hashes from g & ~(2^k - 1), the one
+  /// that is `set` modulo the sets (2^k <= sets).
+  std::uint64_t line_of(std::uint64_t tag, std::uint32_t set) const {
+    const std::uint64_t high = (tag - 1) << m_tag_low_bits;
+    const std::uint32_t g = fold(high);
+    const std::uint32_t low_bits = (1u << m_tag_low_bits) - 1;
+    const std::uint32_t block = g & ~low_bits;
+    const std::uint32_t block_set = m_set_mod(block);
+    const auto sets = static_cast<std::uint32_t>(m_sets);
+    const std::uint32_t offset = set >= block_set ? set - block_set : set + sets - block_set;
+    return high | ((offset ^ g) & low_bits);
   }
 
-  /// Moves `line` to the front (most recently used) of its set, allocating it in place of the
-  /// least recently used way if absent (reporting a dirty victim); returns its sector masks
-  /// (valid in the low byte, dirty in the high byte).
-  std::uint16_t& find_or_allocate(std::size_t set_base, std::uint64_t line, L2Outcome& out);
+  /// Moves the line of `place` to the front (most recently used) of its set, allocating it in
+  /// place of the least recently used way if absent (reporting a dirty victim); returns its word.
+  template <class Word>
+  Word& find_or_allocate(Word* set, const Place& place, L2Outcome& out);
+
+  template <class Word, typename F>
+  void flush_words(WordArray<Word>& words, F& on_dirty) {
+    for (std::size_t i = 0; i < words.size(); ++i) {
+      const Word w = words[i];
+      const auto dirty = static_cast<std::uint32_t>(w >> m_sectors_per_line) & m_sector_bits;
+      if ((w >> m_tag_shift) != 0 && dirty != 0) {
+        on_dirty(line_of(w >> m_tag_shift, static_cast<std::uint32_t>(i / m_ways)), dirty);
+      }
+      words[i] = 0;
+    }
+  }
+  template <class Word>
+  std::uint64_t dirty_sectors(const WordArray<Word>& words) const;
 
   std::uint64_t m_line_bytes;
   std::uint64_t m_sector_bytes;
   std::uint32_t m_sectors_per_line;
+  std::uint32_t m_sector_bits = 0;  ///< (1 << sectors_per_line) - 1
+  std::uint32_t m_tag_shift = 0;    ///< 2 · sectors_per_line
   std::uint64_t m_slices;
   std::uint64_t m_sets_per_slice;
   std::uint64_t m_sets;  ///< slices × sets_per_slice, < 2^32
   FastMod32 m_set_mod{1};  ///< remainder by m_sets
+  std::uint32_t m_tag_low_bits = 0;  ///< k = min(11, ⌊log2(m_sets)⌋): line bits not in the tag
   std::uint32_t m_ways;
-  /// [set·ways + position] → line index or kInvalid; each set is kept in LRU order, most
-  /// recently used first, so no stamps are needed and invalid ways sit at the end.
-  std::vector<std::uint32_t> m_tags;
-  std::vector<std::uint16_t> m_masks;    ///< same index: valid | dirty << 8
+  /// Whether way words are 64-bit (m_words64; else 32-bit, m_words32): [set·ways + position] →
+  /// word; each set is kept in LRU order, most recently used first, so no stamps are needed and
+  /// invalid ways sit at the end.
+  bool m_wide = false;
+  WordArray<std::uint32_t> m_words32;
+  WordArray<std::uint64_t> m_words64;
   Reservations m_slice_bus;              ///< per slice
   std::vector<Tick> m_sector_ticks;      ///< [slice · m_stride + sectors] → transfer ticks
   std::size_t m_stride = 0;              ///< sectors_per_line + 1
@@ -148,67 +203,120 @@ class L2 {
 
 namespace l2_detail {
 
-/// The first of `ways` tags equal to `tag`, or `ways`. With SSE2, four tags per compare (a miss
-/// scans the whole set; a scalar loop spent a quarter of naive attention's instructions here).
-inline std::uint32_t find_way(const std::uint32_t* tags, std::uint32_t ways, std::uint32_t tag) {
+/// The first of `ways` words whose tag field (the bits of `tag_bits`) equals `key`, or `ways`.
+/// With SSE2, four 32-bit words per compare (a miss scans the whole set; a scalar loop spent a
+/// quarter of naive attention's instructions here).
+inline std::uint32_t find_way(const std::uint32_t* words, std::uint32_t ways, std::uint32_t key,
+                              std::uint32_t tag_bits) {
   std::uint32_t w = 0;
 #if defined(__SSE2__)
-  const __m128i key = _mm_set1_epi32(static_cast<int>(tag));
+  const __m128i key4 = _mm_set1_epi32(static_cast<int>(key));
+  const __m128i bits4 = _mm_set1_epi32(static_cast<int>(tag_bits));
   for (; w + 4 <= ways; w += 4) {
-    const __m128i four = _mm_loadu_si128(reinterpret_cast<const __m128i*>(tags + w));
-    const int hits = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(four, key)));
+    const __m128i four =
+        _mm_and_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(words + w)), bits4);
+    const int hits = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(four, key4)));
     if (hits != 0) return w + static_cast<std::uint32_t>(std::countr_zero(static_cast<unsigned>(hits)));
   }
 #endif
-  while (w < ways && tags[w] != tag) ++w;
+  while (w < ways && (words[w] & tag_bits) != key) ++w;
+  return w;
+}
+
+/// Moves ways [0, w) of `words` one place back and puts `word` first (w < ways).
+inline void move_to_front(std::uint32_t* words, std::uint32_t ways, std::uint32_t w,
+                          std::uint32_t word) {
+#if defined(__SSE2__)
+  if (ways % 4 == 0) {
+    // Four ways per step, in registers: each group shifted by one way, the way falling out of
+    // it carried into the next, kept only at positions <= w (no library call for a few bytes).
+    __m128i carry = _mm_cvtsi32_si128(static_cast<int>(word));
+    const __m128i last = _mm_set1_epi32(static_cast<int>(w));
+    __m128i position = _mm_setr_epi32(0, 1, 2, 3);
+    for (std::uint32_t k = 0; k <= w; k += 4) {
+      __m128i* group = reinterpret_cast<__m128i*>(words + k);
+      const __m128i old = _mm_loadu_si128(group);
+      const __m128i shifted = _mm_or_si128(_mm_slli_si128(old, 4), carry);
+      carry = _mm_srli_si128(old, 12);
+      const __m128i moved = _mm_cmpgt_epi32(position, last);  // positions past w keep their way
+      _mm_storeu_si128(group,
+                       _mm_or_si128(_mm_and_si128(moved, old), _mm_andnot_si128(moved, shifted)));
+      position = _mm_add_epi32(position, _mm_set1_epi32(4));
+    }
+    return;
+  }
+#endif
+  std::memmove(words + 1, words, w * sizeof *words);
+  words[0] = word;
+}
+
+inline void move_to_front(std::uint64_t* words, std::uint32_t, std::uint32_t w,
+                          std::uint64_t word) {
+  std::memmove(words + 1, words, w * sizeof *words);
+  words[0] = word;
+}
+
+inline std::uint32_t find_way(const std::uint64_t* words, std::uint32_t ways, std::uint64_t key,
+                              std::uint64_t tag_bits) {
+  std::uint32_t w = 0;
+  while (w < ways && (words[w] & tag_bits) != key) ++w;
   return w;
 }
 
 }  // namespace l2_detail
 
-inline std::uint16_t& L2::find_or_allocate(std::size_t set_base, std::uint64_t line, L2Outcome& out) {
-  const auto tag = static_cast<std::uint32_t>(line);
-  std::uint32_t* tags = &m_tags[set_base];
-  std::uint16_t* masks = &m_masks[set_base];
-  std::uint32_t w = l2_detail::find_way(tags, m_ways, tag);
-  std::uint16_t mask = 0;
+template <class Word>
+inline Word& L2::find_or_allocate(Word* set, const Place& place, L2Outcome& out) {
+  const auto key = static_cast<Word>(place.tag << m_tag_shift);
+  const auto tag_bits = static_cast<Word>(~Word{0} << m_tag_shift);
+  std::uint32_t w = l2_detail::find_way(set, m_ways, key, tag_bits);
+  Word word = key;
   if (w == m_ways) {
     // Miss: the last way is the least recently used (or invalid).
     w = m_ways - 1;
-    const std::uint32_t dirty = masks[w] >> 8;
-    if (tags[w] != kInvalid && dirty != 0) {
+    const Word old = set[w];
+    const auto dirty = static_cast<std::uint32_t>(old >> m_sectors_per_line) & m_sector_bits;
+    if ((old >> m_tag_shift) != 0 && dirty != 0) {
       out.victim_dirty = dirty;
-      out.victim_line = tags[w];
+      out.victim_line = line_of(old >> m_tag_shift, place.set);
     }
   } else {
-    mask = masks[w];
+    word = set[w];
   }
-  // Move to the front.
-  std::memmove(tags + 1, tags, w * sizeof *tags);
-  std::memmove(masks + 1, masks, w * sizeof *masks);
-  tags[0] = tag;
-  masks[0] = mask;
-  return masks[0];
+  l2_detail::move_to_front(set, m_ways, w, word);
+  return set[0];
 }
 
-inline L2Outcome L2::read(const Place& place, std::uint64_t line, std::uint32_t mask) {
+inline L2Outcome L2::read(const Place& place, std::uint64_t, std::uint32_t mask) {
   L2Outcome out;
-  std::uint16_t& m = find_or_allocate(place.set_base, line, out);
-  const std::uint32_t valid = m & 0xFFu;
-  out.hit_mask = mask & valid;
-  out.fetch_mask = mask & ~valid;
-  m = static_cast<std::uint16_t>(m | mask);
+  const auto apply = [&](auto& word) {
+    const std::uint32_t valid = static_cast<std::uint32_t>(word) & m_sector_bits;
+    out.hit_mask = mask & valid;
+    out.fetch_mask = mask & ~valid;
+    word |= mask;
+  };
+  if (m_wide) {
+    apply(find_or_allocate(&m_words64[place.set_base], place, out));
+  } else {
+    apply(find_or_allocate(&m_words32[place.set_base], place, out));
+  }
   return out;
 }
 
-inline L2Outcome L2::write(const Place& place, std::uint64_t line, std::uint32_t mask,
-                    std::uint32_t full_mask) {
+inline L2Outcome L2::write(const Place& place, std::uint64_t, std::uint32_t mask,
+                           std::uint32_t full_mask) {
   L2Outcome out;
-  std::uint16_t& m = find_or_allocate(place.set_base, line, out);
-  const std::uint32_t valid = m & 0xFFu;
-  out.hit_mask = mask & valid;
-  out.fetch_mask = mask & ~full_mask & ~valid;
-  m = static_cast<std::uint16_t>(m | mask | (mask << 8));
+  const auto apply = [&](auto& word) {
+    const std::uint32_t valid = static_cast<std::uint32_t>(word) & m_sector_bits;
+    out.hit_mask = mask & valid;
+    out.fetch_mask = mask & ~full_mask & ~valid;
+    word |= mask | (mask << m_sectors_per_line);
+  };
+  if (m_wide) {
+    apply(find_or_allocate(&m_words64[place.set_base], place, out));
+  } else {
+    apply(find_or_allocate(&m_words32[place.set_base], place, out));
+  }
   return out;
 }
 

@@ -8,7 +8,8 @@
 namespace memwall {
 namespace {
 
-const char* const kPipeNames[kPipeCount] = {"tensor", "fp32", "sfu", "shared-memory", "issue"};
+const char* const kPipeNames[kPipeCount + 1] = {"tensor", "fp32", "sfu", "shared-memory", "issue",
+                                                "tensor (mma.sync)"};
 
 std::uint64_t round_up(std::uint64_t a, std::uint64_t unit) {
   return (a + unit - 1) / unit * unit;
@@ -71,7 +72,12 @@ Occupancy occupancy(const SmConfig& sm, const CtaResources& cta, const std::stri
 
 Sm::Sm(const HardwareConfig& c) {
   const double hz = c.sm.clock.hertz;
-  m_ps_per_unit[kTensorPipe] = ps_per_unit(c.sm.tensor_flops_per_cycle * c.efficiency.tensor * hz);
+  // The tensor cores run at sm.tensor_clock when it is given (a power-limited clock under tensor load).
+  const double tensor_hz = c.sm.tensor_clock.hertz > 0 ? c.sm.tensor_clock.hertz : hz;
+  const double mma_sync = c.sm.mma_sync_flops_per_cycle > 0 ? c.sm.mma_sync_flops_per_cycle
+                                                            : c.sm.tensor_flops_per_cycle;
+  m_ps_per_unit[kTensorPipe] = ps_per_unit(c.sm.tensor_flops_per_cycle * c.efficiency.tensor * tensor_hz);
+  m_ps_per_unit[kMmaSyncRate] = ps_per_unit(mma_sync * c.efficiency.tensor * tensor_hz);
   m_ps_per_unit[1] = ps_per_unit(c.sm.fp32_flops_per_cycle * c.efficiency.fp32 * hz);
   m_ps_per_unit[2] = ps_per_unit(c.sm.sfu_ops_per_cycle * c.efficiency.sfu * hz);
   m_ps_per_unit[kSmemPipe] = ps_per_unit(c.sm.smem_bandwidth.bytes_per_second);

@@ -48,6 +48,9 @@ inline constexpr std::size_t kSmemPipe = 3;
 /// a kernel issues besides what its other ops book, so that a kernel whose schedulers are the
 /// limit (naive softmax) is timed by them.
 inline constexpr std::size_t kIssuePipe = 4;
+/// Not a pipe of its own: the rate of mma_sync ops (sm.mma_sync_flops_per_cycle), which book the
+/// tensor pipe. pipe_ticks takes it; reserve_pipe and the busy counts take kTensorPipe.
+inline constexpr std::size_t kMmaSyncRate = kPipeCount;
 
 /// One SM's resident CTAs and pipe reservations.
 class Sm {
@@ -55,8 +58,8 @@ class Sm {
   /// Seconds-per-op of each pipe come from `config` (per-cycle rate × efficiency × clock).
   explicit Sm(const HardwareConfig& config);
 
-  /// Ticks one pipe needs for `amount` FLOPs/ops (pipes 0..2), bytes (kSmemPipe) or warp
-  /// instructions (kIssuePipe); at least 1 for
+  /// Ticks one pipe needs for `amount` FLOPs/ops (pipes 0..2), bytes (kSmemPipe), warp
+  /// instructions (kIssuePipe) or mma.sync FLOPs (kMmaSyncRate); at least 1 for
   /// a non-zero amount. Throws UsageError if the pipe has zero throughput in the config.
   Tick pipe_ticks(std::size_t pipe, std::uint64_t amount) const;
 
@@ -83,7 +86,7 @@ class Sm {
   Tick take_busy_ticks();
 
  private:
-  std::array<double, kPipeCount> m_ps_per_unit{};  ///< ps per FLOP/op/byte, 0 = no such pipe
+  std::array<double, kPipeCount + 1> m_ps_per_unit{};  ///< ps per FLOP/op/byte (and mma_sync FLOP), 0 = no such pipe
   std::array<Tick, kPipeCount> m_pipe_free{};      ///< tick at which each pipe is next free
   std::array<Tick, kPipeCount> m_pipe_busy{};      ///< ticks booked per op kind
   bool m_smem_on_tensor = false;                   ///< sm.smem_pipe = tensor

@@ -33,6 +33,31 @@ class Xbar {
                            m_sector_ticks[std::size_t{sm} * m_stride + sectors], queue_delay);
   }
 
+  /// One port's booking state, taken out for a run of transfers by one caller (the memory path's
+  /// issue step books its SM's port once per line): `open` copies it out, `book` reserves exactly
+  /// as `transfer` does, `close` writes it back. Nothing else may book that port in between.
+  struct Run {
+    std::size_t index = 0;  ///< 2·sm + direction
+    Tick next_free = 0;
+    Tick busy = 0;
+    const Tick* sector_ticks = nullptr;  ///< [sectors] → transfer ticks of this port
+  };
+  Run open(std::uint32_t sm, PortDirection dir) const {
+    const std::size_t i = 2 * std::size_t{sm} + static_cast<std::uint32_t>(dir);
+    return Run{i, m_ports.next_free(i), m_ports.busy(i),
+               &m_sector_ticks[std::size_t{sm} * m_stride]};
+  }
+  /// Reserves the port of `run` for `sectors` sectors arriving at `t`, as `transfer`.
+  static Tick book(Run& run, std::uint32_t sectors, Tick t, Tick& queue_delay) {
+    const Tick duration = run.sector_ticks[sectors];
+    const Tick start = t > run.next_free ? t : run.next_free;
+    queue_delay += start - t;
+    run.busy += duration;
+    run.next_free = checked_end(start, duration, "a transfer");
+    return run.next_free;
+  }
+  void close(const Run& run) { m_ports.set_state(run.index, run.next_free, run.busy); }
+
   /// The tick SM `sm`'s port in `dir` is next free.
   Tick next_free(std::uint32_t sm, PortDirection dir) const {
     return m_ports.next_free(2 * std::size_t{sm} + static_cast<std::uint32_t>(dir));

@@ -27,15 +27,30 @@ TEST_CASE("The L2 evicts the least recently used line of a set and tracks sector
           "reference model",
           "[run][l2]") {
   HardwareConfig c = test::small_config();
-  c.l2.size = Bytes{64 * 1024};  // 4 slices × 8 sets × 16 ways × 128 B
+  // 64 KiB: 4 slices × 8 sets × 16 ways × 128 B, whose tags need 64-bit way words; 4 MiB: 2048
+  // sets, 32-bit words. Lines either dense (0 .. 4x the capacity) or spread over every line
+  // index the L2 can tag, so that an evicted line is rebuilt from its tag and set.
+  const std::uint64_t size = GENERATE(std::uint64_t{64 * 1024}, std::uint64_t{4 * 1024 * 1024});
+  const bool spread = GENERATE(false, true);
+  INFO("l2.size = " << size << ", spread lines: " << spread);
+  c.l2.size = Bytes{size};
   L2 l2(c);
   const std::uint32_t ways = c.l2.ways;
+  const std::uint64_t pool_size = 4 * size / c.l2.line_size.count;
+  std::vector<std::uint64_t> pool(pool_size);
+  std::mt19937_64 pool_rng(7);
+  for (std::uint64_t i = 0; i < pool_size; ++i) {
+    pool[i] = spread ? pool_rng() % (L2::kMaxLine + 1) : i;
+  }
+  pool[0] = spread ? L2::kMaxLine : 0;
   std::map<std::size_t, std::vector<RefLine>> ref;  // set base → lines, most recent first
   std::mt19937_64 rng(42);
   std::uint64_t hits = 0;
   std::uint64_t evictions = 0;
-  for (int i = 0; i < 200000; ++i) {
-    const std::uint64_t line = rng() % 2048;  // 4x the capacity in lines
+  std::uint64_t dirty_evictions = 0;
+  const int accesses = size > 64 * 1024 ? 600000 : 200000;
+  for (int i = 0; i < accesses; ++i) {
+    const std::uint64_t line = pool[rng() % pool_size];
     const auto mask = static_cast<std::uint32_t>(1 + rng() % 15);
     const bool is_store = rng() % 4 == 0;
     const L2::Place place = l2.place(line);
@@ -45,17 +60,23 @@ TEST_CASE("The L2 evicts the least recently used line of a set and tracks sector
     auto it = std::find_if(set.begin(), set.end(), [&](const RefLine& r) { return r.line == line; });
     RefLine entry{line, 0, 0};
     std::uint32_t victim_dirty = 0;
+    std::uint64_t victim_line = 0;
     if (it != set.end()) {
       entry = *it;
       set.erase(it);
       ++hits;
     } else if (set.size() == ways) {
       victim_dirty = set.back().dirty;
+      victim_line = set.back().line;
       set.pop_back();
       ++evictions;
     }
     REQUIRE(got.hit_mask == (mask & entry.valid));
     REQUIRE(got.victim_dirty == victim_dirty);
+    if (victim_dirty != 0) {
+      REQUIRE(got.victim_line == victim_line);
+      ++dirty_evictions;
+    }
     if (!is_store) REQUIRE(got.fetch_mask == (mask & ~entry.valid));
     entry.valid |= mask;
     if (is_store) entry.dirty |= mask;
@@ -63,9 +84,21 @@ TEST_CASE("The L2 evicts the least recently used line of a set and tracks sector
   }
   CHECK(hits > 0);
   CHECK(evictions > 0);
+  CHECK(dirty_evictions > 0);
   std::uint64_t dirty_sectors = 0;
   for (const auto& [base, set] : ref) {
     for (const RefLine& r : set) dirty_sectors += static_cast<std::uint64_t>(__builtin_popcount(r.dirty));
   }
   CHECK(l2.dirty_bytes() == dirty_sectors * c.l2.sector_size.count);
+  // A flush reports every dirty line once, with its dirty sectors, and leaves nothing dirty.
+  std::map<std::uint64_t, std::uint32_t> expected;
+  for (const auto& [base, set] : ref) {
+    for (const RefLine& r : set) {
+      if (r.dirty != 0) expected[r.line] = r.dirty;
+    }
+  }
+  std::map<std::uint64_t, std::uint32_t> flushed;
+  l2.flush([&](std::uint64_t line, std::uint32_t dirty) { flushed[line] = dirty; });
+  CHECK(flushed == expected);
+  CHECK(l2.dirty_bytes() == 0);
 }

@@ -22,7 +22,8 @@ namespace {
 class FakeSource final : public TraceSource {
  public:
   /// `reduce`: each CTA ends with a reduction (op kind 6, trace format version 2) and some of its
-  /// compute ops are issue ops (unit 3, version 3); without, the trace is valid as version 1.
+  /// compute ops are issue or mma_sync ops (units 3 and 4, version 3); without, the trace is valid
+  /// as version 1.
   explicit FakeSource(std::uint64_t ctas,
                       std::vector<std::pair<std::string, std::string>> extra = {},
                       bool reduce = true)
@@ -48,6 +49,7 @@ class FakeSource final : public TraceSource {
       ops.pop_back();
       for (Op& op : ops) {
         if (op.kind == OpKind::compute && op.unit == ComputeUnit::issue) op.unit = ComputeUnit::sfu;
+        if (op.kind == OpKind::compute && op.unit == ComputeUnit::mma_sync) op.unit = ComputeUnit::tensor;
       }
     }
     return true;
@@ -67,7 +69,7 @@ class FakeSource final : public TraceSource {
       ops.push_back(wait);
       Op compute;
       compute.kind = OpKind::compute;
-      compute.unit = static_cast<ComputeUnit>(i % 4);
+      compute.unit = static_cast<ComputeUnit>(i % 5);
       compute.amount = (c + 1) * (i + 1) * 1000003 * (kernel + 1);
       ops.push_back(compute);
       Op smem;
