@@ -12,10 +12,12 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 
 # Debian packages the build needs; only those not yet installed are fetched. The Python ones are
-# for /usr/bin/python3: the memwall module (python/) and its tests (tests/python/).
+# for /usr/bin/python3: the memwall module (python/), its tests (tests/python/), memwall.plot and
+# the notebooks (docs/notebooks/); chromium loads the `run --html` page in tests/e2e/html_report.py.
 PACKAGES := cmake make g++ libboost-graph-dev libeigen3-dev libspdlog-dev libyaml-cpp-dev \
             libcli11-dev catch2 clang libclang-rt-14-dev \
-            python3-dev pybind11-dev python3-pybind11 python3-pytest python3-pandas
+            python3-dev pybind11-dev python3-pybind11 python3-pytest python3-pandas \
+            python3-matplotlib python3-nbconvert python3-ipykernel chromium
 
 ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz

@@ -1,18 +1,33 @@
 #!/bin/sh
-# Regenerates every figure in docs/figures/ from memwall's own output, in one command:
-#   docs/plots/make_figures.sh            (uses build/memwall; MEMWALL=path overrides; -j 2)
-# The data behind each figure is kept beside it in docs/figures/data/. Needs /usr/bin/python3 with
+# Regenerates every figure of docs/figures (PNG and SVG) from memwall's own output, in one command:
+#   docs/plots/make_figures.sh [OUTDIR]
+# OUTDIR defaults to a new temporary folder (said on stdout); the repository's docs/figures is
+# written only when named (docs/plots/make_figures.sh docs/figures). The data behind each figure
+# is kept in OUTDIR/data. Uses build/memwall and the module in build/python (MEMWALL=path and
+# MEMWALL_PYTHONPATH=dir override; JOBS=2 points at a time), and /usr/bin/python3 with
 # matplotlib (Debian: python3-matplotlib).
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
+out=${1:-}
+[ $# -le 1 ] || { echo "make_figures.sh: usage: make_figures.sh [OUTDIR]" >&2; exit 2; }
+if [ -z "$out" ]; then
+  out=$(mktemp -d "${TMPDIR:-/tmp}/memwall-figures.XXXXXX")
+else
+  mkdir -p "$out"
+  out=$(cd "$out" && pwd)
+fi
 cd "$root"
 memwall=${MEMWALL:-build/memwall}
 jobs=${JOBS:-2}
-plot="/usr/bin/python3 docs/plots/plot.py"
-out=docs/figures
+python=${PYTHON:-/usr/bin/python3}
+export PYTHONPATH="${MEMWALL_PYTHONPATH:-$root/build/python}"
+[ -x "$memwall" ] || { echo "make_figures.sh: $memwall not found (build first, or set MEMWALL)" >&2; exit 2; }
+# Fail before any simulation when the plotting cannot work (memwall.plot says what is missing).
+"$python" -c "import memwall.plot" 2>/dev/null || {
+  "$python" docs/plots/plot.py --help > /dev/null; exit 2; }
+plot="$python docs/plots/plot.py"
 data=$out/data
 mkdir -p "$data"
-[ -x "$memwall" ] || { echo "make_figures.sh: $memwall not found (build first, or set MEMWALL)" >&2; exit 2; }
 teach=configs/hypothetical/teaching-gpu.yaml
 
 # Theorem 2 in the ideal two-level model (teaching GPU, d = 16, M = 2 KiB): traffic vs N and vs M.
@@ -46,7 +61,9 @@ done
 $plot io-seq $out/traffic_vs_n_ideal $data/io_flash1_seq.json $data/io_naive_seq.json
 $plot io-seq $out/traffic_vs_n_h200 $data/io_flash2_h200_seq.json
 $plot io-seq $out/traffic_vs_n_h200_measured $data/io_flash2_h200_measured.json
+$plot measured $out/sim_vs_measured_h200 $data/io_flash2_h200_measured.json
 $plot io-sram $out/traffic_vs_sram_ideal $data/io_flash1_sram.json
 $plot time $out/time_naive_vs_flash2_h200 $data/sweep_naive_h200.csv $data/sweep_flash2_h200.csv
 $plot stalls $out/stalls_h200 $data/sweep_naive_h200.csv $data/sweep_flash2_h200.csv
-$plot roofline $out/roofline_h200 $data/roofline_h200_4096.json
+$plot roofline $out/roofline_h200 $data/roofline_h200_4096.json $data/run_h200_4096.json
+echo "make_figures.sh: wrote the figures into $out"

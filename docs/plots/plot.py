@@ -1,212 +1,187 @@
 #!/usr/bin/python3
-"""Turns memwall's sweep CSVs, io JSON and roofline JSON into figures (PNG and SVG).
+"""Draws one figure of docs/figures from memwall's output with memwall.plot (PNG and SVG).
 
-Run it with Debian's python3 (it needs python3-matplotlib):
+Run it with Debian's python3 (python3-matplotlib) and the memwall module on the path
+(PYTHONPATH=build/python); docs/plots/make_figures.sh runs it for every figure:
 
-  /usr/bin/python3 docs/plots/plot.py io-seq  OUT IO.json [IO.json ...]   traffic vs N, log-log, theory lines
-  /usr/bin/python3 docs/plots/plot.py io-sram OUT IO.json [IO.json ...]   traffic vs SRAM size M
-  /usr/bin/python3 docs/plots/plot.py time    OUT SWEEP.csv [SWEEP.csv ...] simulated time vs N per workload
-  /usr/bin/python3 docs/plots/plot.py stalls  OUT SWEEP.csv [SWEEP.csv ...] SM-time breakdown per point
-  /usr/bin/python3 docs/plots/plot.py roofline OUT ROOFLINE.json            kernels on the chip's roofline
+  plot.py io-seq   OUT IO.json [IO.json ...]    bytes vs N, log-log, a fit per series
+  plot.py io-sram  OUT IO.json                  bytes vs SRAM size M, a fit per series
+  plot.py measured OUT IO.json                  simulated vs measured bytes, with y = x
+  plot.py time     OUT SWEEP.csv [SWEEP.csv ...] simulated time vs N per workload
+  plot.py stalls   OUT SWEEP.csv [SWEEP.csv ...] SM-time breakdown per point
+  plot.py roofline OUT ROOFLINE.json RUN.json   the run's kernels on the chip's roofline
 
-OUT is a path without extension; OUT.png and OUT.svg are written. The same inputs give the same
-files (fixed SVG hash salt, no dates in the metadata).
+OUT is a path without extension; OUT.png and OUT.svg are written, byte-identical for the same
+inputs.
 """
+
+from __future__ import annotations
 
 import argparse
 import csv
 import json
-import math
 import sys
-
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-plt.rcParams["svg.hashsalt"] = "memwall"
-plt.rcParams["font.size"] = 10
-
-METRIC_LABELS = {
-    "closed_form_bytes": "closed form",
-    "sim_l2_bytes": "simulated SM→L2",
-    "sim_dram_bytes": "simulated HBM",
-    "measured_l2_bytes": "measured SM→L2",
-    "measured_dram_bytes": "measured HBM",
-}
-METRIC_MARKERS = {"closed_form_bytes": "o", "sim_l2_bytes": "s", "sim_dram_bytes": "^",
-                  "measured_l2_bytes": "x", "measured_dram_bytes": "D"}
+from typing import Any, NoReturn
 
 
-def fail(message):
+def fail(message: str) -> NoReturn:
     sys.stderr.write("plot.py: error: " + message + "\n")
     sys.exit(2)
 
 
-def save(fig, out):
-    fig.tight_layout()
-    fig.savefig(out + ".png", dpi=120, metadata={"Software": None})
-    fig.savefig(out + ".svg", metadata={"Date": None, "Creator": None})
-    plt.close(fig)
-    print("plot.py: wrote %s.png and %s.svg" % (out, out))
+try:
+    import memwall
+    from memwall import plot
+except ImportError as error:  # memwall.plot.MissingDependency says what to install
+    fail(str(error) if "matplotlib" in str(error) else
+         f"cannot import memwall ({error}); build it and run with PYTHONPATH=build/python")
 
 
-def load_json(path):
+def load_json(path: str) -> Any:
     try:
-        with open(path) as f:
+        with open(path, encoding="utf-8") as f:
             return json.load(f)
     except (OSError, ValueError) as e:
-        fail("%s: %s" % (path, e))
+        fail(f"{path}: {e}")
 
 
-def load_csv(path):
+def load_csv(path: str) -> list[dict[str, str]]:
     try:
-        with open(path, newline="") as f:
+        with open(path, newline="", encoding="utf-8") as f:
             rows = list(csv.DictReader(f))
     except OSError as e:
-        fail("%s: %s" % (path, e))
+        fail(f"{path}: {e}")
     if not rows:
-        fail("%s: no rows" % path)
+        fail(f"{path}: no rows")
     return rows
 
 
-def plot_io(args, over):
-    """Traffic against N (over='seq') or M (over='sram') with the fitted and predicted exponents."""
-    fig, ax = plt.subplots(figsize=(7, 4.8))
-    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    color_index = 0
-    for path in args.inputs:
-        report = load_json(path)
-        fits = [f for f in report["fits"] if f["over"] == over]
-        if not fits:
-            fail("%s: no fit over %s (give at least two values of that axis)" % (path, over))
-        mode = " (ideal)" if report.get("ideal") else ""
-        plotted = set()
-        for fit in fits:
-            metric = fit["metric"]
-            if metric in plotted:
-                continue  # the first group of each metric keeps the figure readable
-            if metric == "sim_l2_bytes" and report.get("ideal"):
-                continue  # in ideal mode SM→L2 traffic is the HBM traffic
-            plotted.add(metric)
-            xs, ys = fit["x"], fit["y"]
-            color = colors[color_index % len(colors)]
-            color_index += 1
-            var = "N" if over == "seq" else "M"
-            ax.plot(xs, ys, METRIC_MARKERS.get(metric, "o"), color=color,
-                    label="%s %s%s: fitted %s^%.3f" % (report["workload"],
-                                                     METRIC_LABELS.get(metric, metric), mode, var,
-                                                     fit["exponent"]))
-            # The predicted slope, drawn through the point of largest x.
-            x_ref = max(xs)
-            y_ref = ys[xs.index(x_ref)]
-            line_x = [min(xs), x_ref]
-            ax.plot(line_x, [y_ref * (x / x_ref) ** fit["expected"] for x in line_x], "--",
-                    color=color, linewidth=1, label="theory ∝ %s^%g" % (var, fit["expected"]))
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlabel("sequence length N" if over == "seq" else "SRAM size M (bytes)")
-    ax.set_ylabel("bytes")
-    ax.set_title("Global-memory traffic vs %s" % ("N" if over == "seq" else "M"))
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7)
-    save(fig, args.out)
+def io_fixed(io: dict[str, Any], over: str) -> dict[str, Any]:
+    """The parameters every point of an io report shares (the ones not swept)."""
+    params = [p["params"] for p in io["points"]]
+    return {k: v for k, v in params[0].items()
+            if k != over and all(p.get(k) == v for p in params)}
 
 
-def sweep_series(path, column):
-    rows = load_csv(path)
-    for needed in ("seq", column):
-        if needed not in rows[0]:
-            fail("%s: no column %r" % (path, needed))
-    workload = rows[0].get("workload", path)
-    pairs = sorted((float(r["seq"]), float(r[column])) for r in rows)
-    return workload, [p[0] for p in pairs], [p[1] for p in pairs]
+def config_text(io: dict[str, Any]) -> str:
+    """The config's name and the file or preset the io report names."""
+    text = f"{memwall.load_config(io['config']).name} ({io['config']})"
+    if io.get("ideal"):
+        text += ", ideal two-level model (one SM, one 128 B L2 line)"
+    return text
 
 
-def plot_time(args):
-    fig, ax = plt.subplots(figsize=(6.5, 4.5))
-    for path in args.inputs:
-        workload, xs, ys = sweep_series(path, "time_s")
-        ax.plot(xs, [y * 1e3 for y in ys], "o-", label=workload)
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlabel("sequence length N")
-    ax.set_ylabel("simulated time (ms)")
-    ax.set_title("Simulated time vs N")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend()
-    save(fig, args.out)
+def io_seq(args: argparse.Namespace) -> None:
+    series, titles = [], []
+    reports = [load_json(p) for p in args.inputs]
+    for io in reports:
+        prefix = f"{io['workload']} " if len(reports) > 1 else ""
+        series += [s._replace(label=prefix + s.label) for s in plot.io_series(io)]
+        titles.append(plot.describe(None, io["workload"], io_fixed(io, "seq"), omit=["seq"]))
+    title = f"Global-memory bytes vs N\n{config_text(reports[0])}\n" + "; ".join(titles)
+    plot.save(plot.bytes_vs_n(series, title=title), args.out)
 
 
-def plot_stalls(args):
-    causes = [("stall.compute", "compute"), ("stall.memory_latency", "memory latency"),
-              ("stall.memory_bandwidth", "memory bandwidth"), ("stall.idle", "idle")]
-    labels, values = [], {c: [] for c, _ in causes}
-    for path in args.inputs:
-        rows = load_csv(path)
-        for r in sorted(rows, key=lambda r: float(r["seq"])):
-            labels.append("%s\nN=%s" % (r.get("workload", "?"), r["seq"]))
-            for c, _ in causes:
-                if c not in r:
-                    fail("%s: no column %r" % (path, c))
-                values[c].append(float(r[c]) * 100)
-    fig, ax = plt.subplots(figsize=(max(6, 0.8 * len(labels)), 4.5))
-    bottom = [0.0] * len(labels)
-    for c, name in causes:
-        ax.bar(range(len(labels)), values[c], bottom=bottom, label=name)
-        bottom = [b + v for b, v in zip(bottom, values[c])]
-    ax.set_xticks(range(len(labels)))
-    ax.set_xticklabels(labels, fontsize=7)
-    ax.set_ylabel("share of SM time (%)")
-    ax.set_ylim(0, 100)
-    ax.set_title("Where the SM time goes")
-    ax.legend(fontsize=8, loc="lower right")
-    save(fig, args.out)
-
-
-def plot_roofline(args):
+def io_sram(args: argparse.Namespace) -> None:
     if len(args.inputs) != 1:
-        fail("roofline takes one roofline JSON (memwall roofline --from RUN.json --json FILE)")
-    data = load_json(args.inputs[0])
-    chip = data["chip"]
-    kernels = data["kernels"]
-    intens = [k["intensity"] for k in kernels if k["intensity"] > 0]
-    lo = 10 ** math.floor(math.log10(min(intens + [0.1]) / 2))
-    hi = 10 ** math.ceil(math.log10(max(intens + [chip["ridge_point_tensor"] * 10]) * 2))
-    xs = [lo * (hi / lo) ** (i / 200) for i in range(201)]
-    bw = chip["hbm_bandwidth"]
-    fig, ax = plt.subplots(figsize=(7, 4.8))
-    ax.plot(xs, [min(chip["peak_tensor_flops"], x * bw) for x in xs], "-", color="black",
-            label="tensor roof (peak %.3g FLOP/s)" % chip["peak_tensor_flops"])
-    ax.plot(xs, [min(chip["peak_fp32_flops"], x * bw) for x in xs], ":", color="gray",
-            label="fp32 roof (peak %.3g FLOP/s)" % chip["peak_fp32_flops"])
-    for k in kernels:
-        if k["intensity"] <= 0 or k["achieved_flops"] <= 0:
-            continue
-        ax.plot(k["intensity"], k["achieved_flops"], "o", markersize=7,
-                label="%s: %.1f%% of roof" % (k["name"], 100 * k["fraction_of_roof"]))
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("arithmetic intensity (FLOP per HBM byte)")
-    ax.set_ylabel("FLOP/s")
-    ax.set_title("Roofline of %s (HBM %.3g B/s)" % (chip["name"], bw))
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7)
-    save(fig, args.out)
+        fail("io-sram takes one io JSON")
+    io = load_json(args.inputs[0])
+    fixed = io_fixed(io, "sram_bytes")
+    fixed.pop("block_kv", None)  # chosen from M at each point
+    title = (f"Global-memory bytes vs on-chip memory M\n{config_text(io)}\n"
+             + plot.describe(None, io["workload"], fixed))
+    plot.save(plot.bytes_vs_n(plot.io_series(io, over="sram_bytes"), title=title,
+                              xlabel="on-chip memory M (B)", var="M"), args.out)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+def measured(args: argparse.Namespace) -> None:
+    if len(args.inputs) != 1:
+        fail("measured takes one io JSON (memwall io --measured ... --json)")
+    io = load_json(args.inputs[0])
+    points = [p for p in io["points"] if p.get("measured")]
+    if not points:
+        fail(f"{args.inputs[0]}: no point joined a measured row")
+    pairs = [
+        ("SM→L2: simulated sectors requested vs measured SM-side xbar reads + writes",
+         lambda p: p["measured"]["xbar_read_bytes"] + p["measured"]["xbar_write_bytes"],
+         "sim_l2_bytes"),
+        ("SM→L2: simulated sectors requested vs measured L2-side lts reads + writes "
+         "(after the request coalescer)", lambda p: p["measured_l2_bytes"], "sim_l2_bytes"),
+        ("HBM: simulated reads + write-backs vs measured dram reads + writes",
+         lambda p: p["measured_dram_bytes"], "sim_dram_bytes"),
+    ]
+    series = [plot.Series(label, [get(p) for p in points], [p[sim] for p in points])
+              for label, get, sim in pairs]
+    seqs = sorted(p["params"]["seq"] for p in points)
+    title = (f"Simulated vs measured bytes\n{config_text(io)}, L2 flushed between kernels\n"
+             + plot.describe(None, io["workload"], io_fixed(io, "seq"), omit=["seq"])
+             + f", N = {seqs[0]}…{seqs[-1]} (traces/measured/h200-sweep.csv)")
+    plot.save(plot.sim_vs_measured(series, title=title), args.out)
+
+
+def sweep_rows(path: str) -> list[dict[str, Any]]:
+    rows = load_csv(path)
+    for needed in ("seq", "time_s", "stall.compute", "config.name"):
+        if needed not in rows[0]:
+            fail(f"{path}: no column {needed!r}")
+    out = []
+    for r in sorted(rows, key=lambda r: int(r["seq"])):
+        row: dict[str, Any] = dict(r)
+        for key in list(row):
+            if key in ("seq", "time_s") or key.startswith("stall."):
+                row[key] = float(row[key]) if key != "seq" else int(row[key])
+        out.append(row)
+    return out
+
+
+def sweep_title(what: str, sweeps: list[list[dict[str, Any]]]) -> str:
+    first = sweeps[0][0]
+    params = {k[len("workload.params."):]: v for k, v in first.items()
+              if k.startswith("workload.params.")}
+    return (f"{what}: {first['config.name']}\n"
+            + " vs ".join(s[0]["workload"] for s in sweeps) + " "
+            + plot.describe(None, None, params, omit=["seq", "block_q", "block_kv"]))
+
+
+def time_fig(args: argparse.Namespace) -> None:
+    sweeps = [sweep_rows(p) for p in args.inputs]
+    series = [plot.Series(s[0]["workload"], [r["seq"] for r in s], [r["time_s"] for r in s])
+              for s in sweeps]
+    plot.save(plot.time_vs_n(series, title=sweep_title("Simulated time vs N", sweeps)), args.out)
+
+
+def stalls(args: argparse.Namespace) -> None:
+    sweeps = [sweep_rows(p) for p in args.inputs]
+    rows = [r for s in sweeps for r in s]
+    plot.save(plot.stall_breakdown(rows, title=sweep_title("Where the SM time goes", sweeps)),
+              args.out)
+
+
+def roofline(args: argparse.Namespace) -> None:
+    if len(args.inputs) != 2:
+        fail("roofline takes ROOFLINE.json (memwall roofline --from RUN.json --json FILE) and "
+             "RUN.json")
+    roof, run = load_json(args.inputs[0]), load_json(args.inputs[1])
+    runs = run if isinstance(run, list) else [run]
+    title = ("Roofline: " + runs[0]["config"]["name"] + "\n"
+             + " vs ".join(r["workload"]["name"] for r in runs) + " "
+             + plot.describe(None, None, runs[0]["workload"]["params"],
+                             omit=["block_q", "block_kv"]))
+    plot.save(plot.roofline(roof, title=title), args.out)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
-                                     epilog=__doc__.split("\n", 2)[2])
-    parser.add_argument("kind", choices=["io-seq", "io-sram", "time", "stalls", "roofline"],
-                        help="which figure")
+                                     epilog=(__doc__ or "").split("\n", 2)[2])
+    kinds = {"io-seq": io_seq, "io-sram": io_sram, "measured": measured, "time": time_fig,
+             "stalls": stalls, "roofline": roofline}
+    parser.add_argument("kind", choices=list(kinds), help="which figure")
     parser.add_argument("out", help="output path without extension (.png and .svg are written)")
     parser.add_argument("inputs", nargs="+", help="memwall io JSON, sweep CSV or roofline JSON")
     args = parser.parse_args()
-    {"io-seq": lambda: plot_io(args, "seq"), "io-sram": lambda: plot_io(args, "sram"),
-     "time": lambda: plot_time(args), "stalls": lambda: plot_stalls(args),
-     "roofline": lambda: plot_roofline(args)}[args.kind]()
+    kinds[args.kind](args)
+    print(f"plot.py: wrote {args.out}.png and {args.out}.svg")
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@
 #include "sim/core/output_guard.h"
 #include "sim/engine/simulator.h"
 #include "sim/hw/config_loader.h"
+#include "sim/report/report_html.h"
 #include "sim/report/report_json.h"
 #include "sim/report/report_text.h"
 #include "sim/report/timeline.h"
@@ -43,6 +44,7 @@ struct RunOptions {
   std::string workloads = "flash2";
   std::string what_if;       ///< --what-if LIST: machine variants simulated beside the base
   std::string what_if_json;  ///< --what-if-json FILE: their table as JSON
+  std::string html;          ///< --html FILE: the self-contained page (report_html.h)
 };
 
 struct ReplayOptions {
@@ -142,7 +144,10 @@ void run_command(const RunOptions& o) {
   } else if (!o.what_if_json.empty()) {
     throw UsageError("--what-if-json needs --what-if LIST");
   }
-  refuse_clobbering({{"--json", o.sim.json}, {"--timeline", o.sim.timeline}, {"--what-if-json", o.what_if_json}},
+  refuse_clobbering({{"--json", o.sim.json},
+                     {"--timeline", o.sim.timeline},
+                     {"--what-if-json", o.what_if_json},
+                     {"--html", o.html}},
                     {{"--config", resolve_config_path(o.sim.config)}});
   std::vector<RunResult> results;
   for (const WorkloadKind kind : kinds) {
@@ -156,6 +161,9 @@ void run_command(const RunOptions& o) {
   if (!o.sim.json.empty()) {
     write_file_atomically(o.sim.json,
                           results.size() == 1 ? run_to_json(results[0]) : runs_to_json(results));
+  }
+  if (!o.html.empty()) {
+    write_file_atomically(o.html, runs_to_html(results, hw, {hw.source_file, o.sim.sets, MEMWALL_VERSION}));
   }
   if (!o.what_if.empty()) {
     print(what_if_report(o.what_if, o.sim.config, o.sim.sets, results, o.sim.flush_l2));
@@ -195,10 +203,14 @@ void register_run_commands(CLI::App& app, CliContext& /*ctx*/) {
   cmd->add_option("--what-if-json", run->what_if_json,
                   "Write the what-if tables as JSON (base units) to FILE")
       ->type_name("FILE");
+  cmd->add_option("--html", run->html,
+                  "Write a self-contained HTML page (tables, stall and queueing breakdowns, DRAM bytes "
+                  "by tensor and reason, roofline, the config and overrides) to FILE")
+      ->type_name("FILE");
   add_examples(*cmd,
                "  memwall run --config h200 --workload naive,flash2 --seq 4096 --head-dim 64 --heads 64\n"
                "  memwall run --config configs/h200.yaml --workload flash2 --seq 16384 --head-dim 128 "
-               "--heads 16 --json f2.json\n"
+               "--heads 16 --json f2.json --html f2.html\n"
                "  memwall run --config h200 --workload naive --seq 2048 --timeline naive.json "
                "--set l2.size=\"100 MiB\"\n"
                "  memwall run --config h200 --workload naive --seq 1024 --flush-l2-between-kernels\n"
