@@ -316,3 +316,29 @@ TEST_CASE("Finding 16: --what-if takes -j; the tables do not depend on it and ar
   CHECK(logged.out.find("memwall: info: what-if hbm-x2: --set hbm.bandwidth=") != std::string::npos);
   CHECK(run_memwall("run --help").out.find("-j,--threads") != std::string::npos);
 }
+
+TEST_CASE("Finding 21: make demo says which config it simulates and why, and explains its terms",
+          "[first-hour][cli]") {
+  if (std::system("command -v make >/dev/null 2>&1") != 0) {
+    WARN("make not found: the demo is not checked");
+    return;
+  }
+  // The demo's recipe only (its build and deps steps taken as done), on the memwall under test.
+  const std::string build = fs::path(MEMWALL_EXE).parent_path().string();
+  const std::string cmd = "make -s -o build -o deps demo BUILD=" + build + " DEMO_SHAPE='" + kSmall + "' 2>&1";
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::string out;
+  char buf[4096];
+  std::size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) out.append(buf, n);
+  CHECK(::pclose(pipe) == 0);
+  INFO(out);
+  CHECK(out.find("memwall demo: naive attention vs FlashAttention-2 on configs/h200.yaml") != std::string::npos);
+  CHECK(out.find("datasheet peaks, every efficiency 1") != std::string::npos);
+  CHECK(out.find("DEMO_CONFIG=h200-calibrated") != std::string::npos);
+  CHECK(out.find("config configs/h200.yaml\n") != std::string::npos);
+  for (const char* term : {"DRAM ", "SM->L2", "CTA ", "SM time ", "1 GiB = 2^30 bytes", "1 TB/s ="}) {
+    CHECK(out.find(term, out.find("How to read it:")) != std::string::npos);
+  }
+}
