@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <spdlog/spdlog.h>
+
 #include "sim/cli/commands.h"
 #include "sim/core/atomic_file.h"
 #include "sim/core/error.h"
@@ -103,6 +105,11 @@ void run_calibrate_command(const CalibrateCliOptions& o, CliContext& ctx) {
     base = load_config(o.config);
   }
   const std::vector<MeasuredCase> cases = read_measured_cases(o.measured);
+  spdlog::info("calibrate: {} measured cases from {}, {} thread{}; {}", cases.size(), o.measured,
+               o.threads, o.threads == 1 ? "" : "s",
+               o.load_check ? "the load check only"
+               : o.evaluate ? "evaluating " + o.config + " as it is"
+                            : "fitting " + o.params + " of " + o.config);
   const LoadCheck load = run_load_check(cases, 0.02, o.threads);
   std::fputs(load_check_to_text(load, cases, o.all_rows).c_str(), stdout);
   if (load.failures() > 0) ctx.exit_code = kExitFailure;

@@ -157,10 +157,10 @@ RunResult simulate_with(const HardwareConfig& hw, TraceSource& source, const Sim
   sim.max_memory = max_memory_of(o);
   std::optional<Timeline> timeline;
   if (!o.timeline.empty()) timeline.emplace(o.timeline, o.timeline_budget, o.timeline_budget);
-  // Polled at every kernel and CTA, and once more when done: a short simulation that a signal
-  // reached during its setup writes nothing (the engine itself polls every 4096 events).
   spdlog::info("simulating {} on {}{}", workload_text(source.workload()), hw.name,
                o.flush_l2 ? ", the L2 flushed between kernels" : "");
+  // Polled at every kernel and CTA, and once more when done: a short simulation that a signal
+  // reached during its setup writes nothing (the engine itself polls every 4096 events).
   InterruptibleSource polled(source);
   RunResult r;
   {
