@@ -16,7 +16,7 @@ ProgressLine::ProgressLine(bool enabled, std::uint64_t total, std::uint64_t alre
     : m_enabled(enabled), m_throttled(throttled), m_unit(std::move(unit)), m_total(total),
       m_done(already), m_start_done(already), m_start(Clock::now()), m_drawn(m_start) {
   const std::lock_guard<std::mutex> guard(m_lock);
-  draw(true);
+  if (m_total > 0) draw(true);  // a line of nothing yet (a stage to come) waits for restart()
 }
 
 ProgressLine::~ProgressLine() { finish(); }
@@ -43,7 +43,7 @@ void ProgressLine::finish() {
   const std::lock_guard<std::mutex> guard(m_lock);
   if (!m_enabled || m_finished) return;
   m_finished = true;
-  std::fputs("\n", stderr);
+  if (m_drawn_any) std::fputs("\n", stderr);
 }
 
 void ProgressLine::draw(bool force) {
@@ -51,6 +51,7 @@ void ProgressLine::draw(bool force) {
   const Clock::time_point now = Clock::now();
   if (m_throttled && !force && now - m_drawn < std::chrono::milliseconds(100)) return;
   m_drawn = now;
+  m_drawn_any = true;
   constexpr int kWidth = 30;
   const double frac = m_total ? static_cast<double>(m_done) / static_cast<double>(m_total) : 1.0;
   const int filled = static_cast<int>(frac * kWidth);

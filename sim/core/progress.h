@@ -17,8 +17,9 @@ bool stderr_is_terminal();
 /// 100 ms when `throttled`), ended with a newline by finish() or the destructor. Thread-safe.
 class ProgressLine {
  public:
-  /// `enabled` false draws nothing (the object is then free to keep). `label` precedes the bar
-  /// when not empty ("flash2 kernel 2 (softmax)"); `unit` names what is counted ("points").
+  /// `enabled` false draws nothing (the object is then free to keep); a `total` of 0 draws
+  /// nothing until restart(). restart()'s label precedes the bar ("flash2 kernel 2 (softmax)");
+  /// `unit` names what is counted ("points").
   ProgressLine(bool enabled, std::uint64_t total, std::uint64_t already = 0,
                std::string unit = "points", bool throttled = false);
   ~ProgressLine();
@@ -38,6 +39,7 @@ class ProgressLine {
   bool m_enabled;
   bool m_throttled;
   bool m_finished = false;
+  bool m_drawn_any = false;  ///< whether a line was drawn (finish() then ends it)
   std::string m_label;
   std::string m_unit;
   std::uint64_t m_total;
