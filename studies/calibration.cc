@@ -14,8 +14,10 @@
 #include "sim/core/error.h"
 #include "sim/core/json.h"
 #include "sim/hw/config_loader.h"
+#include "sim/report/provenance.h"
 #include "studies/calibration_load.h"
 #include "studies/parallel_for.h"
+#include "traces/interruptible_source.h"
 #include "sim/engine/simulator.h"
 
 namespace memwall {
@@ -219,9 +221,10 @@ std::vector<KernelComparison> compare_cases(const HardwareConfig& config,
     const std::size_t ci = which.at(slot);
     const MeasuredCase& mc = cases.at(ci);
     std::unique_ptr<TraceSource> source = make_model_source(mc.params);
+    InterruptibleSource polled(*source);
     SimOptions options;
     options.flush_l2_between_kernels = true;
-    const RunResult run = simulate(config, *source, options);
+    const RunResult run = simulate(config, polled, options);
     for (const MeasuredKernel& k : mc.kernels) {
       if (!k.profiled()) continue;
       const KernelResult& sim = model_kernel(run.kernels, mc, k);
@@ -330,13 +333,12 @@ double fit_l2_capacity(const HardwareConfig& base, const std::vector<MeasuredCas
 
 }  // namespace
 
-CalibrationResult run_calibration(const HardwareConfig& base, const std::vector<MeasuredCase>& cases,
-                                  const std::string& measured_path, const CalibrationOptions& options) {
-  if (options.params.empty()) throw UsageError("calibrate: no parameter to fit");
-  CalibrationResult res;
-  res.measured_path = measured_path;
-  res.eval_budget_bytes = options.eval_budget_bytes;
-  // Split the cases; the iterations use the fit cases within the byte budget.
+namespace {
+
+/// Splits the profiled cases within the evaluation budget into fit (and, within the fit budget,
+/// the iterations' set) and held-out; counts the others.
+void split_cases(const std::vector<MeasuredCase>& cases, const CalibrationOptions& options,
+                 CalibrationResult& res) {
   for (std::size_t i = 0; i < cases.size(); ++i) {
     if (!cases[i].profiled()) {
       ++res.unprofiled_cases;
@@ -357,6 +359,48 @@ CalibrationResult run_calibration(const HardwareConfig& base, const std::vector<
   }
   res.small_heldout_cases = small_heldout_cases(cases, options.hold_out);
   res.hold_out = options.hold_out;
+}
+
+/// Every profiled case simulated on `res.calibrated`: the rows and metrics of the fit set, the
+/// held-out set and its small subset.
+void evaluate_rows(const std::vector<MeasuredCase>& cases, const CalibrationOptions& options,
+                   CalibrationResult& res) {
+  res.fit_rows = compare_cases(res.calibrated, cases, res.fit_cases, options.threads);
+  res.heldout_rows = compare_cases(res.calibrated, cases, res.heldout_cases, options.threads);
+  res.fit = error_metrics(res.fit_rows);
+  res.heldout = error_metrics(res.heldout_rows);
+  std::vector<KernelComparison> small;
+  for (const KernelComparison& k : res.heldout_rows) {
+    if (std::find(res.small_heldout_cases.begin(), res.small_heldout_cases.end(), k.case_index) !=
+        res.small_heldout_cases.end()) {
+      small.push_back(k);
+    }
+  }
+  res.small_heldout = error_metrics(small);
+}
+
+}  // namespace
+
+CalibrationResult evaluate_config(const HardwareConfig& config, const std::vector<MeasuredCase>& cases,
+                                  const std::string& measured_path, const CalibrationOptions& options) {
+  CalibrationResult res;
+  res.measured_path = measured_path;
+  res.eval_budget_bytes = options.eval_budget_bytes;
+  res.evaluated_only = true;
+  split_cases(cases, options, res);
+  res.calibrated = config;
+  evaluate_rows(cases, options, res);
+  return res;
+}
+
+CalibrationResult run_calibration(const HardwareConfig& base, const std::vector<MeasuredCase>& cases,
+                                  const std::string& measured_path, const CalibrationOptions& options) {
+  if (options.params.empty()) throw UsageError("calibrate: no parameter to fit");
+  CalibrationResult res;
+  res.measured_path = measured_path;
+  res.eval_budget_bytes = options.eval_budget_bytes;
+  // Split the cases; the iterations use the fit cases within the byte budget.
+  split_cases(cases, options, res);
   if (res.iter_cases.empty()) throw UsageError("calibrate: no profiled fit case within the fit budget");
 
   // Stage 1 (when asked): the L2's usable capacity, from the DRAM bytes alone.
@@ -467,18 +511,7 @@ CalibrationResult run_calibration(const HardwareConfig& base, const std::vector<
     set_fit_param(res.calibrated, p, v);
   }
   validate_config(res.calibrated);
-  res.fit_rows = compare_cases(res.calibrated, cases, res.fit_cases, options.threads);
-  res.heldout_rows = compare_cases(res.calibrated, cases, res.heldout_cases, options.threads);
-  res.fit = error_metrics(res.fit_rows);
-  res.heldout = error_metrics(res.heldout_rows);
-  std::vector<KernelComparison> small;
-  for (const KernelComparison& k : res.heldout_rows) {
-    if (std::find(res.small_heldout_cases.begin(), res.small_heldout_cases.end(), k.case_index) !=
-        res.small_heldout_cases.end()) {
-      small.push_back(k);
-    }
-  }
-  res.small_heldout = error_metrics(small);
+  evaluate_rows(cases, options, res);
   return res;
 }
 
@@ -568,6 +601,13 @@ std::string calibration_to_json(const CalibrationResult& res, const std::vector<
 std::string calibration_to_text(const CalibrationResult& res, const std::vector<MeasuredCase>& cases) {
   std::string t;
   char buf[512];
+  if (res.evaluated_only) {
+    t += "Evaluated " + res.calibrated.name + " as it is (no fit): every profiled case simulated";
+    if (const std::string eff = changed_efficiencies_text(res.calibrated); !eff.empty()) {
+      t += "\n  efficiency: " + eff;
+    }
+    t += "\n";
+  } else {
   t += "Fitted (" + std::to_string(res.iterations) + " Levenberg-Marquardt steps, " +
        std::to_string(res.evaluations) + " sweeps over " + std::to_string(res.iter_cases.size()) +
        " fit cases; cost " + fmt("%.4f", res.initial_cost) + " -> " + fmt("%.4f", res.final_cost) + "):\n";
@@ -579,6 +619,7 @@ std::string calibration_to_text(const CalibrationResult& res, const std::vector<
     std::snprintf(buf, sizeof buf, "  efficiency.%-16s %12s   (base %s)\n", fit_param_name(f.param).c_str(),
                   param_text(f.param, f.value).c_str(), param_text(f.param, f.initial).c_str());
     t += buf;
+  }
   }
   t += "\nPer kernel (time: ncu_time_s; DRAM: dram read+write; SM->L2: xbar read+write), errors sim/meas-1:\n";
   std::snprintf(buf, sizeof buf, "  %-4s %-44s %-10s %11s %11s %8s %12s %12s %8s %8s\n", "set", "case", "kernel",
@@ -611,8 +652,8 @@ std::string calibration_to_text(const CalibrationResult& res, const std::vector<
            std::to_string(dw.line) + ")\n";
     }
   };
-  summary("base config (fit set)", res.before_fit, nullptr);
-  summary("fit", res.fit, &res.fit_rows);
+  if (!res.evaluated_only) summary("base config (fit set)", res.before_fit, nullptr);
+  summary(res.evaluated_only ? "fit set" : "fit", res.fit, &res.fit_rows);
   std::string heldout_name = "held out (";
   if (res.hold_out.param == "seq") {
     heldout_name += "N " + hold_out_flag(res.hold_out).substr(4);

@@ -152,7 +152,15 @@ struct CalibrationResult {
   double capacity_dram_mape = 0;          ///< DRAM MAPE of the iterations' set at the fitted l2_capacity
   double initial_cost = 0;                ///< ½Σ log-residual² on the iterations' set, base config
   double final_cost = 0;
+  bool evaluated_only = false;            ///< from evaluate_config: `calibrated` is the config as given
 };
+
+/// `memwall calibrate --evaluate`: every profiled case of `cases` (within the evaluation budget)
+/// simulated on `config` as it is, split into the fit and held-out sets as run_calibration splits
+/// them, without fitting anything. `calibrated` is `config`; fitted, before_fit and the costs are
+/// empty. calibration_to_text shows the rows and summaries without a fit section.
+CalibrationResult evaluate_config(const HardwareConfig& config, const std::vector<MeasuredCase>& cases,
+                                  const std::string& measured_path, const CalibrationOptions& options);
 
 /// Fits `options.params` of `base` to the measured `cases` and evaluates every profiled case.
 /// l2_capacity, when asked for, is fitted first and alone, to the DRAM bytes: the value in

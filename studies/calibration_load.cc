@@ -9,6 +9,7 @@
 #include "models/model_source.h"
 #include "sim/core/error.h"
 #include "studies/parallel_for.h"
+#include "traces/interruptible_source.h"
 
 namespace memwall {
 namespace {
@@ -40,7 +41,9 @@ std::string percent(double fraction) {
 std::vector<KernelSectorBytes> count_sector_bytes(const WorkloadParams& params,
                                                   std::uint64_t sector_bytes) {
   if (sector_bytes == 0) throw UsageError("count_sector_bytes: sector_bytes must be > 0");
-  std::unique_ptr<TraceSource> source = make_model_source(params);
+  std::unique_ptr<TraceSource> model = make_model_source(params);
+  InterruptibleSource polled(*model);  // a large case takes seconds: Ctrl-C stops it per CTA
+  TraceSource* source = &polled;
   std::vector<KernelSectorBytes> out;
   KernelInfo info;
   std::vector<Op> ops;

@@ -7,9 +7,12 @@
 #include <cstdlib>
 #include <map>
 
+#include <spdlog/spdlog.h>
+
 #include "models/workload_registry.h"
 #include "sim/core/error.h"
 #include "sim/core/json.h"
+#include "sim/core/progress.h"
 #include "sim/hw/config_loader.h"
 #include "studies/measured_csv.h"
 #include "studies/measured_join.h"
@@ -293,7 +296,12 @@ IoReport run_io(const SweepPlan& plan, const IoOptions& options, const CsvTable*
     out.sim = simulate_io(hw, params, options.flush_l2);
     return {};
   };
-  run_points(plan, indices, run_one, options.threads);
+  spdlog::info("io: {} point{} on {} thread{}", indices.size(), indices.size() == 1 ? "" : "s",
+               options.threads, options.threads == 1 ? "" : "s");
+  ProgressLine line(options.progress && stderr_is_terminal(), indices.size());
+  run_points(plan, indices, run_one, options.threads,
+             [&line](const SweepPoint&, const FlatRow&) { line.step(); });
+  line.finish();
 
   if (measured) {
     std::size_t joined = 0;

@@ -42,6 +42,7 @@ struct IoOptions {
   bool ideal = false;              ///< the two-level model (one SM, single-line L2)
   bool flush_l2 = false;           ///< flush the L2 between kernels (as Nsight Compute measures)
   unsigned threads = 1;            ///< points simulated in parallel
+  bool progress = false;           ///< a progress line of the points on stderr (on a terminal only)
 };
 
 /// One point: its parameters and its three kinds of traffic.

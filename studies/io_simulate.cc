@@ -5,6 +5,7 @@
 #include "models/model_source.h"
 #include "studies/io_traffic.h"
 #include "sim/engine/simulator.h"
+#include "traces/interruptible_source.h"
 
 namespace memwall {
 
@@ -12,7 +13,8 @@ IoSimulated simulate_io(const HardwareConfig& config, const WorkloadParams& para
   const std::unique_ptr<TraceSource> source = make_model_source(params);
   SimOptions options;
   options.flush_l2_between_kernels = flush_l2;
-  const RunResult r = simulate(config, *source, options);
+  InterruptibleSource polled(*source);
+  const RunResult r = simulate(config, polled, options);
   IoSimulated out;
   out.l2 = {r.traffic.l2_read_bytes, r.traffic.l2_write_bytes};
   out.dram = {r.traffic.dram_read_bytes, r.traffic.dram_write_bytes};

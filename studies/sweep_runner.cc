@@ -18,6 +18,7 @@
 #include "sim/core/atomic_file.h"
 #include "sim/core/error.h"
 #include "sim/core/interrupt.h"
+#include "sim/core/progress.h"
 #include "studies/sweep_csv.h"
 
 namespace memwall {
@@ -25,51 +26,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr const char* kPartialMagic = "# memwall sweep partial v2 ";
-
-/// A one-line progress bar on stderr: points done/total, rate, time left.
-class ProgressBar {
- public:
-  ProgressBar(bool enabled, std::uint64_t total, std::uint64_t already)
-      : m_enabled(enabled), m_total(total), m_done(already), m_start_done(already),
-        m_start(Clock::now()) {
-    draw();
-  }
-  void step() {
-    ++m_done;
-    draw();
-  }
-  void finish() {
-    if (m_enabled) std::fputs("\n", stderr);
-  }
-
- private:
-  void draw() {
-    if (!m_enabled) return;
-    constexpr int kWidth = 30;
-    const double frac = m_total ? static_cast<double>(m_done) / static_cast<double>(m_total) : 1.0;
-    const int filled = static_cast<int>(frac * kWidth);
-    const double elapsed = std::chrono::duration<double>(Clock::now() - m_start).count();
-    const std::uint64_t fresh = m_done - m_start_done;
-    const double rate = elapsed > 0 && fresh > 0 ? static_cast<double>(fresh) / elapsed : 0.0;
-    char left[32] = "--:--";
-    if (rate > 0) {
-      const auto secs = static_cast<long long>(static_cast<double>(m_total - m_done) / rate + 0.5);
-      std::snprintf(left, sizeof left, "%lld:%02lld", secs / 60, secs % 60);
-    }
-    std::string bar(static_cast<std::size_t>(filled), '#');
-    bar.resize(kWidth, ' ');
-    std::fprintf(stderr, "\r[%s] %llu/%llu points  %.2f points/s  %s left ", bar.c_str(),
-                 static_cast<unsigned long long>(m_done), static_cast<unsigned long long>(m_total),
-                 rate, left);
-    std::fflush(stderr);
-  }
-
-  bool m_enabled;
-  std::uint64_t m_total;
-  std::uint64_t m_done;
-  std::uint64_t m_start_done;
-  Clock::time_point m_start;
-};
 
 std::vector<std::string> names_of(const FlatRow& row) {
   std::vector<std::string> names;
@@ -275,7 +231,7 @@ SweepSummary run_sweep(const SweepPlan& plan, const PointRunner& runner,
   for (const std::uint64_t i : wanted) {
     if (!done.count(i)) todo.push_back(i);
   }
-  ProgressBar bar(options.progress, wanted.size(), wanted.size() - todo.size());
+  ProgressLine bar(options.progress, wanted.size(), wanted.size() - todo.size());
   bool any_fresh = false;
   const PointDone on_done = [&](const SweepPoint& point, const FlatRow& figures) {
     any_fresh = true;

@@ -7,7 +7,9 @@ namespace {
 
 std::vector<WorkloadAxis> build_axes() {
   std::vector<WorkloadAxis> axes = {
-      {"--workload", "workload", "Workload: " + workload_names(", ") + " (see `memwall workloads`)"}};
+      {"-w,--workload", "workload",
+       "Workload, one per sweep (its columns depend on it): " + workload_names(", ") +
+           " (see `memwall workloads`)"}};
   for (const CatalogueParam& param : workload_param_catalogue()) {
     const ParamSpec& spec = *param.spec;
     if (spec.flag.empty()) continue;

@@ -1,17 +1,22 @@
 #include "studies/what_if.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <set>
+
+#include <spdlog/spdlog.h>
 
 #include "models/model_source.h"
 #include "sim/core/error.h"
 #include "sim/core/interrupt.h"
 #include "sim/core/json.h"
+#include "sim/core/progress.h"
 #include "sim/hw/config_loader.h"
 #include "sim/engine/simulator.h"
 #include "studies/sweep_runner.h"
 #include "studies/sweep_workload.h"
+#include "traces/interruptible_source.h"
 
 namespace memwall {
 namespace {
@@ -99,7 +104,8 @@ std::vector<WhatIf> parse_what_ifs(std::string_view list, const HardwareConfig& 
 }
 
 std::vector<WhatIfRow> run_what_ifs(const std::vector<WhatIf>& what_ifs,
-                                    const VariantRunner& runner, unsigned threads) {
+                                    const VariantRunner& runner, unsigned threads,
+                                    const VariantDone& on_done) {
   std::vector<WhatIfRow> rows(what_ifs.size() + 1);
   rows[0].name = "base";
   rows[0].description = "the config as given";
@@ -127,7 +133,9 @@ std::vector<WhatIfRow> run_what_ifs(const std::vector<WhatIf>& what_ifs,
     }
     return {{"time", std::to_string(o.time)}, {"dram_bytes", std::to_string(o.dram_bytes.count)}};
   };
-  const std::vector<FlatRow> results = run_points(plan, indices, run_one, threads);
+  PointDone done;
+  if (on_done) done = [&](const SweepPoint&, const FlatRow&) { on_done(); };
+  const std::vector<FlatRow> results = run_points(plan, indices, run_one, threads, done);
   for (std::size_t i = 0; i < rows.size(); ++i) {
     rows[i].outcome.time = std::stoll(results[i][0].second);
     rows[i].outcome.dram_bytes = Bytes{std::stoull(results[i][1].second)};
@@ -144,7 +152,7 @@ std::vector<WhatIfRow> run_what_ifs(const std::vector<WhatIf>& what_ifs,
 std::vector<WhatIfRow> run_what_if_list(std::string_view list, const std::string& config,
                                         const std::vector<std::string>& sets,
                                         const WorkloadParams& resolved, bool flush_l2,
-                                        unsigned threads) {
+                                        unsigned threads, const VariantDone& on_done) {
   const HardwareConfig base = load_config(config, sets);
   // Keep the source alive while its tensors are read (a temporary in the range-for would not be).
   const std::unique_ptr<TraceSource> probe = make_model_source(resolved);
@@ -156,12 +164,18 @@ std::vector<WhatIfRow> run_what_if_list(std::string_view list, const std::string
     all.insert(all.end(), overrides.begin(), overrides.end());
     const HardwareConfig hw = load_config(config, all);
     const std::unique_ptr<TraceSource> source = make_model_source(resolved);
+    InterruptibleSource polled(*source);
     SimOptions options;
     options.flush_l2_between_kernels = flush_l2;
-    const RunResult r = simulate(hw, *source, options);
+    const RunResult r = simulate(hw, polled, options);
     return WhatIfOutcome{r.time, Bytes{r.traffic.dram_read_bytes + r.traffic.dram_write_bytes}};
   };
-  return run_what_ifs(what_ifs, runner, threads);
+  for (const WhatIf& w : what_ifs) {
+    std::string change;
+    for (const std::string& o : w.overrides) change += " --set " + o;
+    spdlog::info("what-if {}:{}", w.name, change);
+  }
+  return run_what_ifs(what_ifs, runner, threads, on_done);
 }
 
 namespace {
@@ -175,28 +189,53 @@ WorkloadParams params_of_run(const RunResult& run) {
 
 }  // namespace
 
+std::vector<std::vector<WhatIfRow>> what_if_tables(std::string_view list, const std::string& config,
+                                                   const std::vector<std::string>& sets,
+                                                   const std::vector<RunResult>& runs, bool flush_l2,
+                                                   unsigned threads, bool progress) {
+  std::vector<std::vector<WhatIfRow>> tables;
+  // The base and one line per name of the list, for every run.
+  const std::size_t names = static_cast<std::size_t>(std::count(list.begin(), list.end(), ',')) + 1;
+  const std::size_t variants = 1 + names;
+  ProgressLine line(progress && stderr_is_terminal(), variants * runs.size(), 0, "what-if runs");
+  for (const RunResult& run : runs) {
+    tables.push_back(run_what_if_list(list, config, sets, params_of_run(run), flush_l2, threads,
+                                      [&line] { line.step(); }));
+  }
+  line.finish();
+  return tables;
+}
+
+std::string what_if_tables_text(const std::vector<RunResult>& runs,
+                                const std::vector<std::vector<WhatIfRow>>& tables) {
+  std::string out;
+  for (std::size_t i = 0; i < runs.size() && i < tables.size(); ++i) {
+    out += "\nwhat-if: " + runs[i].workload.name + " on " + runs[i].config_name + "\n" +
+           format_what_if_text(tables[i]);
+  }
+  return out;
+}
+
+std::string what_if_tables_json(const std::vector<RunResult>& runs,
+                                const std::vector<std::vector<WhatIfRow>>& tables) {
+  std::string out = "{";
+  for (std::size_t i = 0; i < runs.size() && i < tables.size(); ++i) {
+    out += std::string(i ? "," : "") + "\n  " + json_quote(runs[i].workload.name) + ": " +
+           format_what_if_json(tables[i], 2);
+  }
+  return out + "\n}\n";
+}
+
 std::string what_if_report(std::string_view list, const std::string& config,
                            const std::vector<std::string>& sets, const std::vector<RunResult>& runs,
                            bool flush_l2) {
-  std::string out;
-  for (const RunResult& run : runs) {
-    const auto rows = run_what_if_list(list, config, sets, params_of_run(run), flush_l2, 2);
-    out += "\nwhat-if: " + run.workload.name + " on " + run.config_name + "\n" +
-           format_what_if_text(rows);
-  }
-  return out;
+  return what_if_tables_text(runs, what_if_tables(list, config, sets, runs, flush_l2, 2, false));
 }
 
 std::string what_if_report_json(std::string_view list, const std::string& config,
                                 const std::vector<std::string>& sets,
                                 const std::vector<RunResult>& runs, bool flush_l2) {
-  std::string out = "{";
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    const auto rows = run_what_if_list(list, config, sets, params_of_run(runs[i]), flush_l2, 2);
-    out += std::string(i ? "," : "") + "\n  " + json_quote(runs[i].workload.name) + ": " +
-           format_what_if_json(rows, 2);
-  }
-  return out + "\n}\n";
+  return what_if_tables_json(runs, what_if_tables(list, config, sets, runs, flush_l2, 2, false));
 }
 
 std::string format_what_if_text(const std::vector<WhatIfRow>& rows) {
@@ -205,10 +244,19 @@ std::string format_what_if_text(const std::vector<WhatIfRow>& rows) {
   std::snprintf(buf, sizeof buf, "%-14s %12s %12s %12s %8s  %s\n", "what-if", "time", "DRAM",
                 "saved", "saved %", "config change");
   out += buf;
-  for (const WhatIfRow& row : rows) {
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const WhatIfRow& row = rows[i];
     std::string change;
     for (const auto& o : row.overrides) change += (change.empty() ? "--set " : " --set ") + o;
     if (change.empty()) change = "-";
+    // Two names can come to one override for a workload (perfect-l2 is l2-x2 when twice the L2
+    // already holds twice the tensors): say so, rather than show two "different" variants.
+    for (std::size_t j = 0; j < i; ++j) {
+      if (j > 0 && rows[j].overrides == row.overrides) {
+        change += "  (the same change as " + rows[j].name + " here)";
+        break;
+      }
+    }
     // A zero saving is a plain 0: "0 ps" suggested a precision the comparison does not have.
     const std::string saved = row.saved == 0 ? "0"
                               : row.saved < 0 ? "-" + format_duration(-row.saved)

@@ -59,9 +59,13 @@ struct WhatIfRow {
   double saved_fraction = 0;  ///< saved / base time
 };
 
+/// Called once each time a variant (or the base) finishes, from the thread that ran it.
+using VariantDone = std::function<void()>;
+
 /// Runs the base and every variant (on `threads` threads; results in the order given).
 std::vector<WhatIfRow> run_what_ifs(const std::vector<WhatIf>& what_ifs,
-                                    const VariantRunner& runner, unsigned threads = 1);
+                                    const VariantRunner& runner, unsigned threads = 1,
+                                    const VariantDone& on_done = {});
 
 /// The help line of `memwall run --what-if`.
 inline constexpr const char* kWhatIfHelp =
@@ -77,7 +81,23 @@ inline constexpr const char* kWhatIfHelp =
 std::vector<WhatIfRow> run_what_if_list(std::string_view list, const std::string& config,
                                         const std::vector<std::string>& sets,
                                         const WorkloadParams& resolved, bool flush_l2,
-                                        unsigned threads = 1);
+                                        unsigned threads = 1, const VariantDone& on_done = {});
+
+/// The what-if rows of each run of `runs` (run_what_if_list on each run's workload), the variants
+/// of each run on `threads` threads; with `progress`, a progress line of the variants on stderr
+/// (only when it is a terminal), and each variant's overrides logged at level info.
+std::vector<std::vector<WhatIfRow>> what_if_tables(std::string_view list, const std::string& config,
+                                                   const std::vector<std::string>& sets,
+                                                   const std::vector<RunResult>& runs, bool flush_l2,
+                                                   unsigned threads, bool progress);
+
+/// The text of what_if_report from tables computed once (so --what-if-json reruns nothing).
+std::string what_if_tables_text(const std::vector<RunResult>& runs,
+                                const std::vector<std::vector<WhatIfRow>>& tables);
+
+/// The JSON of what_if_report_json from tables computed once.
+std::string what_if_tables_json(const std::vector<RunResult>& runs,
+                                const std::vector<std::vector<WhatIfRow>>& tables);
 
 /// The what-if tables of `memwall run --what-if LIST`, one per run of `runs` (the runs the command
 /// just made; each one's workload parameters are read back from RunResult::workload.params), each

@@ -7,6 +7,7 @@
 
 #include "models/model_source.h"
 #include "models/workload_registry.h"
+#include "traces/interruptible_source.h"
 
 namespace memwall {
 namespace {
@@ -49,7 +50,8 @@ RunResult simulate_workload(const HardwareConfig& config, const WorkloadParams& 
                             const SimOptions& options) {
   const std::unique_ptr<TraceSource> source =
       make_model_source(resolve_workload_options(params, &config));
-  return simulate(config, *source, options);
+  InterruptibleSource polled(*source);
+  return simulate(config, polled, options);
 }
 
 }  // namespace memwall

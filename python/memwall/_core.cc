@@ -275,13 +275,15 @@ PYBIND11_MODULE(_core, m) {
       sim.flush_l2_between_kernels = flush_l2;
       std::vector<RunResult> results;
       std::vector<std::pair<std::string, std::string>> reports;
+      const RunProvenance provenance = make_provenance(config.path_or_preset, config.overrides, config.hw);
       for (const WorkloadParams& p : points) {
         results.push_back(simulate_workload(config.hw, p, sim));
-        reports.emplace_back(run_to_json(results.back()), format_run_report(results.back()));
+        reports.emplace_back(run_to_json(results.back(), provenance),
+                             format_run_report(results.back(), provenance));
       }
       const bool one = results.size() == 1;
-      return std::make_tuple(reports, one ? reports[0].second : format_comparison(results),
-                             one ? reports[0].first : runs_to_json(results));
+      return std::make_tuple(reports, one ? reports[0].second : format_comparison(results, provenance),
+                             one ? reports[0].first : runs_to_json(results, provenance));
     });
   });
 

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <spdlog/spdlog.h>
+
 #include "sim/cli/commands.h"
 #include "sim/core/atomic_file.h"
 #include "sim/core/error.h"
@@ -35,6 +37,7 @@ struct CalibrateCliOptions {
   unsigned max_iterations = 8;
   unsigned threads = 1;
   bool load_check = false;
+  bool evaluate = false;
   bool all_rows = false;
 };
 
@@ -63,7 +66,13 @@ void progress_line(const std::string& line) { std::fprintf(stderr, "calibrate: %
 /// The fit's inputs from the command line; UsageError for a missing or bad one.
 CalibrationOptions fit_options(const CalibrateCliOptions& o) {
   if (o.config.empty()) throw UsageError("calibrate: --config FILE is required");
-  if (o.output.empty()) throw UsageError("calibrate: -o FILE (the calibrated config) is required");
+  if (o.evaluate && !o.output.empty()) {
+    throw UsageError("calibrate: --evaluate fits nothing and writes no config: leave out -o " + o.output);
+  }
+  if (!o.evaluate && o.output.empty()) {
+    throw UsageError("calibrate: -o FILE (the calibrated config) is required; --evaluate prints the "
+                     "error table of --config as it is without fitting or writing");
+  }
   CalibrationOptions options;
   options.params = parse_fit_params(o.params);
   try {
@@ -98,11 +107,26 @@ void run_calibrate_command(const CalibrateCliOptions& o, CliContext& ctx) {
     base = load_config(o.config);
   }
   const std::vector<MeasuredCase> cases = read_measured_cases(o.measured);
+  spdlog::info("calibrate: {} measured cases from {}, {} thread{}; {}", cases.size(), o.measured,
+               o.threads, o.threads == 1 ? "" : "s",
+               o.load_check ? "the load check only"
+               : o.evaluate ? "evaluating " + o.config + " as it is"
+                            : "fitting " + o.params + " of " + o.config);
   const LoadCheck load = run_load_check(cases, 0.02, o.threads);
   std::fputs(load_check_to_text(load, cases, o.all_rows).c_str(), stdout);
   if (load.failures() > 0) ctx.exit_code = kExitFailure;
   if (o.load_check) return;
 
+  if (o.evaluate) {
+    const CalibrationResult result = evaluate_config(*base, cases, o.measured, *options);
+    std::fputs("\n", stdout);
+    std::fputs(calibration_to_text(result, cases).c_str(), stdout);
+    if (!o.json.empty()) {
+      write_file_atomically(o.json, calibration_to_json(result, cases));
+      std::printf("wrote %s\n", o.json.c_str());
+    }
+    return;
+  }
   const CalibrationResult result = run_calibration(*base, cases, o.measured, *options);
   std::fputs("\n", stdout);
   std::fputs(calibration_to_text(result, cases).c_str(), stdout);
@@ -146,6 +170,9 @@ void register_calibrate_command(CLI::App& app, CliContext& ctx) {
   cmd->add_flag("--load-check", o->load_check,
                 "Only the load-for-load check (model vs ncu SM->L2 bytes) and the coalescing table; "
                 "exit 1 on a mismatch");
+  cmd->add_flag("--evaluate", o->evaluate,
+                "Fit nothing: print the error table of --config as it is (a calibrated config, say) "
+                "against the measured kernels; writes no config");
   cmd->add_flag("--all-rows", o->all_rows, "List every kernel row of the load check, not only the failures");
   cmd->add_option("--params", o->params,
                   "Efficiency keys to fit, comma list of tensor, fp32, sfu, l2, hbm, op_overhead, "
@@ -174,7 +201,9 @@ void register_calibrate_command(CLI::App& app, CliContext& ctx) {
                "  memwall calibrate --config configs/h200.yaml --measured traces/measured/h200-sweep.csv \\\n"
                "      -o configs/calibrated/h200.yaml --json calibration.json -j 2\n"
                "  memwall calibrate --config h200 --measured traces/measured/h200-sweep.csv -o cal.yaml \\\n"
-               "      --params tensor,hbm --fit-budget \"1 GiB\"\n");
+               "      --params tensor,hbm --fit-budget \"1 GiB\"\n"
+               "  memwall calibrate --config h200-calibrated --measured traces/measured/h200-sweep.csv "
+               "--evaluate -j 2\n");
   cmd->callback([o, &ctx] {
     run_calibrate_command(*o, ctx);
   });

@@ -49,6 +49,7 @@ void run_io_command(const IoCliOptions& o) {
   options.ideal = o.ideal;
   options.threads = o.threads;
   options.flush_l2 = o.flush_l2;
+  options.progress = true;
   std::unique_ptr<CsvTable> measured;
   if (!o.measured.empty()) measured = std::make_unique<CsvTable>(read_measured_csv(o.measured));
   const IoReport report = run_io(plan, options, measured.get());
@@ -71,7 +72,8 @@ void register_io_command(CLI::App& app, CliContext& /*ctx*/) {
       help = "SRAM size M list (e.g. \"16 KiB,32 KiB\" or 16384..131072x2 bytes); sets the blocks";
     }
     if (std::string(axes[i].name) == "seq") help += "; gemm: m = n = k = seq";
-    CLI::Option* opt = cmd->add_option(axes[i].flags, o->axis_values[i], help)->type_name("LIST");
+    CLI::Option* opt =
+        cmd->add_option(axes[i].flags, o->axis_values[i], help)->type_name(i == 0 ? "NAME" : "LIST");
     if (axes[i].is_switch) opt->expected(0, 1)->default_str("1");
   }
   cmd->add_option("--set", o->sets, "Config override KEY=VALUE applied to every point; repeatable")

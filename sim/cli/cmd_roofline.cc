@@ -37,7 +37,7 @@ void register_roofline_command(CLI::App& app, CliContext& /*ctx*/) {
   auto args = std::make_shared<RooflineArgs>();
   CLI::App* cmd = app.add_subcommand(
       "roofline", "Draw a chip's roofline from its config and place a report's kernels under it");
-  cmd->add_option("--config", args->config, "Hardware config (file or preset name)")
+  cmd->add_option("-c,--config", args->config, "Hardware config (file or preset name)")
       ->type_name("FILE")
       ->required();
   cmd->add_option("--intensity", args->intensities,

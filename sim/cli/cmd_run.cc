@@ -6,14 +6,18 @@
 #include <string>
 #include <vector>
 
+#include <spdlog/spdlog.h>
+
 #include "models/model_source.h"
 #include "models/workload_registry.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/workload_options.h"
 #include "sim/core/atomic_file.h"
 #include "sim/core/error.h"
+#include "sim/core/interrupt.h"
 #include "sim/core/memory_budget.h"
 #include "sim/core/output_guard.h"
+#include "sim/core/progress.h"
 #include "sim/engine/simulator.h"
 #include "sim/hw/config_loader.h"
 #include "sim/report/report_html.h"
@@ -22,6 +26,7 @@
 #include "sim/report/timeline.h"
 #include "studies/what_if.h"
 #include "studies/workload_config.h"
+#include "traces/interruptible_source.h"
 #include "traces/trace_reader.h"
 
 namespace memwall {
@@ -45,6 +50,7 @@ struct RunOptions {
   std::string what_if;       ///< --what-if LIST: machine variants simulated beside the base
   std::string what_if_json;  ///< --what-if-json FILE: their table as JSON
   std::string html;          ///< --html FILE: the self-contained page (report_html.h)
+  unsigned threads = 2;      ///< -j N: what-if variants simulated at once
 };
 
 struct ReplayOptions {
@@ -64,9 +70,11 @@ void add_simulate_options(CLI::App& cmd, SimulateOptions& o) {
   cmd.add_option("--timeline", o.timeline,
                  "Write a Perfetto/Chrome trace-event timeline (one track per SM slot) to FILE")
       ->type_name("FILE");
-  cmd.add_flag("--flush-l2-between-kernels", o.flush_l2,
+  cmd.add_flag("--flush-l2", o.flush_l2,
                "Write back and invalidate L2 before each kernel after the first (as Nsight Compute's "
                "--cache-control all)");
+  // The spelling of earlier releases, kept working but no longer shown.
+  cmd.add_flag("--flush-l2-between-kernels", o.flush_l2, "The same as --flush-l2")->group("");
   cmd.add_option("--timeline-budget", o.timeline_budget,
                  "Write at most N op-level events and N CTA slices into the --timeline file (the rest "
                  "are counted, and said on stderr)")
@@ -103,6 +111,47 @@ std::vector<WorkloadKind> parse_workload_list(const std::string& text) {
   return kinds;
 }
 
+/// A TraceSource that draws a progress line of the CTAs it hands out (per kernel: "flash2 kernel
+/// 2 (softmax) [###   ] 1234/4096 CTAs ..."), on a terminal only, at most ten times a second.
+class ProgressSource final : public TraceSource {
+ public:
+  explicit ProgressSource(TraceSource& inner)
+      : m_inner(inner), m_line(stderr_is_terminal(), 0, 0, "CTAs", true) {}
+  const WorkloadInfo& workload() const override { return m_inner.workload(); }
+  bool next_kernel(KernelInfo& kernel) override {
+    if (!m_inner.next_kernel(kernel)) {
+      m_line.finish();
+      return false;
+    }
+    ++m_kernels;
+    m_line.restart(m_inner.workload().name + " kernel " + std::to_string(m_kernels) + " (" +
+                       kernel.name + ")",
+                   kernel.ctas);
+    spdlog::info("kernel {} ({}): {} CTAs of {} threads, {} B of shared memory each", m_kernels,
+                 kernel.name, kernel.ctas, kernel.threads_per_cta, kernel.smem_bytes_per_cta);
+    return true;
+  }
+  bool next_cta(std::vector<Op>& ops) override {
+    const bool more = m_inner.next_cta(ops);
+    if (more) m_line.step();
+    return more;
+  }
+
+ private:
+  TraceSource& m_inner;
+  ProgressLine m_line;
+  std::uint64_t m_kernels = 0;
+};
+
+/// "naive (seq=4096 head_dim=64 ...)" for log lines.
+std::string workload_text(const WorkloadInfo& w) {
+  std::string out = w.name + " (";
+  for (std::size_t i = 0; i < w.params.size(); ++i) {
+    out += (i ? " " : "") + w.params[i].first + "=" + w.params[i].second;
+  }
+  return out + ")";
+}
+
 /// Simulates one source with the shared options; writes its timeline if asked.
 RunResult simulate_with(const HardwareConfig& hw, TraceSource& source, const SimulateOptions& o) {
   SimOptions sim;
@@ -110,7 +159,18 @@ RunResult simulate_with(const HardwareConfig& hw, TraceSource& source, const Sim
   sim.max_memory = max_memory_of(o);
   std::optional<Timeline> timeline;
   if (!o.timeline.empty()) timeline.emplace(o.timeline, o.timeline_budget, o.timeline_budget);
-  RunResult r = simulate(hw, source, sim, timeline ? &*timeline : nullptr);
+  spdlog::info("simulating {} on {}{}", workload_text(source.workload()), hw.name,
+               o.flush_l2 ? ", the L2 flushed between kernels" : "");
+  // Polled at every kernel and CTA, and once more when done: a short simulation that a signal
+  // reached during its setup writes nothing (the engine itself polls every 4096 events).
+  InterruptibleSource polled(source);
+  RunResult r;
+  {
+    ProgressSource shown(polled);
+    r = simulate(hw, shown, sim, timeline ? &*timeline : nullptr);
+  }
+  throw_if_interrupted();
+  spdlog::info("simulated {}: {} in {} events", source.workload().name, format_duration(r.time), r.events);
   if (timeline) {
     timeline->finish();
     if (timeline->op_events_dropped() > 0 || timeline->cta_slices_dropped() > 0) {
@@ -157,20 +217,21 @@ void run_command(const RunOptions& o) {
     const std::unique_ptr<TraceSource> source = make_model_source(resolved);
     results.push_back(simulate_with(hw, *source, o.sim));
   }
-  print(results.size() == 1 ? format_run_report(results[0]) : format_comparison(results));
+  const RunProvenance provenance = make_provenance(o.sim.config, o.sim.sets, hw);
+  print(results.size() == 1 ? format_run_report(results[0], provenance)
+                            : format_comparison(results, provenance));
   if (!o.sim.json.empty()) {
-    write_file_atomically(o.sim.json,
-                          results.size() == 1 ? run_to_json(results[0]) : runs_to_json(results));
+    write_file_atomically(o.sim.json, results.size() == 1 ? run_to_json(results[0], provenance)
+                                                          : runs_to_json(results, provenance));
   }
   if (!o.html.empty()) {
     write_file_atomically(o.html, runs_to_html(results, hw, {hw.source_file, o.sim.sets, MEMWALL_VERSION}));
   }
   if (!o.what_if.empty()) {
-    print(what_if_report(o.what_if, o.sim.config, o.sim.sets, results, o.sim.flush_l2));
-    if (!o.what_if_json.empty()) {
-      write_file_atomically(o.what_if_json, what_if_report_json(o.what_if, o.sim.config, o.sim.sets,
-                                                                results, o.sim.flush_l2));
-    }
+    const auto tables =
+        what_if_tables(o.what_if, o.sim.config, o.sim.sets, results, o.sim.flush_l2, o.threads, true);
+    print(what_if_tables_text(results, tables));
+    if (!o.what_if_json.empty()) write_file_atomically(o.what_if_json, what_if_tables_json(results, tables));
   }
 }
 
@@ -181,8 +242,9 @@ void replay_command(const ReplayOptions& o) {
                     {{"--config", resolve_config_path(o.sim.config)}, {"trace", o.trace}});
   TraceReader reader(o.trace);
   const RunResult r = simulate_with(hw, reader, o.sim);
-  print(format_run_report(r));
-  if (!o.sim.json.empty()) write_file_atomically(o.sim.json, run_to_json(r));
+  const RunProvenance provenance = make_provenance(o.sim.config, o.sim.sets, hw);
+  print(format_run_report(r, provenance));
+  if (!o.sim.json.empty()) write_file_atomically(o.sim.json, run_to_json(r, provenance));
 }
 
 }  // namespace
@@ -199,6 +261,9 @@ void register_run_commands(CLI::App& app, CliContext& /*ctx*/) {
                   "Workload, or a comma list shown side by side with ratios: " +
                       workload_names(", ") + " [default: " + run->workloads + "]")
       ->type_name("NAME[,NAME...]");
+  cmd->get_option("--json")->description(
+      "Write the JSON report (base units, stable keys) to FILE: an object, or with a --workload "
+      "list an array of one object per workload");
   cmd->add_option("--what-if", run->what_if, kWhatIfHelp)->type_name("LIST");
   cmd->add_option("--what-if-json", run->what_if_json,
                   "Write the what-if tables as JSON (base units) to FILE")
@@ -207,13 +272,17 @@ void register_run_commands(CLI::App& app, CliContext& /*ctx*/) {
                   "Write a self-contained HTML page (tables, stall and queueing breakdowns, DRAM bytes "
                   "by tensor and reason, roofline, the config and overrides) to FILE")
       ->type_name("FILE");
+  cmd->add_option("-j,--threads", run->threads, "What-if variants simulated in parallel")
+      ->check(positive_integer())
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1024u));
   add_examples(*cmd,
                "  memwall run --config h200 --workload naive,flash2 --seq 4096 --head-dim 64 --heads 64\n"
                "  memwall run --config configs/h200.yaml --workload flash2 --seq 16384 --head-dim 128 "
                "--heads 16 --json f2.json --html f2.html\n"
                "  memwall run --config h200 --workload naive --seq 2048 --timeline naive.json "
                "--set l2.size=\"100 MiB\"\n"
-               "  memwall run --config h200 --workload naive --seq 1024 --flush-l2-between-kernels\n"
+               "  memwall run --config h200 --workload naive --seq 1024 --flush-l2\n"
                "  memwall run --config h100-sxm --workload naive,flash2 --seq 4096 --heads 16 "
                "--what-if perfect-l2,infinite-sram,hbm-x2,l2-x2,smem-direct");
   cmd->callback([run] { run_command(*run); });

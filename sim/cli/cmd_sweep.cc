@@ -10,9 +10,12 @@
 #include <string_view>
 #include <vector>
 
+#include <spdlog/spdlog.h>
+
 #include "sim/cli/commands.h"
 #include "sim/core/atomic_file.h"
 #include "sim/core/error.h"
+#include "sim/core/file_lock.h"
 #include "sim/core/interrupt.h"
 #include "sim/core/output_guard.h"
 #include "sim/hw/config_loader.h"
@@ -59,6 +62,8 @@ void run_sweep_command(const SweepCliOptions& o) {
     }
   }
 
+  // One writer per output: a second sweep onto the same -o (and so the same sidecar) is refused.
+  const OutputLock lock("-o", o.output);
   SweepOptions options;
   options.output = o.output;
   options.threads = o.threads;
@@ -69,6 +74,8 @@ void run_sweep_command(const SweepCliOptions& o) {
   options.progress = ::isatty(STDERR_FILENO) != 0;
   options.identity = std::string("memwall ") + MEMWALL_VERSION + "\nconfig\n" +
                      config_to_yaml(resolved) + "\nflush " + (o.flush_l2 ? "1" : "0");
+  spdlog::info("sweep: {} ({} point{}) on {} on {} thread{}, into {}", plan.describe(), plan.count(),
+               plan.count() == 1 ? "" : "s", resolved.name, o.threads, o.threads == 1 ? "" : "s", o.output);
   SweepSummary s;
   try {
     s = run_sweep(plan, simulator_point_runner(o.config, o.flush_l2), options);
@@ -102,7 +109,8 @@ void register_sweep_command(CLI::App& app, CliContext& /*ctx*/) {
   cmd->add_option("-c,--config", o->config, "Hardware config: a YAML file or a preset name");
   const auto axes = workload_axes();
   for (std::size_t i = 0; i < axes.size(); ++i) {
-    CLI::Option* opt = cmd->add_option(axes[i].flags, o->axis_values[i], axes[i].help)->type_name("LIST");
+    CLI::Option* opt = cmd->add_option(axes[i].flags, o->axis_values[i], axes[i].help)
+                           ->type_name(i == 0 ? "NAME" : "LIST");  // the workload axis is first
     if (axes[i].is_switch) opt->expected(0, 1)->default_str("1");
   }
   cmd->add_option("--set", o->sets,

@@ -227,7 +227,7 @@ void register_trace_commands(CLI::App& app, CliContext& ctx) {
   CLI::App* trace = app.add_subcommand(
       "trace", "Write a workload's trace file, or count its global traffic (--counts)");
   add_workload_options(*trace, topts->params);
-  trace->add_option("--config", topts->config,
+  trace->add_option("-c,--config", topts->config,
                     "Hardware config (file or preset): its smem_per_block is flash1's M and the "
                     "per-CTA shared-memory limit (--sram wins for M)")
       ->type_name("FILE");
@@ -272,7 +272,7 @@ void register_trace_commands(CLI::App& app, CliContext& ctx) {
       "verify", "Run a workload's kernels on random data in double and compare with the plain "
                 "reference softmax(QKᵀ/√d)V (or A·B)");
   add_workload_options(*verify, vopts->params);
-  verify->add_option("--config", vopts->config,
+  verify->add_option("-c,--config", vopts->config,
                      "Hardware config (file or preset): smem_per_block as flash1's M and the "
                      "per-CTA limit (--sram wins for M)")
       ->type_name("FILE");

@@ -42,7 +42,7 @@ void register_traffic_command(CLI::App& app, CliContext& /*ctx*/) {
   add_workload_option(*cmd, "seq_kv", args->shape);
   add_workload_option(*cmd, "causal", args->shape);
   CLI::Option* sram = add_workload_option(*cmd, "sram_bytes", args->shape);
-  cmd->add_option("--config", args->config,
+  cmd->add_option("-c,--config", args->config,
                   "Hardware config (file or preset): its smem_per_block is M and the per-CTA limit")
       ->type_name("FILE")
       ->excludes(sram);

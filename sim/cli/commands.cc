@@ -11,6 +11,10 @@ void add_examples(CLI::App& command, const char* examples) {
 CLI::Validator positive_integer() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
+        if (text.find(',') != std::string::npos) {
+          return "takes one number, got the list " + text +
+                 " (lists of values are for memwall sweep and memwall io)";
+        }
         if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) {
           return "must be a positive integer, got " + text;
         }

@@ -16,7 +16,9 @@ struct CliContext {
 void add_examples(CLI::App& command, const char* examples);
 
 /// A CLI11 check that a flag's text is a whole number written in digits ("-5", "1e6", "2.5" are
-/// refused with "must be a positive integer, got TEXT"); range and zero are the flag's own checks.
+/// refused with "must be a positive integer, got TEXT"; a comma list "1024,2048" with "takes one
+/// number, got the list ... (lists of values are for memwall sweep and memwall io)"); range and
+/// zero are the flag's own checks.
 CLI::Validator positive_integer();
 
 /// Adds to every file option of `app` and its subcommands (a FILE or TRACE argument, -o, --json,

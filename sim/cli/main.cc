@@ -13,6 +13,7 @@
 #include "sim/core/error.h"
 #include "sim/core/interrupt.h"
 #include "sim/core/log.h"
+#include "sim/core/version.h"
 
 int main(int argc, char** argv) {
   using namespace memwall;
@@ -21,7 +22,7 @@ int main(int argc, char** argv) {
       "L2, HBM)\nthat replays naive and tiled (FlashAttention) attention and reports where the "
       "time and the bytes go.",
       "memwall"};
-  app.set_version_flag("--version", std::string("memwall ") + MEMWALL_VERSION);
+  app.set_version_flag("--version", memwall_build_text());
   app.require_subcommand(1);
   app.fallthrough();
   std::string log_level = "warn";

@@ -39,7 +39,8 @@ struct SourcePos {
 };
 
 /// A bad hardware config: names the file, line and column, the key path and the reason.
-/// Message: "FILE:LINE:COL: KEY.PATH: REASON".
+/// Message: "FILE:LINE:COL: KEY.PATH: REASON". A key path over 200 bytes or a reason over 600 (a
+/// huge bad value quoted in it) is cut in the middle, naming how many bytes were left out.
 class ConfigError : public Error {
  public:
   ConfigError(SourcePos pos, std::string key_path, std::string reason);

@@ -73,6 +73,26 @@ std::string scalar_text(const YAML::Node& node, const std::string& file, const s
 /// valid in that section (or at the top level).
 std::string unknown_key_reason(const std::string& path) {
   std::string reason = "unknown key";
+  // A section's name where a key was expected ("--set l2=5"), or in the wrong case ("SM:"): the
+  // nearest key by spelling ("efficiency.l2") would point the wrong way.
+  if (path.find('.') == std::string::npos) {
+    std::string lower = path;
+    for (char& c : lower) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    for (const std::string& section : config_sections()) {
+      if (section != lower) continue;
+      std::string keys;
+      for (const KeyDecl& k : config_schema()) {
+        if (std::string_view(k.path).starts_with(section + ".") && keys.size() < 60) {
+          keys += (keys.empty() ? "" : ", ") + std::string(k.path);
+        }
+      }
+      if (section == path) {
+        return "is a section, not a key: name one of its keys (" + keys + ", ...), as " + section +
+               ".KEY=VALUE on the command line or indented under \"" + section + ":\" in a file";
+      }
+      return reason + " (did you mean the section \"" + section + "\"? names are lowercase)";
+    }
+  }
   const std::string suggestion = suggest_key(path);
   if (!suggestion.empty()) return reason + " (did you mean \"" + suggestion + "\"?)";
   const auto dot = path.find('.');
@@ -122,6 +142,23 @@ int second_document_line(const std::string& text) {
   return 0;
 }
 
+/// " (line N is indented with a tab: YAML indents with spaces only)" for the first line of `file`
+/// whose indentation holds a tab, which yaml-cpp reports as an "illegal map value" or the like;
+/// "" when there is none.
+std::string tab_hint(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    const std::size_t first = line.find_first_not_of(" \t");
+    if (first == std::string::npos) continue;
+    if (line.find('\t') < first) {
+      return " (line " + std::to_string(number) +
+             " is indented with a tab: YAML indents with spaces only)";
+    }
+  }
+  return "";
+}
+
 /// The most files one `extends` chain may hold: deep enough for any real config, shallow enough
 /// that the loader's recursion never exhausts the stack (a 5,000-file chain once crashed it).
 constexpr std::size_t kMaxExtendsDepth = 64;
@@ -150,7 +187,7 @@ void load_file_layer(const std::string& file, RawConfig& raw, std::vector<std::s
     }
     root = YAML::Load(text.str());
   } catch (const YAML::ParserException& e) {
-    throw ConfigError(mark_pos(file, e.mark), "", "malformed YAML: " + e.msg);
+    throw ConfigError(mark_pos(file, e.mark), "", "malformed YAML: " + e.msg + tab_hint(file));
   } catch (const YAML::BadFile&) {
     throw ConfigError(SourcePos{file, 0, 0}, "", "cannot read the file");
   }
@@ -195,6 +232,11 @@ void load_file_layer(const std::string& file, RawConfig& raw, std::vector<std::s
     }
     load_raw(base_path, raw, chain);
   }
+  // What the base said of itself, to tell whether this file replaces it (below).
+  const bool extends_base = static_cast<bool>(std::as_const(root)["extends"]);
+  const auto base_name = raw.values.find("name");
+  const std::string base_name_text = base_name == raw.values.end() ? std::string() : base_name->second.text;
+  std::vector<std::string> overridden;  // "key = value" of this file's chip keys, as written
 
   // Every other top-level key: a section (a mapping of scalars) or a top-level scalar. Later layers
   // (this file over its base, --set over files) overwrite earlier ones key by key.
@@ -224,6 +266,8 @@ void load_file_layer(const std::string& file, RawConfig& raw, std::vector<std::s
         if (find_key(path) == nullptr) throw ConfigError(leaf_pos, path, unknown_key_reason(path));
         raw.values[path] = RawEntry{scalar_text(jt->second, file, path, leaf_pos),
                                     mark_pos(file, jt->second.Mark())};
+        const std::string& written = raw.values[path].text;
+        overridden.push_back(path + " = " + (written.size() > 40 ? written.substr(0, 40) + "..." : written));
       }
       continue;
     }
@@ -237,6 +281,19 @@ void load_file_layer(const std::string& file, RawConfig& raw, std::vector<std::s
     }
     raw.values[key] =
         RawEntry{scalar_text(it->second, file, key, key_pos), mark_pos(file, it->second.Mark())};
+  }
+  // A file that changes its base's chip keys without a description of its own would inherit one
+  // naming the base's values ("... 4.8 TB/s" over a 6.7 TB/s override): say what it changed.
+  if (extends_base && !overridden.empty() && seen.count("description") == 0) {
+    constexpr std::size_t kShown = 4;
+    std::string text = (base_name_text.empty() ? std::string("its base") : base_name_text) + " with ";
+    for (std::size_t i = 0; i < std::min(overridden.size(), kShown); ++i) {
+      text += (i == 0 ? "" : ", ") + overridden[i];
+    }
+    if (overridden.size() > kShown) {
+      text += " and " + std::to_string(overridden.size() - kShown) + " more";
+    }
+    raw.values["description"] = RawEntry{text, SourcePos{file, 1, 1}};
   }
 }
 
@@ -520,6 +577,11 @@ std::vector<PresetInfo> list_presets() {
 std::string resolve_config_path(const std::string& path_or_preset) {
   std::error_code ec;
   if (fs::is_regular_file(path_or_preset, ec)) return path_or_preset;
+  if (fs::is_directory(path_or_preset, ec)) {
+    throw ConfigError(SourcePos{path_or_preset, 0, 0}, "",
+                      "is a directory, not a config file (give a YAML file in it, or a preset name: " +
+                          known_presets_text() + ")");
+  }
   if (!looks_like_path(path_or_preset) || path_or_preset.starts_with("hypothetical/") ||
       path_or_preset.starts_with("calibrated/")) {
     std::vector<std::string> candidates{presets_dir() + "/" + path_or_preset + ".yaml",
@@ -560,6 +622,24 @@ HardwareConfig load_config(const std::string& path_or_preset,
     }
     return raw.root;
   };
+
+  // Every missing required key at once, at the position of the first (a new config file would
+  // otherwise be fixed one error at a time).
+  {
+    std::vector<const KeyDecl*> missing;
+    for (const KeyDecl& key : config_schema()) {
+      if (key.store != nullptr && key.required && raw.values.count(std::string(key.path)) == 0) {
+        missing.push_back(&key);
+      }
+    }
+    if (missing.size() > 1) {
+      std::string list;
+      for (const KeyDecl* key : missing) list += (list.empty() ? "" : ", ") + std::string(key->path);
+      throw ConfigError(position_of(std::string(missing[0]->path)), "",
+                        std::to_string(missing.size()) + " required keys are missing: " + list +
+                            " (`memwall config reference` gives each one's type and an example)");
+    }
+  }
 
   // 2. Typing in table order: sm.clock comes before every value that may be given per cycle.
   HardwareConfig config;

@@ -4,6 +4,8 @@
 #include <string_view>
 
 #include "sim/core/json.h"
+#include "sim/core/version.h"
+#include "sim/hw/config_schema.h"
 
 namespace memwall {
 namespace {
@@ -119,8 +121,25 @@ void write_resources(JsonWriter& w, const ResourceUses& uses, Tick span) {
   w.close('}');
 }
 
-void write_run(JsonWriter& w, const RunResult& r) {
+/// One key's value in the report's base units: durations in seconds, the rest as parsed.
+void write_key_value(JsonWriter& w, std::string_view key, const KeyValue& v) {
+  if (const auto* b = std::get_if<Bytes>(&v)) return w.integer(key, b->count);
+  if (const auto* bw = std::get_if<Bandwidth>(&v)) return w.number(key, bw->bytes_per_second);
+  if (const auto* f = std::get_if<Frequency>(&v)) return w.number(key, f->hertz);
+  if (const auto* t = std::get_if<Tick>(&v)) return w.number(key, seconds(*t));
+  if (const auto* n = std::get_if<std::uint64_t>(&v)) return w.integer(key, *n);
+  if (const auto* d = std::get_if<double>(&v)) return w.number(key, *d);
+  w.string(key, std::get<std::string>(v));
+}
+
+void write_run(JsonWriter& w, const RunResult& r, const RunProvenance* p = nullptr) {
   w.open("", '{');
+  if (p != nullptr) {
+    w.open("memwall", '{');
+    w.string("version", memwall_version());
+    w.string("git_describe", memwall_git_describe());
+    w.close('}');
+  }
   w.open("workload", '{');
   w.string("name", r.workload.name);
   w.open("params", '{');
@@ -129,6 +148,19 @@ void write_run(JsonWriter& w, const RunResult& r) {
   w.close('}');
   w.open("config", '{');
   w.string("name", r.config_name);
+  if (p != nullptr) {
+    w.string("description", p->hw.description);
+    w.string("path", p->config);
+    w.string("file", p->config_file);
+    w.open("overrides", '[');
+    for (const std::string& o : p->overrides) w.string("", o);
+    w.close(']');
+    w.open("values", '{');
+    for (const KeyDecl& key : config_schema()) {
+      if (key.fetch != nullptr) write_key_value(w, key.path, key.fetch(p->hw));
+    }
+    w.close('}');
+  }
   w.close('}');
   w.boolean("flush_l2_between_kernels", r.flush_l2_between_kernels);
   write_figures(w, r.traffic, r.stall, r.sm_count, r.time);
@@ -193,6 +225,20 @@ std::string runs_to_json(const std::vector<RunResult>& results) {
   JsonWriter w;
   w.open("", '[');
   for (const RunResult& r : results) write_run(w, r);
+  w.close(']');
+  return w.take();
+}
+
+std::string run_to_json(const RunResult& result, const RunProvenance& provenance) {
+  JsonWriter w;
+  write_run(w, result, &provenance);
+  return w.take();
+}
+
+std::string runs_to_json(const std::vector<RunResult>& results, const RunProvenance& provenance) {
+  JsonWriter w;
+  w.open("", '[');
+  for (const RunResult& r : results) write_run(w, r, &provenance);
   w.close(']');
   return w.take();
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/engine/run_result.h"
+#include "sim/report/provenance.h"
 
 namespace memwall {
 
@@ -15,6 +16,14 @@ std::string run_to_json(const RunResult& result);
 
 /// A JSON array of several runs' objects (ends with a newline).
 std::string runs_to_json(const std::vector<RunResult>& results);
+
+/// The same with the provenance (`memwall run --json`, `replay --json`): each run's object starts
+/// with "memwall": {"version", "git_describe"}, and its "config" holds, after "name", the
+/// "description", the "path" as given, the "file" it resolved to, the "overrides" (a list of the
+/// --set texts) and "values": every key of the resolved config in base units (bytes, B/s, Hz,
+/// seconds, counts; strings as strings), in the config reference's order.
+std::string run_to_json(const RunResult& result, const RunProvenance& provenance);
+std::string runs_to_json(const std::vector<RunResult>& results, const RunProvenance& provenance);
 
 /// Stall fractions of `stall` over `sm_count` SMs × `span`: {compute, memory_latency,
 /// memory_bandwidth, idle}, summing to 1 (all 0 when span is 0).

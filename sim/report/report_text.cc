@@ -125,6 +125,13 @@ std::string resources_text(const RunResult& r) {
   return out;
 }
 
+/// Inserts `lines` at the end of the report's head, the lines before its first blank line.
+std::string after_head(const std::string& report, const std::string& lines) {
+  const std::size_t blank = report.find("\n\n");
+  if (blank == std::string::npos) return report + lines;
+  return report.substr(0, blank + 1) + lines + report.substr(blank + 1);
+}
+
 }  // namespace
 
 std::string format_run_report(const RunResult& r) {
@@ -188,6 +195,14 @@ std::string format_comparison(const std::vector<RunResult>& runs) {
   add_figure_rows(t, cols, first.sm_count, time_ratios, dram_ratios);
   out += t.str();
   return out;
+}
+
+std::string format_run_report(const RunResult& result, const RunProvenance& provenance) {
+  return after_head(format_run_report(result), provenance_text(provenance));
+}
+
+std::string format_comparison(const std::vector<RunResult>& results, const RunProvenance& provenance) {
+  return after_head(format_comparison(results), provenance_text(provenance));
 }
 
 }  // namespace memwall

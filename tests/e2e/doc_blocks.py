@@ -23,7 +23,10 @@ the copies (`-o configs/calibrated/h200.yaml`), never into the repository; the s
 is removed afterwards. A page must not write anywhere else (an absolute path outside /tmp). The
 pages are pasted from the repository root, where memwall names a file below its working directory
 relative to it (a preset as configs/h200.yaml); so the repository's absolute path and the scratch
-directory's, each followed by a slash, are removed from the output.
+directory's, each followed by a slash, are removed from the output. Reports name the build they
+come from, `memwall 0.1.0 (git DESCRIBE)` and `"git_describe": "DESCRIBE"`, which changes with
+every commit: the describe text of the memwall under test (from its `--version`) is shown as `…`
+there, so a page reads `memwall 0.1.0 (git …)`.
 
 What is compared. The command's stdout and stderr together, as one stream in the order written
 (`2>&1`, what a terminal shows; stdout is a pipe, so a program that does not flush may order it
@@ -77,6 +80,8 @@ COPIED_DIRS = ("configs", "traces")
 DOC_BLOCK_PREFIXES = ("$ memwall ", "$ build/memwall ")
 
 ELLIPSIS = "..."
+# The git describe text of each memwall under test, filled in by main (see build_describe).
+DESCRIBE: dict[Path, str] = {}
 
 FENCE_RE = re.compile(r"^(?P<indent> *)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 MARKER_RE = re.compile(r"^\s*<!--\s*doc-test:(?P<body>.*?)-->\s*$")
@@ -257,6 +262,26 @@ def make_scratch(memwall: Path) -> tuple[Path, Path, dict[str, str]]:
     return root, work, env
 
 
+def build_describe(memwall: Path) -> str:
+    """The git describe text that `memwall --version` names ("memwall 0.1.0 (git TEXT)"), or ''
+    when it names none (an older or a fake memwall)."""
+    try:
+        done = subprocess.run([str(memwall), "--version"], stdin=subprocess.DEVNULL,
+                              capture_output=True, timeout=60, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    found = re.search(r"\(git ([^)\s]+)\)", done.stdout.decode("utf-8", errors="replace"))
+    return found.group(1) if found else ""
+
+
+def without_describe(out: str, describe: str) -> str:
+    """`out` with the build's git describe shown as `…` where a report names it."""
+    if not describe:
+        return out
+    return out.replace(f"(git {describe})", "(git \u2026)").replace(
+        f'"git_describe": "{describe}"', '"git_describe": "\u2026"')
+
+
 def run_block(block: Block, memwall: Path, timeout_s: float) -> None:
     """Runs the block's commands in order in one scratch directory, filling in their output."""
     started = time.monotonic()
@@ -273,6 +298,7 @@ def run_block(block: Block, memwall: Path, timeout_s: float) -> None:
             out = done.stdout.decode("utf-8", errors="replace")
             for prefix in (str(work.resolve()) + "/", str(work) + "/", *repo_prefixes()):
                 out = out.replace(prefix, "")
+            out = without_describe(out, DESCRIBE.get(memwall, ""))
             lines = out.split("\n")
             if lines and lines[-1] == "":
                 lines.pop()
@@ -493,6 +519,7 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
 
     memwall = Path(args.memwall).resolve()
+    DESCRIBE[memwall] = build_describe(memwall)
     if not (memwall.is_file() and os.access(memwall, os.X_OK)):
         print(f"doc_blocks: error: {args.memwall}: no executable memwall there", file=sys.stderr)
         return EXIT_ERROR

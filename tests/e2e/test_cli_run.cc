@@ -182,7 +182,7 @@ TEST_CASE("memwall run and replay --help list every option and end with examples
     const Result r = run_memwall(cmd + " --help");
     CHECK(r.code == 0);
     CHECK(r.out.find("Examples:") != std::string::npos);
-    CHECK(r.out.find("--flush-l2-between-kernels") != std::string::npos);
+    CHECK(r.out.find("--flush-l2 ") != std::string::npos);
     CHECK(r.out.find("--timeline") != std::string::npos);
   }
 }

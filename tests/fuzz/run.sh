@@ -11,7 +11,7 @@ cd "$(dirname "$0")/../.."
 SECONDS_EACH=${1:-30}
 shift || true
 HARNESSES=("$@")
-[ ${#HARNESSES[@]} -gt 0 ] || HARNESSES=(config trace csv sweep_resume)
+[ ${#HARNESSES[@]} -gt 0 ] || HARNESSES=(config trace csv sweep_resume replay sim_config)
 BUILD=${BUILD:-build-fuzz}
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 RUNS=${FUZZ_RUNS:--1}

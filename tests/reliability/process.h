@@ -118,6 +118,7 @@ class Child {
   Child& operator=(const Child&) = delete;
 
   void signal(int sig) const { ::kill(m_pid, sig); }
+  pid_t pid() const { return m_pid; }
 
   /// Waits up to `limit`; returns the exit code, 128+signal if killed by one, or -1 on timeout
   /// (the child is then killed).

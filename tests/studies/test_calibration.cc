@@ -298,3 +298,35 @@ TEST_CASE("The calibrated H200 config stays within the recorded held-out errors 
   CHECK(m.l2_mape <= recorded(json, "heldout_small", "l2_mape") + kMargin);
   CHECK(m.time_correlation >= recorded(json, "heldout_small", "time_correlation") - kMargin);
 }
+
+TEST_CASE("Finding 21: evaluate_config scores a config as it is, split as the fit splits, and fits "
+          "nothing",
+          "[first-hour]") {
+  const HardwareConfig chip = test::small_config();
+  // Cases "measured" on a chip whose tensor pipe is slower than the one evaluated.
+  HardwareConfig slower = small_mma_config();
+  slower.efficiency.tensor = 0.5;
+  std::vector<MeasuredCase> cases;
+  for (const std::uint64_t seq : {256u, 512u, 1024u}) {
+    cases.push_back(simulated_case(slower, small_attention(WorkloadKind::flash2, 2, seq)));
+  }
+  CalibrationOptions options;
+  options.threads = 2;
+  const CalibrationResult r = evaluate_config(chip, cases, "simulated", options);
+  CHECK(r.evaluated_only);
+  CHECK(r.fitted.empty());
+  CHECK(r.iterations == 0);
+  CHECK(r.calibrated.efficiency.tensor == chip.efficiency.tensor);
+  // N = 1024 is held out, the others fitted: the rows are compare_cases' on each set.
+  REQUIRE(r.heldout_cases == std::vector<std::size_t>{2});
+  REQUIRE(r.fit_cases == std::vector<std::size_t>{0, 1});
+  const std::vector<KernelComparison> fit_rows = compare_cases(chip, cases, r.fit_cases, 1);
+  REQUIRE(r.fit_rows.size() == fit_rows.size());
+  for (std::size_t i = 0; i < fit_rows.size(); ++i) CHECK(r.fit_rows[i].sim_time_s == fit_rows[i].sim_time_s);
+  CHECK(r.fit.time_mape == error_metrics(fit_rows).time_mape);
+  CHECK(r.heldout.time_mape == error_metrics(compare_cases(chip, cases, r.heldout_cases, 1)).time_mape);
+  const std::string text = calibration_to_text(r, cases);
+  CHECK(text.rfind("Evaluated " + chip.name + " as it is (no fit)", 0) == 0);
+  CHECK(text.find("Fitted") == std::string::npos);
+  CHECK(text.find("base config (fit set)") == std::string::npos);
+}

@@ -54,7 +54,7 @@ def simulate(memwall: str, config: str, p: dict, tmp: str) -> dict:
     """memwall run's JSON for the case."""
     name = "_".join(str(p[k]) for k in PARAMS)
     out = os.path.join(tmp, name + ".json")
-    cmd = [memwall, "run", "--config", config, "--flush-l2-between-kernels", "--workload",
+    cmd = [memwall, "run", "--config", config, "--flush-l2", "--workload",
            "flash2", "--json", out]
     for k in PARAMS:
         if k == "causal":
