@@ -225,7 +225,7 @@ void run_command(const RunOptions& o) {
                                                           : runs_to_json(results, provenance));
   }
   if (!o.html.empty()) {
-    write_file_atomically(o.html, runs_to_html(results, hw, {hw.source_file, o.sim.sets, MEMWALL_VERSION}));
+    write_file_atomically(o.html, runs_to_html(results, hw, {hw.source_file, o.sim.sets}));
   }
   if (!o.what_if.empty()) {
     const auto tables =

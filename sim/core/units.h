@@ -36,6 +36,18 @@ inline Tick checked_end(Tick start, Tick duration, const char* what) {
   return start + duration;
 }
 
+/// A sum of many durations (a kernel's queueing summed over every request): 128 bits, so that it
+/// cannot overflow (at most 2^64 terms of at most 2^62 ps each), where a Tick sum of waits near the
+/// time bound would.
+__extension__ typedef unsigned __int128 TickSum;
+
+/// Ticks in seconds.
+inline double seconds(Tick t) { return static_cast<double>(t) / static_cast<double>(kTicksPerSecond); }
+/// A sum of ticks in seconds (the same double as seconds(Tick) below 2^63).
+inline double seconds(TickSum t) {
+  return static_cast<double>(t) / static_cast<double>(kTicksPerSecond);
+}
+
 /// A size or a count of bytes.
 struct Bytes {
   std::uint64_t count = 0;

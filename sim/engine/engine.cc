@@ -360,7 +360,7 @@ void Engine::step(std::uint32_t id, Tick t) {
         const Tick begin = sm.reserve_pipe(pipe, issue, d);
       ResourceUse& use = m_pipe_use[pipe];
       ++use.requests;
-      use.queue += begin - issue;
+      use.queue += static_cast<TickSum>(begin - issue);
         c.pipes_end = std::max(c.pipes_end, begin + d);
         // The CTA's next op waits for pipe_serial of this one (all of it at 1).
         next = m_pipe_serial >= 1.0 ? begin + d

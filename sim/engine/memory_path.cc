@@ -244,9 +244,9 @@ template <bool kStore>
     done = t4 + (kStore ? dram : dram + back);
     count_dram_read(line, o.fetch_mask);
   }
-  tally.port_queue += port_queue;
-  tally.slice_queue += slice_queue;
-  tally.channel_queue += channel_queue;
+  tally.port_queue += static_cast<TickSum>(port_queue);
+  tally.slice_queue += static_cast<TickSum>(slice_queue);
+  tally.channel_queue += static_cast<TickSum>(channel_queue);
   if (done > arrival.ready) arrival.ready = done;
   const Tick queue_delay = port_queue + slice_queue + channel_queue;
   const Tick unloaded = box_issue + (done - queue_delay - t);

@@ -119,9 +119,9 @@ class MemoryPath {
     std::uint64_t sectors = 0;       ///< requested sectors (reads or writes)
     std::uint64_t hit_sectors = 0;
     std::uint64_t miss_sectors = 0;
-    Tick port_queue = 0;     ///< waits for the SM port
-    Tick slice_queue = 0;    ///< waits for the slice
-    Tick channel_queue = 0;  ///< waits for the channel's bank and bus
+    TickSum port_queue = 0;     ///< waits for the SM port
+    TickSum slice_queue = 0;    ///< waits for the slice
+    TickSum channel_queue = 0;  ///< waits for the channel's bank and bus
     std::uint64_t channel_requests = 0;
   };
 

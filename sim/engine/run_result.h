@@ -88,7 +88,7 @@ std::string resource_instance_name(ResourceClass c, std::uint32_t index);
 /// How one class of resources was used during a kernel.
 struct ResourceUse {
   std::uint64_t requests = 0;  ///< bookings: lines at a port or slice, misses and write-backs at a channel, ops at a pipe
-  Tick queue = 0;              ///< the requests' waits for their instance, summed (write-backs wait for no one)
+  TickSum queue = 0;           ///< the requests' waits for their instance, summed (write-backs wait for no one)
   std::uint32_t busiest = 0;   ///< index of the busiest instance: 2·SM + direction (0 to the SM) for ports, SM for pipes
   Tick busiest_busy = 0;       ///< that instance's busy time (transfer or op time booked on it)
 

@@ -4,7 +4,10 @@
 #include <cmath>
 #include <cstdio>
 #include <string_view>
+#include <variant>
 
+#include "sim/core/version.h"
+#include "sim/hw/config_schema.h"
 #include "sim/report/report_json.h"
 
 namespace memwall {
@@ -32,8 +35,6 @@ std::string printf_text(const char* format, double v) {
 
 /// A double as the JSON report writes it ("%.9g").
 std::string json_number(double v) { return printf_text("%.9g", v); }
-
-double seconds(Tick t) { return static_cast<double>(t) / static_cast<double>(kTicksPerSecond); }
 
 /// Seconds shown as the text report shows a duration (the JSON's value, rounded to a tick).
 std::string duration_text(double s) {
@@ -288,12 +289,45 @@ std::string provenance_section(const std::vector<RunResult>& runs, const Hardwar
   out += "<tr><th>overrides</th><td>";
   if (provenance.overrides.empty()) out += "none";
   for (const std::string& o : provenance.overrides) out += "<code>--set " + escape(o) + "</code><br>";
-  out += "</td></tr><tr><th>memwall version</th><td>" + escape(provenance.version) + "</td></tr>";
+  out += "</td></tr><tr><th>memwall version</th><td>" + escape(memwall_build_text()) + "</td></tr>";
   const bool flushed = !runs.empty() && runs[0].flush_l2_between_kernels;
   out += "<tr><th>L2 flushed between kernels</th><td>" + std::string(flushed ? "yes" : "no") + "</td></tr>";
   for (const RunResult& r : runs) {
     out += "<tr><th>" + escape(r.workload.name) + "</th><td><code>" + escape(workload_text(r.workload)) +
            "</code></td></tr>";
+  }
+  return out + "</table>\n";
+}
+
+/// Every resolved key of the config in base units, as the JSON's `config.values` has them (one
+/// column per run, as the JSON repeats them per run).
+std::string config_values_section(const std::vector<RunResult>& runs, const HardwareConfig& config) {
+  std::string out = "<h2 id=\"config\">The config, resolved (base units)</h2>\n<table><tr><th>key</th>";
+  for (const RunResult& r : runs) out += "<th>" + escape(r.workload.name) + "</th>";
+  out += "</tr>";
+  for (const KeyDecl& key : config_schema()) {
+    if (key.fetch == nullptr) continue;
+    const KeyValue v = key.fetch(config);
+    out += "<tr><th>" + escape(std::string(key.path)) + "</th>";
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      const std::string k = run_prefix(runs, i) + "config.values." + std::string(key.path);
+      if (const auto* b = std::get_if<Bytes>(&v)) {
+        out += bytes_cell(k, b->count);
+      } else if (const auto* bw = std::get_if<Bandwidth>(&v)) {
+        out += cell(k, json_number(bw->bytes_per_second), json_number(bw->bytes_per_second) + " B/s");
+      } else if (const auto* f = std::get_if<Frequency>(&v)) {
+        out += cell(k, json_number(f->hertz), json_number(f->hertz) + " Hz");
+      } else if (const auto* t = std::get_if<Tick>(&v)) {
+        out += cell(k, json_number(seconds(*t)), json_number(seconds(*t)) + " s");
+      } else if (const auto* n = std::get_if<std::uint64_t>(&v)) {
+        out += count_cell(k, *n);
+      } else if (const auto* d = std::get_if<double>(&v)) {
+        out += cell(k, json_number(*d), json_number(*d));
+      } else {
+        out += plain_cell(std::get<std::string>(v));
+      }
+    }
+    out += "</tr>";
   }
   return out + "</table>\n";
 }
@@ -446,6 +480,7 @@ std::string runs_to_html(const std::vector<RunResult>& runs, const HardwareConfi
          title + "</title><link rel=\"icon\" href=\"data:,\"><style>" + kStyle + "</style></head>\n<body>\n<h1>" +
          title + "</h1>\n" + provenance_section(runs, config, provenance) + side_by_side_section(runs) +
          kernels_section(runs) + queueing_section(runs) + dram_section(runs) + roofline_section(runs, config) +
+         config_values_section(runs, config) +
          "</body></html>\n";
 }
 

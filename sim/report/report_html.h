@@ -18,7 +18,6 @@ namespace memwall {
 struct HtmlProvenance {
   std::string config_path;             ///< the YAML file the config was loaded from
   std::vector<std::string> overrides;  ///< every --set KEY=VALUE, in the order applied
-  std::string version;                 ///< memwall's version, e.g. "0.1.0"
 };
 
 /// The page for `runs` (one or more, simulated on `config`). A number's `data-key` is its path

@@ -74,8 +74,6 @@ class JsonWriter {
   bool m_first = true;
 };
 
-double seconds(Tick t) { return static_cast<double>(t) / static_cast<double>(kTicksPerSecond); }
-
 /// The figures every level (run and kernel) has.
 void write_figures(JsonWriter& w, const TrafficCounters& c, const StallTime& stall,
                    std::uint32_t sm_count, Tick span) {

@@ -91,9 +91,20 @@ class Cells(html.parser.HTMLParser):
 
 
 def lookup(report: Any, key: str) -> Any:
-    value = report
-    for part in key.split("."):
-        value = value[int(part)] if isinstance(value, list) else value[part]
+    """The value at `key`; a JSON key may itself hold dots (config.values' "sm.count"), so at each
+    level the longest key that matches is taken."""
+    value, parts = report, key.split(".")
+    while parts:
+        if isinstance(value, list):
+            value, parts = value[int(parts[0])], parts[1:]
+            continue
+        for n in range(len(parts), 0, -1):
+            name = ".".join(parts[:n])
+            if name in value:
+                value, parts = value[name], parts[n:]
+                break
+        else:
+            raise KeyError(key)
     return value
 
 
@@ -132,6 +143,10 @@ def shown_value(text: str, value: float) -> bool:
     m = re.fullmatch(r"(-?[\d.]+(?:e[-+]?\d+)?) ([kKMGTP]?)(FLOP|B/s)", text)
     if m:
         return math.isclose(float(m.group(1)) * PREFIX[m.group(2)], value, rel_tol=5e-3)
+    # The resolved config, in base units as the JSON has it: "1.98e+09 Hz", "1.42e-07 s", "0.46".
+    m = re.fullmatch(r"(-?[\d.]+(?:e[-+]?\d+)?)(?: (Hz|s))?", text)
+    if m:
+        return math.isclose(float(m.group(1)), value, rel_tol=1e-8, abs_tol=1e-300)
     return False
 
 

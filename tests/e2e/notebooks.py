@@ -23,6 +23,7 @@ import argparse
 import difflib
 import glob
 import json
+import re
 import os
 import shutil
 import subprocess
@@ -67,6 +68,13 @@ def text(value: Any) -> str:
     return "".join(value) if isinstance(value, list) else str(value)
 
 
+def machine_free(value: str) -> str:
+    """`value` without what differs between checkouts and builds: the repository's absolute path
+    (a preset's config file is named by it) and the build's git describe ("(git …)")."""
+    value = value.replace(ROOT + os.sep, "")
+    return re.sub(r"\(git [^)\s]+\)", "(git \u2026)", value)
+
+
 def normalised(path: str) -> list[dict[str, Any]]:
     """The cells of a notebook as compared: type, source, and outputs (images by type only)."""
     with open(path, encoding="utf-8") as f:
@@ -79,13 +87,13 @@ def normalised(path: str) -> list[dict[str, Any]]:
             for out in cell.get("outputs", []):
                 kind = out["output_type"]
                 if kind == "stream":
-                    outputs.append({"stream": out["name"], "text": text(out["text"])})
+                    outputs.append({"stream": out["name"], "text": machine_free(text(out["text"]))})
                 elif kind == "error":
                     outputs.append({"error": out["ename"], "value": out["evalue"]})
                 else:
                     data = {}
                     for mime, value in sorted(out.get("data", {}).items()):
-                        data[mime] = "<image>" if mime in IMAGE_TYPES else text(value)
+                        data[mime] = "<image>" if mime in IMAGE_TYPES else machine_free(text(value))
                     outputs.append({kind: data})
             entry["outputs"] = outputs
         cells.append(entry)
@@ -103,6 +111,12 @@ def strip_metadata(path: str) -> None:
         notebook = json.load(f)
     for cell in notebook["cells"]:
         cell.get("metadata", {}).pop("execution", None)
+        for out in cell.get("outputs", []):
+            if "text" in out:
+                out["text"] = machine_free(text(out["text"]))
+            for mime, value in out.get("data", {}).items():
+                if mime not in IMAGE_TYPES:
+                    out["data"][mime] = machine_free(text(value))
     with open(path, "w", encoding="utf-8") as f:
         json.dump(notebook, f, indent=1, ensure_ascii=False)
         f.write("\n")

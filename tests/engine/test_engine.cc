@@ -139,7 +139,7 @@ TEST_CASE("Each resource class reports its requests, its waits and its busiest i
   // lines queue behind each other at the port: line i waits i transfer times.
   REQUIRE(c.efficiency.op_overhead == 0);
   const Tick per_line = ticks(line, c.xbar.port_bandwidth);
-  CHECK(port.queue == static_cast<Tick>(lines * (lines - 1) / 2) * per_line);
+  CHECK(port.queue == static_cast<TickSum>(static_cast<Tick>(lines * (lines - 1) / 2) * per_line));
   // No compute op ran: the pipes saw no request.
   for (std::size_t i = static_cast<std::size_t>(ResourceClass::kTensorPipe); i < kResourceClassCount; ++i) {
     CHECK(u[i].requests == 0);

@@ -3,7 +3,10 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <fstream>
+#include <iterator>
 #include <string>
+#include <string_view>
 
 #include "sim/core/error.h"
 #include "sim/core/memory_budget.h"
@@ -11,7 +14,11 @@
 #include "sim/core/sparse_bitmap.h"
 #include "sim/engine/memory_path.h"
 #include "sim/engine/simulator.h"
+#include "sim/hw/config_loader.h"
+#include "tests/support/cli.h"
 #include "tests/support/engine.h"
+#include "traces/trace_format.h"
+#include "traces/trace_reader.h"
 
 using namespace memwall;
 using namespace memwall::test;
@@ -112,4 +119,44 @@ TEST_CASE("Finding 3: a time that passes the simulator's bound is an error, neve
     VectorTraceSource source(one_tensor(1024), {TestKernel{kernel_info("k"), {ops}}});
     CHECK_THROWS_WITH(simulate(small_config(), source), Catch::Contains("the simulated time would pass"));
   }
+}
+
+// fuzz_replay's finding (tests/fuzz/findings/replay-pipe-queue-overflow): a forged trace whose CTAs
+// each wait close to the 2^62 ps time bound for a pipe made the sum of that pipe class's waits
+// overflow a signed 64-bit Tick (UBSan; in release the reported mean wait wrapped). The sums are
+// 128-bit now: the summed wait is more than 2^63 ps and the mean is the sum over the requests.
+TEST_CASE("Fuzz finding: queueing sums of waits near the time bound do not overflow",
+          "[engine][fuzz]") {
+  std::ifstream in(std::string(MEMWALL_SOURCE_DIR) + "/tests/fuzz/findings/replay-pipe-queue-overflow",
+                   std::ios::binary);
+  REQUIRE(in.good());
+  const std::string input((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  REQUIRE(input.size() > 1);
+  REQUIRE((static_cast<unsigned char>(input[0]) & 1) == 1);  // the harness frames the rest
+  const std::string_view stream = std::string_view(input).substr(1);
+  const std::size_t chunk = (static_cast<unsigned char>(input[0]) >> 1) + 1u;
+  std::string file(kTraceMagic, sizeof kTraceMagic);
+  put_u32(file, kTraceVersion);
+  put_u32(file, 0);
+  for (std::size_t pos = 0; pos < stream.size(); pos += chunk) {
+    const std::string_view payload = stream.substr(pos, chunk);
+    put_u32(file, static_cast<std::uint32_t>(payload.size()));
+    put_u32(file, crc32(payload.data(), payload.size()));
+    file.append(payload);
+  }
+  const std::string path = memwall::test::temp_path("engine", "queue-overflow.mwt");
+  std::ofstream(path, std::ios::binary) << file;
+  TraceReader reader(path);
+  SimOptions options;
+  options.flush_l2_between_kernels = true;
+  const RunResult r = simulate(load_config("hypothetical/teaching-gpu"), reader, options);
+  bool over = false;
+  for (const KernelResult& k : r.kernels) {
+    for (const ResourceUse& u : k.resources) {
+      if (u.requests == 0) continue;
+      CHECK(u.mean_queue() == Approx(static_cast<double>(u.queue) / static_cast<double>(u.requests)));
+      over = over || u.queue > (TickSum{1} << 63);
+    }
+  }
+  CHECK(over);
 }
