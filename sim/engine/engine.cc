@@ -153,7 +153,7 @@ KernelResult Engine::run_kernel(const KernelInfo& info, Tick start) {
   for (std::uint32_t s = 0; s < m_config.sm.count; ++s) {
     const Tick busy = m_sms[s].take_busy_ticks();
     const SmTime& t = m_sm_time[s];
-    const Tick cta_time = t.compute + t.latency + t.bandwidth;
+    const TickSum cta_time = t.compute + t.latency + t.bandwidth;
     if (cta_time > 0) {
       const double scale = static_cast<double>(busy) / static_cast<double>(cta_time);
       k.stall.compute += static_cast<double>(t.compute) * scale;
@@ -387,9 +387,9 @@ void Engine::finish(std::uint32_t id, Tick t) {
   CtaSlot& c = m_slots[id];
   m_sms[c.sm].remove_cta(t);
   SmTime& st = m_sm_time[c.sm];
-  st.compute += c.compute;
-  st.latency += c.latency;
-  st.bandwidth += c.bandwidth;
+  st.compute += static_cast<TickSum>(c.compute);
+  st.latency += static_cast<TickSum>(c.latency);
+  st.bandwidth += static_cast<TickSum>(c.bandwidth);
   ++m_kernel->traffic.ctas;
   m_kernel_end = std::max(m_kernel_end, t);
   if (m_timeline != nullptr) m_timeline->cta(c.sm, c.slot, m_kernel->name, c.index, c.start, t);

@@ -89,10 +89,11 @@ class Engine {
   };
 
   /// Per-SM sums of its CTAs' time split, over the current kernel.
+  /// (Sums over the SM's CTAs: 128-bit, as a forged trace's CTAs may each last near the time bound.)
   struct SmTime {
-    Tick compute = 0;
-    Tick latency = 0;
-    Tick bandwidth = 0;
+    TickSum compute = 0;
+    TickSum latency = 0;
+    TickSum bandwidth = 0;
   };
 
   KernelResult run_kernel(const KernelInfo& info, Tick start);
