@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Builds the Hopper-native kernels of models/cuda/hopper for sm_90a, checks and times them beside
+# cuBLAS, and profiles them under Nsight Compute. Needs an H100/H200 and nvcc; run from anywhere:
+#
+#   models/cuda/hopper/run_gemm.sh OUTDIR            # checks, the full timing table, ncu
+#   QUICK=1 models/cuda/hopper/run_gemm.sh OUTDIR    # one sequence length, fewer launches
+#
+# OUTDIR gets gemm.csv (the timing table: ours and cuBLAS on the same buffers), gemm_ncu.csv (ncu
+# of each kernel once at three shapes) and log.txt: provenance, the ptxas report, SASS opcode
+# counts, the checks against the CPU and cuBLAS, the TMA-related metric names ncu offers.
+# Never changes the GPU's clocks or settings (ncu --clock-control none). Exit status 1 on failure.
+set -u -o pipefail
+out=${1:?usage: run_gemm.sh OUTDIR}
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../../.." && pwd)
+mkdir -p "$out"
+log=$out/log.txt
+bin=$(mktemp -d)
+trap 'rm -rf "$bin"' EXIT
+note() { echo "== $(date -u +%H:%M:%S.%N | cut -c1-12) $*" >>"$log"; }
+flags=(-O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -I"$root")
+status=0
+
+. "$root/models/cuda/provenance.sh"
+provenance "$log" "nvcc: $(nvcc --version | grep release)" \
+  "command: models/cuda/hopper/run_gemm.sh OUTDIR${QUICK:+ (QUICK=1)}" \
+  "tree: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo 'no git metadata')"
+{
+  nvidia-smi --query-gpu=name,driver_version,pstate,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem,power.draw,power.limit,temperature.gpu --format=csv
+  echo "sources (sha256):"
+  (cd "$here" && sha256sum ./*.cu ./*.cuh ./*.sh)
+} >>"$log" 2>&1
+
+note "build: nvcc ${flags[*]} -Xptxas -v"
+if ! nvcc "${flags[@]}" -Xptxas -v -o "$bin/wgmma_gemm" "$here/wgmma_gemm.cu" -lcuda -lcublas \
+    >"$bin/build" 2>&1; then
+  cat "$bin/build" >>"$log"
+  echo "FAILED: build" | tee -a "$log"
+  exit 1
+fi
+grep -E "Compiling entry|Used|spill|warning" "$bin/build" | sed -e 's/ptxas info    : //' | c++filt >>"$log"
+
+note "SASS: opcode counts per kernel"
+cuobjdump -sass "$bin/wgmma_gemm" | awk '
+  /Function :/ { fn = $3; next }
+  /\/\*[0-9a-f]+\*\// {
+    line = $0; sub(/^[ \t]*\/\*[0-9a-f]+\*\/[ \t]*/, "", line); sub(/^@!?U?P[0-9T]+[ \t]+/, "", line)
+    split(line, f, /[ \t;.]+/); op = f[1]
+    if (op ~ /^(HGMMA|HMMA|UTMALDG|UTMASTG|UTMA|SYNCS|USETMAXREG|LDL|STL|WARPGROUP|BAR)/) n[fn " " op]++
+  }
+  END { for (k in n) print k, n[k] }' | sort | c++filt >>"$log" 2>&1
+
+# A hang (a barrier never completing) costs at most the quick run's minute.
+note "run --quick"
+if ! timeout 60 "$bin/wgmma_gemm" --quick >"$out/gemm.csv" 2>>"$log"; then
+  echo "FAILED: wgmma_gemm --quick" | tee -a "$log"
+  tail -20 "$log"
+  exit 1
+fi
+if [[ -z ${QUICK:-} ]]; then
+  note "run"
+  if ! timeout 300 "$bin/wgmma_gemm" >"$out/gemm.csv" 2>>"$log"; then
+    echo "FAILED: wgmma_gemm" | tee -a "$log"
+    status=1
+  fi
+fi
+grep -E "check|FAIL" "$log" | tail -12
+
+note "ncu metric names with tma/bulk"
+ncu --query-metrics --chip gh100 2>/dev/null | grep -iE "tma|bulk|xbar2l1tex|l1tex2xbar" >>"$log" || true
+metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum
+metrics+=,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_write.sum
+metrics+=,lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum
+metrics+=,l1tex__m_xbar2l1tex_read_bytes.sum,l1tex__m_l1tex2xbar_write_bytes.sum
+metrics+=,sm__cycles_elapsed.avg.per_second,smsp__inst_executed.sum,sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active
+extra=$(ncu --query-metrics --chip gh100 2>/dev/null | awk '{print $1}' |
+  grep -iE "^(l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma|l1tex__m_l1tex2xbar_write_bytes_mem_global_op_tma|smsp__inst_executed_op_tma|l1tex__t_bytes_pipe_tma|lts__t_sectors_srcunit_.*tma)" |
+  sed 's/$/.sum/' | paste -sd, -)
+[[ -n $extra ]] && metrics+=,$extra
+echo "metrics: $metrics" >>"$log"
+note "ncu --profile"
+if timeout 240 ncu --clock-control none --kernel-name regex:wgmma_gemm_kernel --metrics "$metrics" \
+    -o "$bin/gemm" "$bin/wgmma_gemm" --profile >>"$log" 2>&1; then
+  ncu -i "$bin/gemm.ncu-rep" --csv --page raw >"$out/gemm_ncu.csv" 2>>"$log"
+else
+  echo "FAILED: ncu" | tee -a "$log"
+  status=1
+fi
+note "done, status $status"
+column -s, -t <"$out/gemm.csv" | cut -c1-150
+exit $status

@@ -1,0 +1,563 @@
+/// A Hopper-native GEMM: TMA loads into a multi-stage mbarrier ring, wgmma.mma_async m64nNk16
+/// fp16 -> fp32, one producer warpgroup and two consumer warpgroups, a persistent grid, and a
+/// TMA store of the output tile. Batched, fp16 in and out:
+///
+///   C[b] (m x n) = alpha . A[b] (m x k) . B[b]^T   with B[b] n x k, row-major ("TN"), or
+///   C[b] (m x n) = alpha . A[b] (m x k) . B[b]     with B[b] k x n, row-major ("NN", N-major B)
+///
+/// all row-major and dense. Naive attention's qk is the TN case (S = Q K^T / sqrt(d)), its pv the
+/// NN case (O = P V); the square 8192^3 GEMM is TN.
+///
+/// The kernel, per CTA (384 threads, one CTA per SM, grid = min(tiles, SMs)):
+/// - warpgroup 0, the producer, gives up registers (setmaxnreg 40) and one of its threads walks
+///   the CTA's tiles and their K-tiles of 64 elements, waiting for a free stage (empty barrier),
+///   then loading the A box (BM x 64) and the B box(es) (BN x 64) into it with
+///   cp.async.bulk.tensor, completing on the stage's full barrier;
+/// - warpgroups 1 and 2, the consumers (setmaxnreg 232), each own BM/2 rows of the tile: per
+///   K-tile they wait for the full barrier, issue 4 k16 steps of wgmma (BM/128 per step), commit,
+///   and release the previous stage once wait_group 1 says its wgmmas are done;
+/// - the epilogue: each consumer scales its accumulators, converts them to fp16 into its own
+///   staging buffer in the 128-byte swizzle the store's tensor map uses (conflict-free), and one
+///   thread stores it with cp.async.bulk.tensor; the next tile's mainloop overlaps that store,
+///   and the producer is already loading the next tile's stages during the epilogue.
+/// Tiles are walked in a grouped order (8 M-tiles per group) so that the CTAs running together
+/// share A and B boxes in the L2.
+///
+/// Shared memory: STAGES x (BM + BN) x 128 bytes of operand boxes (128-byte swizzle, every box
+/// 1024-byte aligned), BM x BN x 2 bytes of output staging, and the barriers.
+///
+/// Usage: wgmma_gemm [--quick | --profile] > gemm.csv   (checks on stderr)
+///   default: the CPU checks, then every case timed (median of 20 launches after 3 warm-ups) beside
+///   cuBLAS (cublasGemmStridedBatchedEx, fp16 in and out, fp32 compute) on the same buffers, its
+///   output the reference; --quick: one sequence length, 5 launches; --profile: three cases, each
+///   kernel launched once after the checks, for ncu.
+#include <cublas_v2.h>
+#include <cuda.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "models/cuda/hopper/hopper_ptx.cuh"
+#include "models/cuda/ubench/ubench_common.cuh"
+
+namespace {
+
+using namespace memwall::hopper;
+
+constexpr int kBK = 64;             // K elements per stage: 128 bytes, one swizzle row
+constexpr int kRowBytes = kBK * 2;  // bytes per box row
+constexpr int kThreads = 384;       // producer + two consumer warpgroups
+constexpr int kGroupM = 8;          // M-tiles per group of the tile order
+
+/// How B is laid out: K-major (B is n x k, C = A B^T) or N-major (B is k x n, C = A B).
+enum BLayout { kBKMajor = 0, kBNMajor = 1 };
+
+template <int BM, int BN, int STAGES, int BL>
+struct Tile {
+  static constexpr int kWgRows = BM / 2;          // rows per consumer warpgroup
+  static constexpr int kMi = kWgRows / 64;        // wgmma row tiles per consumer
+  static constexpr int kABytes = BM * kRowBytes;  // one stage's A box
+  static constexpr int kBBytes = BN * kRowBytes;  // one stage's B box(es)
+  static constexpr int kStageBytes = kABytes + kBBytes;
+  static constexpr int kCBytes = BM * BN * 2;
+  static constexpr int kSmemBytes = 1024 /*alignment slack*/ + STAGES * kStageBytes + kCBytes + 256;
+  static_assert(BM == 128 || BM == 256, "BM: 128 or 256");
+  static_assert(BN == 64 || BN == 128 || BN == 256, "BN: 64, 128 or 256");
+};
+
+/// The tile (batch, m0, n0) of linear index t in the grouped order.
+struct TileCoord {
+  int b, m0, n0;
+};
+__device__ __forceinline__ TileCoord tile_coord(int t, int tiles_m, int tiles_n, int bm, int bn) {
+  const int per_batch = tiles_m * tiles_n;
+  const int b = t / per_batch;
+  const int local = t % per_batch;
+  const int group = local / (kGroupM * tiles_n);
+  const int first_m = group * kGroupM;
+  const int group_m = min(kGroupM, tiles_m - first_m);
+  const int in_group = local % (kGroupM * tiles_n);
+  return {b, (first_m + in_group % group_m) * bm, (in_group / group_m) * bn};
+}
+
+/// The shared-memory carve-up of one CTA (1024-byte aligned: the swizzle pattern needs it).
+template <int BM, int BN, int STAGES, int BL>
+struct Smem {
+  using T = Tile<BM, BN, STAGES, BL>;
+  unsigned char* a;        // STAGES x kABytes
+  unsigned char* b;        // STAGES x kBBytes
+  unsigned char* staging;  // kCBytes: consumer cw's rows at cw x kWgRows x BN x 2
+  std::uint64_t* full;     // STAGES: the stage's boxes have landed
+  std::uint64_t* empty;    // STAGES: both consumers are done with the stage
+  __device__ explicit Smem(unsigned char* raw) {
+    a = reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(raw) + 1023) &
+                                         ~std::uintptr_t(1023));
+    b = a + STAGES * T::kABytes;
+    staging = a + STAGES * T::kStageBytes;
+    full = reinterpret_cast<std::uint64_t*>(staging + T::kCBytes);
+    empty = full + STAGES;
+  }
+};
+
+/// The walk over the CTA's tiles (persistent: tiles blockIdx.x, + gridDim.x, ...).
+struct Schedule {
+  int m, n, k, batch, tiles_m, tiles_n, tiles, k_tiles;
+  __device__ Schedule(int m_, int n_, int k_, int batch_, int bm, int bn)
+      : m(m_), n(n_), k(k_), batch(batch_), tiles_m((m_ + bm - 1) / bm),
+        tiles_n((n_ + bn - 1) / bn), tiles(tiles_m * tiles_n * batch_),
+        k_tiles((k_ + kBK - 1) / kBK) {}
+};
+
+/// One thread of the producer warpgroup: fills the stages, in the consumers' order.
+template <int BM, int BN, int STAGES, int BL>
+__device__ void produce(const CUtensorMap& map_a, const CUtensorMap& map_b,
+                        const Smem<BM, BN, STAGES, BL>& sm, const Schedule& sc) {
+  using T = Tile<BM, BN, STAGES, BL>;
+  int it = 0;  // K-tiles issued so far, over all of this CTA's tiles
+  for (int t = blockIdx.x; t < sc.tiles; t += gridDim.x) {
+    const TileCoord c = tile_coord(t, sc.tiles_m, sc.tiles_n, BM, BN);
+    for (int kt = 0; kt < sc.k_tiles; ++kt, ++it) {
+      const int s = it % STAGES;
+      mbarrier_wait(&sm.empty[s], ((it / STAGES) & 1) ^ 1);
+      mbarrier_arrive_expect_tx(&sm.full[s], T::kStageBytes);
+      tma_load_3d(sm.a + s * T::kABytes, &map_a, &sm.full[s], kt * kBK, c.m0, c.b);
+      if constexpr (BL == kBKMajor) {
+        tma_load_3d(sm.b + s * T::kBBytes, &map_b, &sm.full[s], kt * kBK, c.n0, c.b);
+      } else {
+#pragma unroll
+        for (int j = 0; j < BN / 64; ++j) {  // 64 columns (128 bytes) x 64 k-rows per box
+          tma_load_3d(sm.b + s * T::kBBytes + j * 64 * kRowBytes, &map_b, &sm.full[s],
+                      c.n0 + 64 * j, kt * kBK, c.b);
+        }
+      }
+    }
+  }
+}
+
+/// One consumer warpgroup (cw = 0 or 1: rows cw x kWgRows .. of every tile).
+template <int BM, int BN, int STAGES, int BL>
+__device__ void consume(const CUtensorMap& map_c, const Smem<BM, BN, STAGES, BL>& sm,
+                        const Schedule& sc, int cw, float alpha) {
+  using T = Tile<BM, BN, STAGES, BL>;
+  const int tid = threadIdx.x % 128, warp = tid / 32, lane = tid % 32;
+  unsigned char* staging = sm.staging + cw * T::kWgRows * BN * 2;
+  float acc[T::kMi][BN / 2];
+  int it = 0;
+  for (int t = blockIdx.x; t < sc.tiles; t += gridDim.x) {
+    const TileCoord c = tile_coord(t, sc.tiles_m, sc.tiles_n, BM, BN);
+    for (int kt = 0; kt < sc.k_tiles; ++kt, ++it) {
+      const int s = it % STAGES;
+      mbarrier_wait(&sm.full[s], (it / STAGES) & 1);
+      const std::uint32_t a_base = smem_addr(sm.a + s * T::kABytes) + cw * T::kWgRows * kRowBytes;
+      const std::uint32_t b_base = smem_addr(sm.b + s * T::kBBytes);
+#pragma unroll
+      for (int i = 0; i < T::kMi; ++i) pin(acc[i]);
+      wgmma_fence();
+#pragma unroll
+      for (int kk = 0; kk < kBK / 16; ++kk) {
+        // K-major operands: 16 k-elements are 32 bytes along the swizzled row, 8-row groups
+        // 1024 bytes apart. N-major B: 16 k-rows (2048 bytes) per step, 8-row groups 1024 bytes
+        // apart, 64-column boxes 64 x 128 bytes apart.
+        const std::uint64_t desc_b =
+            BL == kBKMajor ? smem_descriptor(b_base + kk * 32, 16, 8 * kRowBytes, Swizzle::k128B)
+                           : smem_descriptor(b_base + kk * 16 * kRowBytes, 64 * kRowBytes,
+                                             8 * kRowBytes, Swizzle::k128B);
+#pragma unroll
+        for (int i = 0; i < T::kMi; ++i) {
+          const std::uint64_t desc_a = smem_descriptor(a_base + i * 64 * kRowBytes + kk * 32, 16,
+                                                       8 * kRowBytes, Swizzle::k128B);
+          Wgmma<BN, BL>::mma(acc[i], desc_a, desc_b, kt > 0 || kk > 0);
+        }
+      }
+      wgmma_commit();
+      wgmma_wait<1>();
+      // The previous K-tile's wgmmas are done: its stage may be refilled.
+      if (kt > 0 && tid == 0) mbarrier_arrive(&sm.empty[(it - 1) % STAGES]);
+    }
+    wgmma_wait<0>();
+#pragma unroll
+    for (int i = 0; i < T::kMi; ++i) pin(acc[i]);
+    if (tid == 0) mbarrier_arrive(&sm.empty[(it - 1) % STAGES]);
+
+    // Epilogue. The previous tile's store must have read the staging buffer first.
+    if (tid == 0) bulk_wait_read<0>();
+    named_barrier_sync(1 + cw, 128);
+#pragma unroll
+    for (int i = 0; i < T::kMi; ++i) {
+#pragma unroll
+      for (int r = 0; r < BN / 2; r += 2) {
+        const int row = i * 64 + 16 * warp + lane / 4 + 8 * ((r / 2) % 2);
+        const int col = 8 * (r / 4) + 2 * (lane % 4);
+        // 64-column sub-tile, then the 128-byte swizzle: 16-byte chunk index ^ (row % 8).
+        const int chunk = ((col % 64) / 8) ^ (row % 8);
+        unsigned char* dst = staging + (col / 64) * T::kWgRows * kRowBytes + row * kRowBytes +
+                             chunk * 16 + (col % 8) * 2;
+        *reinterpret_cast<__half2*>(dst) =
+            __floats2half2_rn(alpha * acc[i][r], alpha * acc[i][r + 1]);
+      }
+    }
+    fence_proxy_async();
+    named_barrier_sync(1 + cw, 128);
+    if (tid == 0) {
+#pragma unroll
+      for (int j = 0; j < BN / 64; ++j) {
+        tma_store_3d(&map_c, staging + j * T::kWgRows * kRowBytes, c.n0 + 64 * j,
+                     c.m0 + cw * T::kWgRows, c.b);
+      }
+      bulk_commit();
+    }
+  }
+  if (tid == 0) bulk_wait<0>();
+}
+
+template <int BM, int BN, int STAGES, int BL>
+__global__ void __launch_bounds__(kThreads, 1)
+    wgmma_gemm_kernel(const __grid_constant__ CUtensorMap map_a,
+                      const __grid_constant__ CUtensorMap map_b,
+                      const __grid_constant__ CUtensorMap map_c, int m, int n, int k, int batch,
+                      float alpha) {
+  extern __shared__ unsigned char smem_raw[];
+  const Smem<BM, BN, STAGES, BL> sm(smem_raw);
+  const Schedule sc(m, n, k, batch, BM, BN);
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < STAGES; ++s) {
+      mbarrier_init(&sm.full[s], 1);
+      mbarrier_init(&sm.empty[s], 2);  // one arrival per consumer warpgroup
+    }
+    mbarrier_init_fence();
+  }
+  __syncthreads();
+  const int wg = threadIdx.x / 128;
+  if (wg == 0) {
+    setmaxnreg_dec<40>();
+    if (threadIdx.x == 0) produce(map_a, map_b, sm, sc);
+  } else {
+    setmaxnreg_inc<232>();
+    consume(map_c, sm, sc, wg - 1, alpha);
+  }
+}
+
+// ---- host -------------------------------------------------------------------------------------
+
+#define CU_CHECK(call)                                                                     \
+  do {                                                                                     \
+    CUresult r_ = (call);                                                                  \
+    if (r_ != CUDA_SUCCESS) {                                                              \
+      const char* s_ = nullptr;                                                            \
+      cuGetErrorString(r_, &s_);                                                           \
+      ::ubench::fail(__FILE__, __LINE__, #call, s_ ? s_ : "unknown driver error");          \
+    }                                                                                      \
+  } while (0)
+#define CUBLAS_CHECK(call)                                                        \
+  do {                                                                            \
+    cublasStatus_t st_ = (call);                                                  \
+    if (st_ != CUBLAS_STATUS_SUCCESS) {                                           \
+      ::ubench::fail(__FILE__, __LINE__, #call, cublasGetStatusString(st_));      \
+    }                                                                             \
+  } while (0)
+
+/// A 3-D row-major fp16 tensor [batch][rows][cols] with a box of box_cols x box_rows x 1 in the
+/// 128-byte swizzle (box_cols must be 64: one 128-byte row).
+CUtensorMap make_map(const __half* base, int cols, int rows, int batch, int box_cols, int box_rows) {
+  CUtensorMap map;
+  const cuuint64_t dims[3] = {cuuint64_t(cols), cuuint64_t(rows), cuuint64_t(batch)};
+  const cuuint64_t strides[2] = {cuuint64_t(cols) * 2, cuuint64_t(cols) * rows * 2};
+  const cuuint32_t box[3] = {cuuint32_t(box_cols), cuuint32_t(box_rows), 1};
+  const cuuint32_t elem_strides[3] = {1, 1, 1};
+  CU_CHECK(cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 3,
+                                  const_cast<__half*>(base), dims, strides, box, elem_strides,
+                                  CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+  return map;
+}
+
+struct Problem {
+  int batch, m, n, k;
+  BLayout layout;
+  float alpha;
+};
+
+struct KernelConfig {
+  const char* name;
+  int bm, bn, stages;
+  BLayout layout;
+  void (*kernel)(CUtensorMap, CUtensorMap, CUtensorMap, int, int, int, int, float);
+  int smem;
+};
+
+template <int BM, int BN, int STAGES, int BL>
+KernelConfig config(const char* name) {
+  return {name, BM, BN, STAGES, BLayout(BL), wgmma_gemm_kernel<BM, BN, STAGES, BL>,
+          Tile<BM, BN, STAGES, BL>::kSmemBytes};
+}
+
+int g_sms = 0;
+
+/// Launches `cfg` on `p`: a is batch x m x k, b batch x n x k (K-major) or batch x k x n.
+void launch(const KernelConfig& cfg, const Problem& p, const __half* a, const __half* b, __half* c,
+            cudaStream_t stream) {
+  const CUtensorMap ma = make_map(a, p.k, p.m, p.batch, 64, cfg.bm);
+  const CUtensorMap mb = p.layout == kBKMajor ? make_map(b, p.k, p.n, p.batch, 64, cfg.bn)
+                                              : make_map(b, p.n, p.k, p.batch, 64, 64);
+  const CUtensorMap mc = make_map(c, p.n, p.m, p.batch, 64, cfg.bm / 2);
+  const long long tiles =
+      (long long)((p.m + cfg.bm - 1) / cfg.bm) * ((p.n + cfg.bn - 1) / cfg.bn) * p.batch;
+  const int grid = int(std::min<long long>(tiles, g_sms));
+  cfg.kernel<<<grid, kThreads, cfg.smem, stream>>>(ma, mb, mc, p.m, p.n, p.k, p.batch, p.alpha);
+  UB_CHECK_LAUNCH(cfg.name);
+}
+
+/// cuBLAS's answer to the same problem (column-major view: C^T = B' A^T).
+void launch_cublas(cublasHandle_t h, const Problem& p, const __half* a, const __half* b, __half* c,
+                   cudaStream_t stream) {
+  CUBLAS_CHECK(cublasSetStream(h, stream));
+  const float beta = 0.0f;
+  const bool kmajor = p.layout == kBKMajor;
+  CUBLAS_CHECK(cublasGemmStridedBatchedEx(
+      h, kmajor ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, p.n, p.m, p.k, &p.alpha, b, CUDA_R_16F,
+      kmajor ? p.k : p.n, (long long)p.n * p.k, a, CUDA_R_16F, p.k, (long long)p.m * p.k, &beta, c,
+      CUDA_R_16F, p.n, (long long)p.m * p.n, p.batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+
+struct Buffers {
+  __half *a = nullptr, *b = nullptr, *c = nullptr, *c_ref = nullptr;
+  size_t na = 0, nb = 0, nc = 0;
+};
+
+__global__ void fill_random(__half* x, size_t n, unsigned seed, float scale) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+    unsigned h = unsigned(i) * 2654435761u ^ seed;
+    h ^= h >> 15; h *= 2246822519u; h ^= h >> 13; h *= 3266489917u; h ^= h >> 16;
+    x[i] = __float2half(scale * (float(h & 0xFFFFFF) / float(0x1000000) * 2.0f - 1.0f));
+  }
+}
+
+Buffers alloc(const Problem& p, unsigned seed) {
+  Buffers bf;
+  bf.na = size_t(p.batch) * p.m * p.k;
+  bf.nb = size_t(p.batch) * p.n * p.k;
+  bf.nc = size_t(p.batch) * p.m * p.n;
+  UB_CHECK(cudaMalloc(&bf.a, bf.na * 2));
+  UB_CHECK(cudaMalloc(&bf.b, bf.nb * 2));
+  UB_CHECK(cudaMalloc(&bf.c, bf.nc * 2));
+  UB_CHECK(cudaMalloc(&bf.c_ref, bf.nc * 2));
+  fill_random<<<1024, 256>>>(bf.a, bf.na, seed, 1.0f);
+  fill_random<<<1024, 256>>>(bf.b, bf.nb, seed * 7 + 1, 1.0f);
+  UB_CHECK_LAUNCH("fill_random");
+  return bf;
+}
+void release(Buffers& bf) {
+  UB_CHECK(cudaFree(bf.a));
+  UB_CHECK(cudaFree(bf.b));
+  UB_CHECK(cudaFree(bf.c));
+  UB_CHECK(cudaFree(bf.c_ref));
+}
+
+/// ||got - ref|| / ||ref|| over fp16 outputs; unwritten (NaN-poisoned) elements count as failure.
+double rel_err(const std::vector<__half>& got, const std::vector<double>& ref, int* bad) {
+  double e2 = 0, r2 = 0;
+  *bad = 0;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    const double g = __half2float(got[i]);
+    if (!std::isfinite(g)) ++*bad;
+    e2 += (g - ref[i]) * (g - ref[i]);
+    r2 += ref[i] * ref[i];
+  }
+  return std::sqrt(e2 / r2);
+}
+
+/// Sums (got - ref)^2, ref^2 and the non-finite elements of got over n fp16 values.
+__global__ void error_sums(const __half* got, const __half* ref, size_t n, double* sums) {
+  double e2 = 0, r2 = 0, bad = 0;
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
+       i += size_t(gridDim.x) * blockDim.x) {
+    const double g = __half2float(got[i]), r = __half2float(ref[i]);
+    if (!isfinite(g)) bad += 1;
+    e2 += (g - r) * (g - r);
+    r2 += r * r;
+  }
+  for (int o = 16; o > 0; o /= 2) {
+    e2 += __shfl_down_sync(0xFFFFFFFFu, e2, o);
+    r2 += __shfl_down_sync(0xFFFFFFFFu, r2, o);
+    bad += __shfl_down_sync(0xFFFFFFFFu, bad, o);
+  }
+  if (threadIdx.x % 32 == 0) {
+    atomicAdd(&sums[0], e2);
+    atomicAdd(&sums[1], r2);
+    atomicAdd(&sums[2], bad);
+  }
+}
+
+/// ||got - ref|| / ||ref|| on the device; *bad gets the non-finite (unwritten) elements of got.
+double device_rel_err(const __half* got, const __half* ref, size_t n, long long* bad) {
+  double* sums = nullptr;
+  UB_CHECK(cudaMalloc(&sums, 3 * sizeof(double)));
+  UB_CHECK(cudaMemset(sums, 0, 3 * sizeof(double)));
+  error_sums<<<1024, 256>>>(got, ref, n, sums);
+  UB_CHECK_LAUNCH("error_sums");
+  double h[3];
+  UB_CHECK(cudaMemcpy(h, sums, sizeof h, cudaMemcpyDeviceToHost));
+  UB_CHECK(cudaFree(sums));
+  *bad = (long long)h[2];
+  return std::sqrt(h[0] / h[1]);
+}
+
+std::vector<__half> download(const __half* d, size_t n) {
+  std::vector<__half> h(n);
+  UB_CHECK(cudaMemcpy(h.data(), d, n * 2, cudaMemcpyDeviceToHost));
+  return h;
+}
+
+/// Small problems with ragged edges against a CPU reference in double.
+bool check_cpu(const KernelConfig& cfg, const Problem& p) {
+  Buffers bf = alloc(p, 12345u + p.m);
+  UB_CHECK(cudaMemset(bf.c, 0xFF, bf.nc * 2));  // NaN poison
+  launch(cfg, p, bf.a, bf.b, bf.c, nullptr);
+  UB_CHECK(cudaDeviceSynchronize());
+  const auto a = download(bf.a, bf.na), b = download(bf.b, bf.nb), c = download(bf.c, bf.nc);
+  std::vector<double> ref(bf.nc);
+  for (int z = 0; z < p.batch; ++z) {
+    for (int i = 0; i < p.m; ++i) {
+      for (int j = 0; j < p.n; ++j) {
+        double s = 0;
+        for (int kk = 0; kk < p.k; ++kk) {
+          const double x = __half2float(a[(size_t(z) * p.m + i) * p.k + kk]);
+          const double y = p.layout == kBKMajor ? __half2float(b[(size_t(z) * p.n + j) * p.k + kk])
+                                                : __half2float(b[(size_t(z) * p.k + kk) * p.n + j]);
+          s += x * y;
+        }
+        ref[(size_t(z) * p.m + i) * p.n + j] = p.alpha * s;
+      }
+    }
+  }
+  int bad = 0;
+  const double e = rel_err(c, ref, &bad);
+  const bool ok = bad == 0 && e < 1e-2;
+  std::fprintf(stderr, "check-cpu %s batch=%d m=%d n=%d k=%d: rel_err %.3e, unwritten %d: %s\n",
+               cfg.name, p.batch, p.m, p.n, p.k, e, bad, ok ? "pass" : "FAIL");
+  release(bf);
+  return ok;
+}
+
+template <class F>
+double median_ms(F&& f, int reps) {
+  cudaEvent_t e0, e1;
+  UB_CHECK(cudaEventCreate(&e0));
+  UB_CHECK(cudaEventCreate(&e1));
+  std::vector<float> ms;
+  if (reps == 0) {  // profile: one untimed launch
+    f();
+    UB_CHECK(cudaDeviceSynchronize());
+    return 0.0;
+  }
+  for (int i = 0; i < 3; ++i) f();
+  for (int i = 0; i < reps; ++i) {
+    UB_CHECK(cudaEventRecord(e0));
+    f();
+    UB_CHECK(cudaEventRecord(e1));
+    UB_CHECK(cudaEventSynchronize(e1));
+    float x = 0;
+    UB_CHECK(cudaEventElapsedTime(&x, e0, e1));
+    ms.push_back(x);
+  }
+  UB_CHECK(cudaEventDestroy(e0));
+  UB_CHECK(cudaEventDestroy(e1));
+  return ubench::median(ms);
+}
+
+struct Case {
+  const char* label;  // what the shape is (gemm, naive-qk, naive-pv)
+  Problem p;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  const bool profile = argc > 1 && std::strcmp(argv[1], "--profile") == 0;
+  cudaDeviceProp prop{};
+  UB_CHECK(cudaGetDeviceProperties(&prop, 0));
+  UB_REQUIRE(prop.major == 9 && prop.minor == 0, "wgmma needs a compute capability 9.0 GPU");
+  g_sms = prop.multiProcessorCount;
+
+  const std::vector<KernelConfig> tn = {config<128, 128, 4, kBKMajor>("wgmma_128x128x4_tn"),
+                                        config<128, 256, 3, kBKMajor>("wgmma_128x256x3_tn"),
+                                        config<256, 128, 3, kBKMajor>("wgmma_256x128x3_tn")};
+  const std::vector<KernelConfig> nn = {config<128, 64, 4, kBNMajor>("wgmma_128x64x4_nn"),
+                                        config<128, 128, 4, kBNMajor>("wgmma_128x128x4_nn")};
+  for (const auto* list : {&tn, &nn}) {
+    for (const KernelConfig& cfg : *list) {
+      UB_CHECK(cudaFuncSetAttribute(cfg.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    cfg.smem));
+    }
+  }
+
+  bool ok = true;
+  for (const KernelConfig& cfg : tn) {
+    ok &= check_cpu(cfg, {2, 200, 264, 136, kBKMajor, 0.5f});
+    ok &= check_cpu(cfg, {1, 384, 512, 256, kBKMajor, 1.0f});
+  }
+  for (const KernelConfig& cfg : nn) {
+    ok &= check_cpu(cfg, {2, 200, cfg.bn, 200, kBNMajor, 1.0f});
+    ok &= check_cpu(cfg, {1, 256, cfg.bn, 512, kBNMajor, 0.25f});
+  }
+
+  std::vector<Case> cases = {{"gemm", {1, 8192, 8192, 8192, kBKMajor, 1.0f}}};
+  const int seqs_full[] = {1024, 2048, 4096, 8192, 16384};
+  const int seqs_quick[] = {4096};
+  for (int bh : {8, 64}) {
+    for (int d : {64, 128}) {
+      for (int s : quick || profile ? std::vector<int>(seqs_quick, seqs_quick + 1)
+                         : std::vector<int>(seqs_full, seqs_full + 5)) {
+        if (bh == 64 && s == 16384) continue;  // the sweep stops at 8192 for B*H = 64
+        if (profile && (bh != 64 || d != 128)) continue;
+        cases.push_back({"naive-qk", {bh, s, s, d, kBKMajor, 1.0f / std::sqrt(float(d))}});
+        cases.push_back({"naive-pv", {bh, s, d, s, kBNMajor, 1.0f}});
+      }
+    }
+  }
+
+  cublasHandle_t handle;
+  CUBLAS_CHECK(cublasCreate(&handle));
+  std::printf("shape,batch,m,n,k,kernel,ms,tflops,rel_err_vs_cublas,cublas_ms,cublas_tflops,ratio\n");
+  for (const Case& cs : cases) {
+    const Problem& p = cs.p;
+    Buffers bf = alloc(p, 99u + p.m + p.k);
+    const double flop = 2.0 * p.batch * double(p.m) * p.n * p.k;
+    const int reps = profile ? 0 : quick ? 5 : 20;
+    const double cublas_ms =
+        median_ms([&] { launch_cublas(handle, p, bf.a, bf.b, bf.c_ref, nullptr); }, reps);
+    UB_CHECK(cudaDeviceSynchronize());
+    for (const KernelConfig& cfg : p.layout == kBKMajor ? tn : nn) {
+      if (p.layout == kBNMajor && cfg.bn != p.n) continue;
+      UB_CHECK(cudaMemset(bf.c, 0xFF, bf.nc * 2));
+      launch(cfg, p, bf.a, bf.b, bf.c, nullptr);
+      UB_CHECK(cudaDeviceSynchronize());
+      long long bad = 0;
+      const double e = device_rel_err(bf.c, bf.c_ref, bf.nc, &bad);
+      if (bad != 0 || !(e < 1e-2)) {
+        std::fprintf(stderr, "FAIL %s %s: rel_err vs cuBLAS %.3e, unwritten %lld\n", cs.label, cfg.name, e, bad);
+        ok = false;
+      }
+      const double ms = median_ms([&] { launch(cfg, p, bf.a, bf.b, bf.c, nullptr); }, reps);
+      std::printf("%s,%d,%d,%d,%d,%s,%.5f,%.1f,%.3e,%.5f,%.1f,%.3f\n", cs.label, p.batch, p.m, p.n,
+                  p.k, cfg.name, ms, flop / ms * 1e-9, e, cublas_ms, flop / cublas_ms * 1e-9,
+                  cublas_ms / ms);
+      std::fflush(stdout);
+    }
+    release(bf);
+  }
+  CUBLAS_CHECK(cublasDestroy(handle));
+  std::fprintf(stderr, ok ? "all checks passed\n" : "SOME CHECKS FAILED\n");
+  return ok ? 0 : 1;
+}
