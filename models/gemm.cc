@@ -5,6 +5,7 @@
 
 #include "models/checked_bytes.h"
 #include "models/launch.h"
+#include "models/wgmma_gemm.h"
 #include "models/workload.h"
 #include "sim/core/error.h"
 
@@ -14,8 +15,26 @@ namespace {
 /// Threads of a gemm CTA (8 warps).
 constexpr std::uint32_t kThreads = 256;
 
-/// C = A·B (A: m×k, B: k×n, row-major): one CTA per tile_m × tile_n output tile, in row-major
-/// tile order, looping over k in chunks of tile_k; C stored once per tile.
+/// The wgmma kernel's product: B is k × n row-major (N-major), tiles tile_m × tile_n.
+WgmmaGemm wgmma_of(const WorkloadParams& p, std::uint8_t a, std::uint8_t b, std::uint8_t c) {
+  WgmmaGemm g;
+  g.a = a;
+  g.b = b;
+  g.c = c;
+  g.m = p.m;
+  g.n = p.n;
+  g.k = p.k;
+  g.b_n_major = true;
+  g.bm = *p.tile_m;
+  g.bn = *p.tile_n;
+  g.element_bytes = p.element_size();
+  g.stages = wgmma_stages(g.bm, g.bn, g.element_bytes, p.smem_limit_bytes.value_or(0));
+  return g;
+}
+
+/// C = A·B (A: m×k, B: k×n, row-major). mma_sync: one CTA per tile_m × tile_n output tile, in
+/// row-major tile order, looping over k in chunks of tile_k; C stored once per tile. wgmma: the
+/// Hopper kernel (models/wgmma_gemm.h) on the same tiles, K-tile 64.
 class Gemm final : public BackendWorkload<Gemm> {
  public:
   explicit Gemm(const WorkloadParams& p) : BackendWorkload(p) {
@@ -31,6 +50,14 @@ class Gemm final : public BackendWorkload<Gemm> {
   void run(std::size_t kernel, std::uint64_t cta, Backend& be, Recorder& rec) const {
     if (kernel != 0) return;
     const WorkloadParams& p = params();
+    if (p.gemm == GemmKernel::wgmma) {
+      const WgmmaGemm g = wgmma_of(p, m_a, m_b, m_c);
+      wgmma_gemm_cta(g, cta, g.grid(p.sm_count), 1.0,
+                     [this](std::uint8_t id, std::uint64_t r, std::uint64_t rs, std::uint64_t c,
+                            std::uint64_t cs) { return box(id, r, rs, c, cs); },
+                     be, rec);
+      return;
+    }
     const std::uint64_t s = p.element_size();
     const std::uint64_t tm = *p.tile_m, tn = *p.tile_n, tk = *p.tile_k;
     const std::uint64_t gn = ceil_div(p.n, tn);
@@ -45,7 +72,7 @@ class Gemm final : public BackendWorkload<Gemm> {
       rec.load(m_b, box(m_b, k0, kw, c0, cols), 0);
       rec.wait(0);
       rec.smem((rows * kw + kw * cols) * s);
-      rec.compute(ComputeUnit::tensor, 2 * rows * cols * kw);
+      rec.compute(ComputeUnit::mma_sync, 2 * rows * cols * kw);
       if constexpr (Backend::kNumeric) {
         acc += be.t(m_a).block(e(r0), e(k0), e(rows), e(kw)) *
                be.t(m_b).block(e(k0), e(c0), e(kw), e(cols));
@@ -102,10 +129,11 @@ constexpr ParamSpec kParams[] = {
      .flag = "--tile-k",
      .type = ParamType::kTile,
      .unit = "elements",
-     .help = "k chunk per loop step",
-     .default_value = 32,
+     .help = "k chunk per loop step (wgmma: 64, the kernel's K-tile, and nothing else)",
+     .default_text = "32 (mma_sync), 64 (wgmma)",
      .min = 1,
      .field = field_of<&WorkloadParams::tile_k>()},
+    kGemmParam,
 };
 
 class GemmPlugin final : public WorkloadPlugin {
@@ -118,6 +146,22 @@ class GemmPlugin final : public WorkloadPlugin {
   std::span<const ParamSpec> params() const override { return kParams; }
 
   void resolve(WorkloadParams& p) const override {
+    if (p.gemm == GemmKernel::wgmma) {
+      if (!p.tile_k) p.tile_k = static_cast<std::uint32_t>(kWgmmaTileK);
+      if (*p.tile_k != kWgmmaTileK) {
+        throw UsageError("--gemm wgmma: tile_k must be 64 (the kernel's K-tile: one 128-byte "
+                         "row of fp16), got " + std::to_string(*p.tile_k));
+      }
+      check_wgmma_tile(*p.tile_m, *p.tile_n, "tile_m", "tile_n");
+      if (p.dtype != Dtype::fp16) throw UsageError("--gemm wgmma: the kernel is fp16 only (--dtype fp16)");
+      if (wgmma_stages(*p.tile_m, *p.tile_n, p.element_size(), p.smem_limit_bytes.value_or(0)) == 0) {
+        throw UsageError("--gemm wgmma: a " + std::to_string(*p.tile_m) + " × " +
+                         std::to_string(*p.tile_n) + " tile does not fit two stages in " +
+                         (p.smem_limit_source.empty() ? "227 KiB" : p.smem_limit_source) +
+                         " of shared memory");
+      }
+    }
+    if (!p.tile_k) p.tile_k = 32;
     // Every tensor and every traffic term must fit in 64 bits (and a row in a 32-bit box field).
     const std::uint64_t s = p.element_size();
     const std::uint64_t a = checked_mul({p.m, p.k, s}, "A (m·k)");
@@ -132,6 +176,7 @@ class GemmPlugin final : public WorkloadPlugin {
   }
 
   std::vector<KernelInfo> launches(const WorkloadParams& p) const override {
+    if (p.gemm == GemmKernel::wgmma) return {wgmma_of(p, 0, 1, 2).launch("gemm", p.sm_count)};
     const std::uint64_t tm = std::min<std::uint64_t>(*p.tile_m, p.m);
     const std::uint64_t tn = std::min<std::uint64_t>(*p.tile_n, p.n);
     const std::uint64_t tk = std::min<std::uint64_t>(*p.tile_k, p.k);

@@ -7,6 +7,7 @@
 #include "models/attention_params.h"
 #include "models/checked_bytes.h"
 #include "models/launch.h"
+#include "models/wgmma_gemm.h"
 #include "models/workload.h"
 #include "models/reference.h"
 
@@ -22,6 +23,32 @@ constexpr std::uint64_t kPvWarpsM = 4, kPvWarpsN = 2;
 constexpr auto kMmaThreads = static_cast<std::uint32_t>(kQkWarpsM * kQkWarpsN * 32);
 /// Warp instructions of naive_softmax_kernel per row and per 1024 keys (sm_90 SASS, measured).
 constexpr std::uint64_t kSoftmaxIssuePerRow = 188, kSoftmaxIssuePer1024Keys = 671;
+
+/// `--gemm wgmma`'s qk (S = scale·QKᵀ, K K-major, block_q × block_kv tiles, over the head dim)
+/// and pv (O = PV, V N-major, block_q × d tiles, over the keys) as the Hopper kernel runs them;
+/// the query heads of one K/V head read its K and V (models/wgmma_gemm.h). Tensor ids are
+/// Naive's: Q, K, V, S, P, O in declaration order.
+WgmmaGemm wgmma_qk(const WorkloadParams& p) {
+  WgmmaGemm g;
+  g.a = 0, g.b = 1, g.c = 3;
+  g.batch = p.batch_heads(), g.m = p.seq, g.n = p.kv_seq(), g.k = p.head_dim;
+  g.b_group = p.group_size();
+  g.bm = *p.block_q, g.bn = *p.block_kv;
+  g.element_bytes = p.element_size();
+  g.stages = wgmma_stages(g.bm, g.bn, g.element_bytes, p.smem_limit_bytes.value_or(0));
+  return g;
+}
+WgmmaGemm wgmma_pv(const WorkloadParams& p) {
+  WgmmaGemm g;
+  g.a = 4, g.b = 2, g.c = 5;
+  g.batch = p.batch_heads(), g.m = p.seq, g.n = p.head_dim, g.k = p.kv_seq();
+  g.b_n_major = true;
+  g.b_group = p.group_size();
+  g.bm = *p.block_q, g.bn = p.head_dim;
+  g.element_bytes = p.element_size();
+  g.stages = wgmma_stages(g.bm, g.bn, g.element_bytes, p.smem_limit_bytes.value_or(0));
+  return g;
+}
 
 /// Naive attention (Algorithm 0), three launches: qk (S = scale·QKᵀ), softmax (P = softmax(S)
 /// by rows), pv (O = PV). Tiling per the contract in docs/models.md.
@@ -43,6 +70,16 @@ class Naive final : public BackendWorkload<Naive> {
   friend class BackendWorkload<Naive>;
   template <class Backend>
   void run(std::size_t kernel, std::uint64_t cta, Backend& be, Recorder& rec) const {
+    const WorkloadParams& p = params();
+    if (p.gemm == GemmKernel::wgmma && kernel != 1) {
+      const WgmmaGemm g = kernel == 0 ? wgmma_qk(p) : wgmma_pv(p);
+      const double alpha = kernel == 0 ? 1.0 / std::sqrt(static_cast<double>(p.head_dim)) : 1.0;
+      wgmma_gemm_cta(g, cta, g.grid(p.sm_count), alpha,
+                     [this](std::uint8_t id, std::uint64_t r, std::uint64_t rs, std::uint64_t c,
+                            std::uint64_t cs) { return box(id, r, rs, c, cs); },
+                     be, rec);
+      return;
+    }
     if (kernel == 0) qk(cta, be, rec);
     if (kernel == 1) softmax(cta, be, rec);
     if (kernel == 2) pv(cta, be, rec);
@@ -200,6 +237,7 @@ constexpr ParamSpec kParams[] = {
      .max = 32,
      .max_reason = "one warp per row, at most 1024 threads per CTA",
      .field = field_of<&WorkloadParams::softmax_rows>()},
+    kGemmParam,
 };
 
 class NaivePlugin final : public WorkloadPlugin {
@@ -213,6 +251,23 @@ class NaivePlugin final : public WorkloadPlugin {
 
   void resolve(WorkloadParams& p) const override {
     const std::uint64_t qkv = check_attention_shape(p);
+    if (p.gemm == GemmKernel::wgmma) {
+      check_wgmma_tile(*p.block_q, *p.block_kv, "block_q", "block_kv");
+      check_wgmma_tile(*p.block_q, p.head_dim, "block_q", "head_dim (pv's tile is block_q × d)");
+      if (*p.block_k != kWgmmaTileK) {
+        throw UsageError("--gemm wgmma: block_k must be 64 (the kernel's K-tile), got " +
+                         std::to_string(*p.block_k));
+      }
+      if (p.dtype != Dtype::fp16) throw UsageError("--gemm wgmma: the kernel is fp16 only (--dtype fp16)");
+      for (const WgmmaGemm& g : {wgmma_qk(p), wgmma_pv(p)}) {
+        if (g.stages == 0) {
+          throw UsageError("--gemm wgmma: a " + std::to_string(g.bm) + " × " + std::to_string(g.bn) +
+                           " tile does not fit two stages in " +
+                           (p.smem_limit_source.empty() ? "227 KiB" : p.smem_limit_source) +
+                           " of shared memory");
+        }
+      }
+    }
     const std::uint64_t snn = checked_mul({p.batch_heads(), p.seq, *p.seq_kv, p.element_size()},
                                           "S (batch·heads·seq·seq_kv)");
     checked_mul(qkv, ceil_div(*p.seq_kv, *p.block_kv), "the Q traffic of qk");
@@ -228,12 +283,16 @@ class NaivePlugin final : public WorkloadPlugin {
     const std::uint64_t bc = std::min<std::uint64_t>(*p.block_kv, nkv);
     const std::uint64_t bk = std::min<std::uint64_t>(*p.block_k, nkv);
     const std::uint64_t rows = std::min<std::uint64_t>(*p.softmax_rows, n);
+    const KernelInfo softmax = make_launch("softmax", bh * ceil_div(n, *p.softmax_rows),
+                                           static_cast<std::uint32_t>(32 * rows), rows * nkv * s, 32);
+    if (p.gemm == GemmKernel::wgmma) {
+      return {wgmma_qk(p).launch("qk", p.sm_count), softmax, wgmma_pv(p).launch("pv", p.sm_count)};
+    }
     return {
         make_launch("qk", bh * ceil_div(n, *p.block_q) * ceil_div(nkv, *p.block_kv), kMmaThreads,
                     (br + bc) * d * s,
                     kernel_registers(p, "qk", *p.block_q, *p.block_kv, 0, br * bc, kMmaThreads)),
-        make_launch("softmax", bh * ceil_div(n, *p.softmax_rows),
-                    static_cast<std::uint32_t>(32 * rows), rows * nkv * s, 32),
+        softmax,
         make_launch("pv", bh * ceil_div(n, *p.block_q), kMmaThreads,
                     2 * (br * bk + bk * d) * s,  // two P/V stages
                     kernel_registers(p, "pv", *p.block_q, *p.block_k, 0, br * d, kMmaThreads)),

@@ -48,6 +48,7 @@ inline std::optional<std::uint64_t> read(bool v) {
   return v ? std::optional<std::uint64_t>(1) : std::nullopt;
 }
 inline std::optional<std::uint64_t> read(Dtype v) { return static_cast<std::uint64_t>(v); }
+inline std::optional<std::uint64_t> read(GemmKernel v) { return static_cast<std::uint64_t>(v); }
 
 inline void write(std::uint64_t& f, std::optional<std::uint64_t> v) {
   if (v) f = *v;
@@ -59,6 +60,9 @@ inline void write(std::optional<std::uint64_t>& f, std::optional<std::uint64_t> 
 inline void write(bool& f, std::optional<std::uint64_t> v) { f = v && *v != 0; }
 inline void write(Dtype& f, std::optional<std::uint64_t> v) {
   if (v) f = static_cast<Dtype>(*v);
+}
+inline void write(GemmKernel& f, std::optional<std::uint64_t> v) {
+  if (v) f = static_cast<GemmKernel>(*v);
 }
 
 }  // namespace param_field_detail
@@ -127,6 +131,20 @@ inline constexpr ParamSpec kDtypeParam{
             "statistics L, l, m stay fp32",
     .choices = kDtypeNames,
     .field = field_of<&WorkloadParams::dtype>(),
+};
+
+/// The GEMM-kernel choice of gemm and naive (listed only when not the default, mma_sync).
+inline constexpr std::string_view kGemmKernelNames[] = {"mma_sync", "wgmma"};
+inline constexpr ParamSpec kGemmParam{
+    .name = "gemm",
+    .flag = "--gemm",
+    .type = ParamType::kChoice,
+    .help = "Kernel of the matrix products: mma_sync (a CTA per output tile, warps issuing "
+            "mma.sync) or wgmma (Hopper: TMA loads into a stages-deep ring, wgmma on two consumer "
+            "warpgroups, a persistent grid of one CTA per SM, K-tile 64; models/wgmma_gemm.h)",
+    .choices = kGemmKernelNames,
+    .field = field_of<&WorkloadParams::gemm>(),
+    .listed = [](const WorkloadParams& p) { return p.gemm != GemmKernel::mma_sync; },
 };
 
 /// The value of `spec` in `p` as text: a choice's name, 1 for a switch that is on, else digits.

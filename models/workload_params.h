@@ -36,6 +36,12 @@ inline constexpr WorkloadKind kAllWorkloads[] = {
 /// Element type of Q, K, V, O, S, P, A, B, C. Statistics (L, ℓ, m) are always fp32.
 enum class Dtype : std::uint8_t { fp16 = 0, fp32 = 1 };
 
+/// The GEMM kernel a workload's matrix products run on (gemm; naive attention's qk and pv):
+/// mma_sync, a CTA per output tile whose warps issue mma.sync (models/cuda's naive kernels); or
+/// wgmma, the Hopper-native kernel of models/cuda/hopper (TMA, wgmma, a persistent grid:
+/// models/wgmma_gemm.h).
+enum class GemmKernel : std::uint8_t { mma_sync = 0, wgmma = 1 };
+
 /// The workload's plugin name: "naive", "flash1", "flash2", "gemm".
 std::string_view to_string(WorkloadKind kind);
 /// "fp16", "fp32".
@@ -87,6 +93,8 @@ struct WorkloadParams {
   std::optional<std::uint32_t> tile_m;  ///< output tile rows
   std::optional<std::uint32_t> tile_n;  ///< output tile columns
   std::optional<std::uint32_t> tile_k;  ///< k chunk per loop step
+  /// gemm, naive: the kernel of the matrix products (listed only when it is wgmma).
+  GemmKernel gemm = GemmKernel::mma_sync;
 
   /// Per-CTA shared-memory limit in bytes (a config's smem_per_block); when set, a tiling whose
   /// footprint exceeds it is rejected, unless allow_spill. A workload parameter

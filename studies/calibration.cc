@@ -85,6 +85,7 @@ std::string param_text(FitParam p, double v) {
 std::string fit_param_name(FitParam p) {
   switch (p) {
     case FitParam::tensor: return "tensor";
+    case FitParam::mma_sync: return "mma_sync";
     case FitParam::fp32: return "fp32";
     case FitParam::sfu: return "sfu";
     case FitParam::l2: return "l2";
@@ -98,7 +99,7 @@ std::string fit_param_name(FitParam p) {
 }
 
 std::vector<FitParam> parse_fit_params(const std::string& list) {
-  constexpr FitParam kAll[] = {FitParam::tensor, FitParam::fp32,        FitParam::sfu,
+  constexpr FitParam kAll[] = {FitParam::tensor, FitParam::mma_sync,    FitParam::fp32,        FitParam::sfu,
                                FitParam::l2,     FitParam::hbm,         FitParam::op_overhead,
                                FitParam::launch_overhead, FitParam::pipe_serial,
                                FitParam::l2_capacity};
@@ -111,7 +112,7 @@ std::vector<FitParam> parse_fit_params(const std::string& list) {
                                  [&](FitParam p) { return fit_param_name(p) == name; });
     if (it == std::end(kAll)) {
       throw UsageError("--params: unknown parameter \"" + name +
-                       "\" (known: tensor, fp32, sfu, l2, hbm, op_overhead, launch_overhead, pipe_serial, l2_capacity)");
+                       "\" (known: tensor, mma_sync, fp32, sfu, l2, hbm, op_overhead, launch_overhead, pipe_serial, l2_capacity)");
     }
     if (std::find(out.begin(), out.end(), *it) != out.end()) {
       throw UsageError("--params: \"" + name + "\" given twice");
@@ -125,6 +126,7 @@ std::vector<FitParam> parse_fit_params(const std::string& list) {
 double fit_param_value(const HardwareConfig& c, FitParam p) {
   switch (p) {
     case FitParam::tensor: return c.efficiency.tensor;
+    case FitParam::mma_sync: return c.efficiency.mma_sync;
     case FitParam::fp32: return c.efficiency.fp32;
     case FitParam::sfu: return c.efficiency.sfu;
     case FitParam::l2: return c.efficiency.l2;
@@ -140,6 +142,7 @@ double fit_param_value(const HardwareConfig& c, FitParam p) {
 void set_fit_param(HardwareConfig& c, FitParam p, double v) {
   switch (p) {
     case FitParam::tensor: c.efficiency.tensor = v; break;
+    case FitParam::mma_sync: c.efficiency.mma_sync = v; break;
     case FitParam::fp32: c.efficiency.fp32 = v; break;
     case FitParam::sfu: c.efficiency.sfu = v; break;
     case FitParam::l2: c.efficiency.l2 = v; break;

@@ -32,7 +32,7 @@ namespace memwall {
 
 /// A parameter the fit may move: an `efficiency.*` key of the config.
 enum class FitParam : std::uint8_t {
-  tensor, fp32, sfu, l2, hbm, op_overhead, launch_overhead, pipe_serial,
+  tensor, mma_sync, fp32, sfu, l2, hbm, op_overhead, launch_overhead, pipe_serial,
   l2_capacity  ///< fitted to DRAM bytes (not times), before the others: see run_calibration
 };
 
@@ -107,7 +107,7 @@ ErrorMetrics error_metrics(const std::vector<KernelComparison>& rows);
 
 /// What `run_calibration` is asked to do.
 struct CalibrationOptions {
-  std::vector<FitParam> params = {FitParam::l2_capacity, FitParam::tensor, FitParam::fp32,
+  std::vector<FitParam> params = {FitParam::l2_capacity, FitParam::mma_sync, FitParam::fp32,
                                   FitParam::sfu, FitParam::hbm, FitParam::launch_overhead,
                                   FitParam::pipe_serial};
   std::uint64_t fit_budget_bytes = 1ull << 30;  ///< fit cases above this (model SM→L2) skip the iterations

@@ -30,7 +30,7 @@ struct CalibrateCliOptions {
   std::string measured;
   std::string output;
   std::string json;
-  std::string params = "l2_capacity,tensor,fp32,sfu,hbm,launch_overhead,pipe_serial";
+  std::string params = "l2_capacity,mma_sync,fp32,sfu,hbm,launch_overhead,pipe_serial";
   std::string fit_budget = "1 GiB";
   std::string eval_budget;
   std::string hold_out = "seq=1024,8192";
@@ -175,7 +175,8 @@ void register_calibrate_command(CLI::App& app, CliContext& ctx) {
                 "against the measured kernels; writes no config");
   cmd->add_flag("--all-rows", o->all_rows, "List every kernel row of the load check, not only the failures");
   cmd->add_option("--params", o->params,
-                  "Efficiency keys to fit, comma list of tensor, fp32, sfu, l2, hbm, op_overhead, "
+                  "Efficiency keys to fit, comma list of mma_sync (the measured kernels are mma.sync "
+                  "ones), tensor (wgmma), fp32, sfu, l2, hbm, op_overhead, "
                   "launch_overhead, pipe_serial (fitted to kernel times) and l2_capacity (fitted first, to DRAM "
                   "bytes)")
       ->capture_default_str()
@@ -201,7 +202,7 @@ void register_calibrate_command(CLI::App& app, CliContext& ctx) {
                "  memwall calibrate --config configs/h200.yaml --measured traces/measured/h200-sweep.csv \\\n"
                "      -o configs/calibrated/h200.yaml --json calibration.json -j 2\n"
                "  memwall calibrate --config h200 --measured traces/measured/h200-sweep.csv -o cal.yaml \\\n"
-               "      --params tensor,hbm --fit-budget \"1 GiB\"\n"
+               "      --params mma_sync,hbm --fit-budget \"1 GiB\"\n"
                "  memwall calibrate --config h200-calibrated --measured traces/measured/h200-sweep.csv "
                "--evaluate -j 2\n");
   cmd->callback([o, &ctx] {

@@ -87,7 +87,8 @@ struct HbmConfig {
 
 /// Achieved-vs-peak factors the calibration fits. 1.0 means "the datasheet peak".
 struct EfficiencyConfig {
-  double tensor = 1.0;   ///< fraction of tensor peak achieved, in (0, 1]
+  double tensor = 1.0;    ///< fraction of the tensor pipe's peak (tensor ops: wgmma) achieved, in (0, 1]
+  double mma_sync = 1.0;  ///< fraction of the mma.sync rate (mma_sync ops) achieved, in (0, 1]
   double fp32 = 1.0;     ///< fraction of fp32 peak achieved, in (0, 1]
   double sfu = 1.0;      ///< fraction of SFU peak achieved, in (0, 1]
   double l2 = 1.0;       ///< fraction of L2 bandwidth achieved, in (0, 1]

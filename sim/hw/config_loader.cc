@@ -486,7 +486,10 @@ void validate_with_positions(const HardwareConfig& c, const PositionOf& at) {
   };
   step_pipe("sm.tensor_flops_per_cycle", c.sm.tensor_flops_per_cycle, c.efficiency.tensor, tensor_clock);
   if (c.sm.mma_sync_flops_per_cycle > 0) {
-    step_pipe("sm.mma_sync_flops_per_cycle", c.sm.mma_sync_flops_per_cycle, c.efficiency.tensor,
+    step_pipe("sm.mma_sync_flops_per_cycle", c.sm.mma_sync_flops_per_cycle, c.efficiency.mma_sync,
+              tensor_clock);
+  } else {
+    step_pipe("sm.tensor_flops_per_cycle", c.sm.tensor_flops_per_cycle, c.efficiency.mma_sync,
               tensor_clock);
   }
   step_pipe("sm.fp32_flops_per_cycle", c.sm.fp32_flops_per_cycle, c.efficiency.fp32, c.sm.clock);

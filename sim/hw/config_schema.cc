@@ -190,9 +190,18 @@ const KeyDecl kSchema[] = {
      "HardwareConfig::hbm.interleave (Bytes)", Bound::kPositive, kGiB,
      MEMWALL_FIELD(hbm.interleave, Bytes)},
 
-    {"efficiency.tensor", KeyType::kReal, "0.8", "Fraction of the tensor peak achieved, in (0, 1].",
+    {"efficiency.tensor", KeyType::kReal, "0.8",
+     "Fraction of the tensor peak (sm.tensor_flops_per_cycle) that tensor ops achieve, in (0, 1]: "
+     "warpgroup MMA (wgmma) kernels and the gemm workload's wgmma kernel.",
      "1.0", false, "HardwareConfig::efficiency.tensor (double)", Bound::kFraction, 0,
      MEMWALL_FIELD(efficiency.tensor, double)},
+    {"efficiency.mma_sync", KeyType::kReal, "0.6",
+     "Fraction of the mma.sync rate (sm.mma_sync_flops_per_cycle, or the tensor peak where that "
+     "is 0) that mma_sync ops achieve, in (0, 1]: kernels built on mma.sync (naive qk and pv, "
+     "flash1, flash2, the backward passes). Separate from efficiency.tensor so that a factor "
+     "fitted on mma.sync kernels does not carry over to wgmma ones.",
+     "1.0", false, "HardwareConfig::efficiency.mma_sync (double)", Bound::kFraction, 0,
+     MEMWALL_FIELD(efficiency.mma_sync, double)},
     {"efficiency.fp32", KeyType::kReal, "0.8", "Fraction of the fp32 peak achieved, in (0, 1].",
      "1.0", false, "HardwareConfig::efficiency.fp32 (double)", Bound::kFraction, 0,
      MEMWALL_FIELD(efficiency.fp32, double)},

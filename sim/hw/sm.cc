@@ -77,7 +77,7 @@ Sm::Sm(const HardwareConfig& c) {
   const double mma_sync = c.sm.mma_sync_flops_per_cycle > 0 ? c.sm.mma_sync_flops_per_cycle
                                                             : c.sm.tensor_flops_per_cycle;
   m_ps_per_unit[kTensorPipe] = ps_per_unit(c.sm.tensor_flops_per_cycle * c.efficiency.tensor * tensor_hz);
-  m_ps_per_unit[kMmaSyncRate] = ps_per_unit(mma_sync * c.efficiency.tensor * tensor_hz);
+  m_ps_per_unit[kMmaSyncRate] = ps_per_unit(mma_sync * c.efficiency.mma_sync * tensor_hz);
   m_ps_per_unit[1] = ps_per_unit(c.sm.fp32_flops_per_cycle * c.efficiency.fp32 * hz);
   m_ps_per_unit[2] = ps_per_unit(c.sm.sfu_ops_per_cycle * c.efficiency.sfu * hz);
   m_ps_per_unit[kSmemPipe] = ps_per_unit(c.sm.smem_bandwidth.bytes_per_second);

@@ -321,20 +321,23 @@ TEST_CASE("Compute ops take FLOPs / (rate × efficiency × clock) and share the 
   CHECK(f.compute == Approx(1.0));
 }
 
-TEST_CASE("mma_sync ops take FLOPs / (sm.mma_sync_flops_per_cycle × efficiency.tensor × "
-          "sm.tensor_clock) on the tensor pipe, which tensor ops share at their own rate",
+TEST_CASE("mma_sync ops take FLOPs / (sm.mma_sync_flops_per_cycle × efficiency.mma_sync × "
+          "sm.tensor_clock) on the tensor pipe, which tensor ops share at their own rate and "
+          "efficiency",
           "[run][compute][mma_sync]") {
   HardwareConfig c = small_config();
   c.sm.count = 1;
-  c.efficiency.tensor = 0.5;
+  c.efficiency.mma_sync = 0.5;
+  c.efficiency.tensor = 0.8;
   c.sm.mma_sync_flops_per_cycle = c.sm.tensor_flops_per_cycle / 4;
   c.sm.tensor_clock = Frequency{c.sm.clock.hertz / 2};
   const std::uint64_t flops = 1'000'000;
-  auto at = [&](double per_cycle) {
+  auto at = [&](double per_cycle, double efficiency) {
     return static_cast<Tick>(std::llround(static_cast<double>(flops) /
-                                          (per_cycle * c.efficiency.tensor * c.sm.tensor_clock.hertz) * 1e12));
+                                          (per_cycle * efficiency * c.sm.tensor_clock.hertz) * 1e12));
   };
-  const Tick mma = at(c.sm.mma_sync_flops_per_cycle), tensor = at(c.sm.tensor_flops_per_cycle);
+  const Tick mma = at(c.sm.mma_sync_flops_per_cycle, c.efficiency.mma_sync);
+  const Tick tensor = at(c.sm.tensor_flops_per_cycle, c.efficiency.tensor);
   TestKernel k{kernel_info("mma"), {{compute(ComputeUnit::mma_sync, flops)},
                                     {compute(ComputeUnit::tensor, flops)}}};
   const RunResult r = run(c, {k}, 0);
@@ -347,7 +350,7 @@ TEST_CASE("mma_sync ops take FLOPs / (sm.mma_sync_flops_per_cycle × efficiency.
   TestKernel alone{kernel_info("mma"), {{compute(ComputeUnit::mma_sync, flops)}}};
   CHECK(run(c, {alone}, 0).time ==
         static_cast<Tick>(std::llround(static_cast<double>(flops) /
-                                       (c.sm.tensor_flops_per_cycle * c.efficiency.tensor * c.sm.clock.hertz) * 1e12)));
+                                       (c.sm.tensor_flops_per_cycle * c.efficiency.mma_sync * c.sm.clock.hertz) * 1e12)));
 }
 
 TEST_CASE("Issue ops take warp instructions / (sm.issue_per_cycle × clock) on the SM's schedulers, "

@@ -230,7 +230,7 @@ TEST_CASE("The catalogue follows the contract's order, the order of WorkloadPara
                                           "kv_heads", "seq_kv", "causal", "block_q", "block_kv",
                                           "block_k", "stages", "softmax_rows", "sram_bytes",
                                           "splits", "m", "n", "k", "tile_m", "tile_n", "tile_k",
-                                          "smem_limit_bytes", "allow_spill"});
+                                          "gemm", "smem_limit_bytes", "allow_spill"});
 }
 
 TEST_CASE("A shared flag's help names the workloads whose help or default differ", "[registry]") {

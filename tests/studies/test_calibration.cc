@@ -139,7 +139,7 @@ TEST_CASE("memwall calibrate writes a config that extends the base and sets the 
   const std::string json = (dir / "cal.json").string();
   std::string out;
   REQUIRE(run_memwall("calibrate --config h200 --measured " + measured + " -o " + yaml + " --json " + json +
-                          " --params tensor,launch_overhead --max-iterations 2", out) == 0);
+                          " --params mma_sync,launch_overhead --max-iterations 2", out) == 0);
   CHECK(out.find("0 outside 2.0%") != std::string::npos);
   const std::string text = slurp(yaml);
   CHECK(text.find("extends: h200\n") != std::string::npos);
@@ -147,14 +147,15 @@ TEST_CASE("memwall calibrate writes a config that extends the base and sets the 
   const HardwareConfig base = load_config("h200");
   const HardwareConfig calibrated = load_config(yaml);
   CHECK(calibrated.l2.size == base.l2.size);
-  CHECK(calibrated.efficiency.tensor == Approx(recorded(slurp(json), "params", "tensor")));
+  CHECK(calibrated.efficiency.mma_sync == Approx(recorded(slurp(json), "params", "mma_sync")));
+  CHECK(calibrated.efficiency.tensor == base.efficiency.tensor);  // flash2 is an mma.sync kernel
   CHECK(calibrated.efficiency.sfu == base.efficiency.sfu);
   CHECK(recorded(slurp(json), "heldout", "rows") == 1);
   CHECK(recorded(slurp(json), "fit", "rows") == 1);
   // The same inputs on two threads give the same JSON, byte for byte.
   const std::string json2 = (dir / "cal2.json").string();
   REQUIRE(run_memwall("calibrate --config h200 --measured " + measured + " -o " + (dir / "cal2.yaml").string() +
-                          " --json " + json2 + " --params tensor,launch_overhead --max-iterations 2 -j 2", out) == 0);
+                          " --json " + json2 + " --params mma_sync,launch_overhead --max-iterations 2 -j 2", out) == 0);
   CHECK(slurp(json2) == slurp(json));
 
   CHECK(run_memwall("calibrate --config h200 --measured " + (dir / "none.csv").string() + " -o " + yaml, out) == 2);
@@ -200,14 +201,14 @@ TEST_CASE("Error metrics are mean and worst |sim/meas - 1| and the correlation o
   CHECK(error_metrics(rows).time_correlation == Approx(1.0));
 }
 
-TEST_CASE("Fitting to times the simulator made with a known tensor efficiency finds it again") {
+TEST_CASE("Fitting to times the simulator made with a known mma.sync efficiency finds it again") {
   HardwareConfig truth = small_mma_config();
-  truth.efficiency.tensor = 0.4;
+  truth.efficiency.mma_sync = 0.4;
   std::vector<MeasuredCase> cases;
   for (const std::uint64_t seq : {256u, 512u}) {
     cases.push_back(simulated_case(truth, small_attention(WorkloadKind::flash2, 4, seq)));
   }
-  const CalibrationResult res = fit_small_config(FitParam::tensor, cases, small_mma_config());
+  const CalibrationResult res = fit_small_config(FitParam::mma_sync, cases, small_mma_config());
   REQUIRE(res.fitted.size() == 1);
   CHECK(res.fitted[0].initial == 1.0);
   CHECK(res.fitted[0].value == Approx(0.4).epsilon(0.02));
@@ -303,9 +304,9 @@ TEST_CASE("Finding 21: evaluate_config scores a config as it is, split as the fi
           "nothing",
           "[first-hour]") {
   const HardwareConfig chip = test::small_config();
-  // Cases "measured" on a chip whose tensor pipe is slower than the one evaluated.
+  // Cases "measured" on a chip whose mma.sync rate is lower than the one evaluated.
   HardwareConfig slower = small_mma_config();
-  slower.efficiency.tensor = 0.5;
+  slower.efficiency.mma_sync = 0.5;
   std::vector<MeasuredCase> cases;
   for (const std::uint64_t seq : {256u, 512u, 1024u}) {
     cases.push_back(simulated_case(slower, small_attention(WorkloadKind::flash2, 2, seq)));
@@ -316,7 +317,7 @@ TEST_CASE("Finding 21: evaluate_config scores a config as it is, split as the fi
   CHECK(r.evaluated_only);
   CHECK(r.fitted.empty());
   CHECK(r.iterations == 0);
-  CHECK(r.calibrated.efficiency.tensor == chip.efficiency.tensor);
+  CHECK(r.calibrated.efficiency.mma_sync == chip.efficiency.mma_sync);
   // N = 1024 is held out, the others fitted: the rows are compare_cases' on each set.
   REQUIRE(r.heldout_cases == std::vector<std::size_t>{2});
   REQUIRE(r.fit_cases == std::vector<std::size_t>{0, 1});

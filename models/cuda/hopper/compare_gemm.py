@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Simulated against measured times of the Hopper-native GEMM kernel (models/cuda/hopper).
+
+Runs `memwall run --gemm wgmma` for every row of gemm.csv (the 8192^3 GEMM as the gemm workload
+with its tile; naive-qk and naive-pv as naive attention with block_q x block_kv = the qk tile,
+pv's tile block_q x d) on each config, and prints one table per config: measured ms (CUDA
+events, median), simulated ms, error, and the model's SM->L2 bytes. pv rows come from the runs
+whose block_q is 128 (the measured pv kernels are 128 x d). The config's tensor efficiency is
+whatever the config says; nothing is fitted here.
+
+Usage: python3 models/cuda/hopper/compare_gemm.py --memwall build/memwall \\
+           --measured traces/measured/h200-hopper-gemm/gemm.csv [--config h200 ...] [-j 2] [--csv OUT]
+"""
+import argparse
+import concurrent.futures
+import csv
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+
+def tile_of(kernel):
+    m = re.match(r"wgmma_(\d+)x(\d+)x(\d+)_(tn|nn)$", kernel)
+    if not m:
+        raise SystemExit(f"unknown kernel name {kernel!r}")
+    return int(m.group(1)), int(m.group(2))
+
+
+def run_case(memwall, config, args):
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "r.json")
+        cmd = [memwall, "run", "--config", config, "--gemm", "wgmma", "--json", out, *args]
+        done = subprocess.run(cmd, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise SystemExit(f"{' '.join(cmd)}: exit {done.returncode}\n{done.stderr}")
+        with open(out) as f:
+            return json.load(f)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--memwall", default="build/memwall")
+    ap.add_argument("--measured", default="traces/measured/h200-hopper-gemm/gemm.csv")
+    ap.add_argument("--config", action="append", help="config(s) to simulate (default h200, h200-calibrated)")
+    ap.add_argument("-j", type=int, default=2)
+    ap.add_argument("--csv", help="write every compared row here")
+    a = ap.parse_args()
+    configs = a.config or ["h200", "h200-calibrated"]
+    with open(a.measured, newline="") as f:
+        rows = list(csv.DictReader(f))
+
+    # One simulation per (config, workload shape, tile): the naive runs give qk and pv at once.
+    jobs = {}
+    for r in rows:
+        bm, bn = tile_of(r["kernel"])
+        batch, m, n, k = (int(r[c]) for c in ("batch", "m", "n", "k"))
+        if r["shape"] == "gemm":
+            key = ("gemm", m, n, k, bm, bn)
+            args = ["--workload", "gemm", "--m", str(m), "--n", str(n), "--k", str(k),
+                    "--tile-m", str(bm), "--tile-n", str(bn)]
+        elif r["shape"] == "naive-qk":
+            key = ("naive", batch, m, k, bm, bn)
+            args = ["--workload", "naive", "--batch", str(batch), "--heads", "1", "--seq", str(m),
+                    "--head-dim", str(k), "--block-q", str(bm), "--block-kv", str(bn)]
+        else:  # naive-pv: m = seq, n = d, k = seq; its tile is 128 x d
+            key = ("naive", batch, m, n, bm, 128)
+            args = ["--workload", "naive", "--batch", str(batch), "--heads", "1", "--seq", str(m),
+                    "--head-dim", str(n), "--block-q", str(bm), "--block-kv", "128"]
+        r["_key"] = key
+        for c in configs:
+            jobs[(c, key)] = args
+    results = {}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=a.j) as pool:
+        futures = {pool.submit(run_case, a.memwall, c, args): (c, key) for (c, key), args in jobs.items()}
+        for fut in concurrent.futures.as_completed(futures):
+            results[futures[fut]] = fut.result()
+
+    out_rows = []
+    for c in configs:
+        print(f"\n### {c}\n")
+        print("| shape | batch | m | n | k | tile | measured ms | simulated ms | error | SM->L2 read | SM->L2 write |")
+        print("|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|")
+        errs = []
+        for r in rows:
+            rep = results[(c, r["_key"])]
+            kname = {"gemm": "gemm", "naive-qk": "qk", "naive-pv": "pv"}[r["shape"]]
+            kern = next(x for x in rep["kernels"] if x["name"] == kname)
+            sim_ms = kern["time_s"] * 1e3
+            meas_ms = float(r["ms"])
+            err = sim_ms / meas_ms - 1
+            errs.append(abs(err))
+            tile = r["kernel"].removeprefix("wgmma_")
+            print(f"| {r['shape']} | {r['batch']} | {r['m']} | {r['n']} | {r['k']} | {tile} | {meas_ms:.4f} "
+                  f"| {sim_ms:.4f} | {err:+.1%} | {kern['l2_read_bytes']} | {kern['l2_write_bytes']} |")
+            out_rows.append({"config": c, "shape": r["shape"], "batch": r["batch"], "m": r["m"], "n": r["n"],
+                             "k": r["k"], "kernel": r["kernel"], "measured_ms": r["ms"],
+                             "simulated_ms": f"{sim_ms:.6f}", "error": f"{err:.4f}",
+                             "sim_l2_read_bytes": kern["l2_read_bytes"],
+                             "sim_l2_write_bytes": kern["l2_write_bytes"]})
+        errs.sort()
+        print(f"\n{c}: time MAPE {sum(errs) / len(errs):.1%}, median {errs[len(errs) // 2]:.1%}, "
+              f"worst {errs[-1]:.1%} over {len(errs)} kernels")
+    if a.csv:
+        with open(a.csv, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(out_rows[0].keys()), lineterminator="\n")
+            w.writeheader()
+            w.writerows(out_rows)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
