@@ -120,11 +120,13 @@ TEST_CASE("Finding 17: a calibrated config's head lists the efficiencies that di
   const auto r = run_memwall(std::string("run -c h200-calibrated -w flash2 ") + kSmall);
   REQUIRE(r.code == 0);
   const memwall::HardwareConfig hw = memwall::load_config("h200-calibrated");
-  const memwall::KeyDecl* tensor = memwall::find_key("efficiency.tensor");
-  REQUIRE(tensor != nullptr);
+  const memwall::KeyDecl* mma = memwall::find_key("efficiency.mma_sync");
+  REQUIRE(mma != nullptr);
   CHECK(r.out.find("efficiency: ") != std::string::npos);
-  CHECK(r.out.find("tensor " + memwall::format_key_value(*tensor, tensor->fetch(hw), memwall::Frequency{})) !=
+  CHECK(r.out.find("mma_sync " + memwall::format_key_value(*mma, mma->fetch(hw), memwall::Frequency{})) !=
         std::string::npos);
+  // tensor (wgmma) was not fitted: 1, not listed.
+  CHECK(r.out.find("tensor ") == std::string::npos);
   // sfu was fitted to 1, its default: not listed.
   CHECK(r.out.find("sfu ") == std::string::npos);
 }

@@ -43,14 +43,18 @@ def run_case(memwall, config, args):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--memwall", default="build/memwall")
-    ap.add_argument("--measured", default="traces/measured/h200-hopper-gemm/gemm.csv")
+    ap.add_argument("--measured", action="append",
+                    help="gemm.csv files (default traces/measured/h200-hopper-gemm/gemm.csv); a row's "
+                         "sms column, where not the config's, becomes --set sm.count=N")
     ap.add_argument("--config", action="append", help="config(s) to simulate (default h200, h200-calibrated)")
     ap.add_argument("-j", type=int, default=2)
     ap.add_argument("--csv", help="write every compared row here")
     a = ap.parse_args()
     configs = a.config or ["h200", "h200-calibrated"]
-    with open(a.measured, newline="") as f:
-        rows = list(csv.DictReader(f))
+    rows = []
+    for path in a.measured or ["traces/measured/h200-hopper-gemm/gemm.csv"]:
+        with open(path, newline="") as f:
+            rows += list(csv.DictReader(f))
 
     # One simulation per (config, workload shape, tile): the naive runs give qk and pv at once.
     jobs = {}
@@ -69,6 +73,10 @@ def main():
             key = ("naive", batch, m, n, bm, 128)
             args = ["--workload", "naive", "--batch", str(batch), "--heads", "1", "--seq", str(m),
                     "--head-dim", str(n), "--block-q", str(bm), "--block-kv", "128"]
+        sms = r.get("sms", "")
+        if sms:
+            key = (*key, int(sms))
+            args = [*args, "--set", f"sm.count={sms}"]
         r["_key"] = key
         for c in configs:
             jobs[(c, key)] = args
@@ -81,8 +89,9 @@ def main():
     out_rows = []
     for c in configs:
         print(f"\n### {c}\n")
-        print("| shape | batch | m | n | k | tile | measured ms | simulated ms | error | SM->L2 read | SM->L2 write |")
-        print("|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|")
+        print("| shape | batch | m | n | k | tile | SMs | SM MHz | measured ms | simulated ms | error "
+              "| SM->L2 read | SM->L2 write |")
+        print("|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|")
         errs = []
         for r in rows:
             rep = results[(c, r["_key"])]
@@ -93,10 +102,12 @@ def main():
             err = sim_ms / meas_ms - 1
             errs.append(abs(err))
             tile = r["kernel"].removeprefix("wgmma_")
-            print(f"| {r['shape']} | {r['batch']} | {r['m']} | {r['n']} | {r['k']} | {tile} | {meas_ms:.4f} "
+            print(f"| {r['shape']} | {r['batch']} | {r['m']} | {r['n']} | {r['k']} | {tile} "
+                  f"| {r.get('sms', '')} | {r.get('sm_mhz', '')} | {meas_ms:.4f} "
                   f"| {sim_ms:.4f} | {err:+.1%} | {kern['l2_read_bytes']} | {kern['l2_write_bytes']} |")
             out_rows.append({"config": c, "shape": r["shape"], "batch": r["batch"], "m": r["m"], "n": r["n"],
-                             "k": r["k"], "kernel": r["kernel"], "measured_ms": r["ms"],
+                             "k": r["k"], "kernel": r["kernel"], "sms": r.get("sms", ""),
+                             "sm_mhz": r.get("sm_mhz", ""), "measured_ms": r["ms"],
                              "simulated_ms": f"{sim_ms:.6f}", "error": f"{err:.4f}",
                              "sim_l2_read_bytes": kern["l2_read_bytes"],
                              "sim_l2_write_bytes": kern["l2_write_bytes"]})

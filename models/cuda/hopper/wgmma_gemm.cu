@@ -26,11 +26,14 @@
 /// Shared memory: STAGES x (BM + BN) x 128 bytes of operand boxes (128-byte swizzle, every box
 /// 1024-byte aligned), BM x BN x 2 bytes of output staging, and the barriers.
 ///
-/// Usage: wgmma_gemm [--quick | --profile] > gemm.csv   (checks on stderr)
+/// Usage: wgmma_gemm [--quick | --profile | --smcount] [--sms N] > gemm.csv   (checks on stderr)
 ///   default: the CPU checks, then every case timed (median of 20 launches after 3 warm-ups) beside
 ///   cuBLAS (cublasGemmStridedBatchedEx, fp16 in and out, fp32 compute) on the same buffers, its
 ///   output the reference; --quick: one sequence length, 5 launches; --profile: three cases, each
-///   kernel launched once after the checks, for ncu.
+///   kernel launched once after the checks, for ncu; --smcount: the SM-count experiment's shapes
+///   (8192^3, naive qk and pv at B*H 64, N 4096, d 64 and 128, and B*H 8, N 8192, d 128), 5
+///   launches; --sms N: in a green context of N SMs (models/cuda/green_context.h). Column sm_mhz:
+///   CTA 0's clock64 over %globaltimer during the last timed launch.
 #include <cublas_v2.h>
 #include <cuda.h>
 #include <cuda_fp16.h>
@@ -46,6 +49,9 @@
 #include <string>
 #include <vector>
 
+#include <memory>
+
+#include "models/cuda/green_context.h"
 #include "models/cuda/hopper/hopper_ptx.cuh"
 #include "models/cuda/ubench/ubench_common.cuh"
 
@@ -224,7 +230,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     wgmma_gemm_kernel(const __grid_constant__ CUtensorMap map_a,
                       const __grid_constant__ CUtensorMap map_b,
                       const __grid_constant__ CUtensorMap map_c, int m, int n, int k, int batch,
-                      float alpha) {
+                      float alpha, unsigned long long* probe) {
   extern __shared__ unsigned char smem_raw[];
   const Smem<BM, BN, STAGES, BL> sm(smem_raw);
   const Schedule sc(m, n, k, batch, BM, BN);
@@ -236,6 +242,13 @@ __global__ void __launch_bounds__(kThreads, 1)
     mbarrier_init_fence();
   }
   __syncthreads();
+  // CTA 0's first consumer thread reads the SM clock and the global timer at the start and at
+  // the end: the clock this launch ran at.
+  const bool probing = probe != nullptr && blockIdx.x == 0 && threadIdx.x == 128;
+  if (probing) {
+    probe[0] = clock64();
+    probe[1] = ubench::global_timer_ns();
+  }
   const int wg = threadIdx.x / 128;
   if (wg == 0) {
     setmaxnreg_dec<40>();
@@ -243,6 +256,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   } else {
     setmaxnreg_inc<232>();
     consume(map_c, sm, sc, wg - 1, alpha);
+    if (probing) {
+      probe[2] = clock64();
+      probe[3] = ubench::global_timer_ns();
+    }
   }
 }
 
@@ -291,7 +308,8 @@ struct KernelConfig {
   const char* name;
   int bm, bn, stages;
   BLayout layout;
-  void (*kernel)(CUtensorMap, CUtensorMap, CUtensorMap, int, int, int, int, float);
+  void (*kernel)(CUtensorMap, CUtensorMap, CUtensorMap, int, int, int, int, float,
+                 unsigned long long*);
   int smem;
 };
 
@@ -301,7 +319,10 @@ KernelConfig config(const char* name) {
           Tile<BM, BN, STAGES, BL>::kSmemBytes};
 }
 
-int g_sms = 0;
+int g_sms = 0;  // the SMs the persistent grid is sized for (a green context's, with --sms)
+unsigned long long* g_probe = nullptr;  // 4 words: clock64 and %globaltimer at start and end
+bool g_probe_on = true;                 // off under --profile: its 128 bytes of stores show in ncu
+cudaStream_t g_stream = nullptr;        // every launch, copy and event (a green context's stream)
 
 /// Launches `cfg` on `p`: a is batch x m x k, b batch x n x k (K-major) or batch x k x n.
 void launch(const KernelConfig& cfg, const Problem& p, const __half* a, const __half* b, __half* c,
@@ -313,7 +334,8 @@ void launch(const KernelConfig& cfg, const Problem& p, const __half* a, const __
   const long long tiles =
       (long long)((p.m + cfg.bm - 1) / cfg.bm) * ((p.n + cfg.bn - 1) / cfg.bn) * p.batch;
   const int grid = int(std::min<long long>(tiles, g_sms));
-  cfg.kernel<<<grid, kThreads, cfg.smem, stream>>>(ma, mb, mc, p.m, p.n, p.k, p.batch, p.alpha);
+  cfg.kernel<<<grid, kThreads, cfg.smem, stream>>>(ma, mb, mc, p.m, p.n, p.k, p.batch, p.alpha,
+                                                   g_probe_on ? g_probe : nullptr);
   UB_CHECK_LAUNCH(cfg.name);
 }
 
@@ -351,8 +373,8 @@ Buffers alloc(const Problem& p, unsigned seed) {
   UB_CHECK(cudaMalloc(&bf.b, bf.nb * 2));
   UB_CHECK(cudaMalloc(&bf.c, bf.nc * 2));
   UB_CHECK(cudaMalloc(&bf.c_ref, bf.nc * 2));
-  fill_random<<<1024, 256>>>(bf.a, bf.na, seed, 1.0f);
-  fill_random<<<1024, 256>>>(bf.b, bf.nb, seed * 7 + 1, 1.0f);
+  fill_random<<<1024, 256, 0, g_stream>>>(bf.a, bf.na, seed, 1.0f);
+  fill_random<<<1024, 256, 0, g_stream>>>(bf.b, bf.nb, seed * 7 + 1, 1.0f);
   UB_CHECK_LAUNCH("fill_random");
   return bf;
 }
@@ -402,11 +424,12 @@ __global__ void error_sums(const __half* got, const __half* ref, size_t n, doubl
 double device_rel_err(const __half* got, const __half* ref, size_t n, long long* bad) {
   double* sums = nullptr;
   UB_CHECK(cudaMalloc(&sums, 3 * sizeof(double)));
-  UB_CHECK(cudaMemset(sums, 0, 3 * sizeof(double)));
-  error_sums<<<1024, 256>>>(got, ref, n, sums);
+  UB_CHECK(cudaMemsetAsync(sums, 0, 3 * sizeof(double), g_stream));
+  error_sums<<<1024, 256, 0, g_stream>>>(got, ref, n, sums);
   UB_CHECK_LAUNCH("error_sums");
   double h[3];
-  UB_CHECK(cudaMemcpy(h, sums, sizeof h, cudaMemcpyDeviceToHost));
+  UB_CHECK(cudaMemcpyAsync(h, sums, sizeof h, cudaMemcpyDeviceToHost, g_stream));
+  UB_CHECK(cudaStreamSynchronize(g_stream));
   UB_CHECK(cudaFree(sums));
   *bad = (long long)h[2];
   return std::sqrt(h[0] / h[1]);
@@ -414,16 +437,17 @@ double device_rel_err(const __half* got, const __half* ref, size_t n, long long*
 
 std::vector<__half> download(const __half* d, size_t n) {
   std::vector<__half> h(n);
-  UB_CHECK(cudaMemcpy(h.data(), d, n * 2, cudaMemcpyDeviceToHost));
+  UB_CHECK(cudaMemcpyAsync(h.data(), d, n * 2, cudaMemcpyDeviceToHost, g_stream));
+  UB_CHECK(cudaStreamSynchronize(g_stream));
   return h;
 }
 
 /// Small problems with ragged edges against a CPU reference in double.
 bool check_cpu(const KernelConfig& cfg, const Problem& p) {
   Buffers bf = alloc(p, 12345u + p.m);
-  UB_CHECK(cudaMemset(bf.c, 0xFF, bf.nc * 2));  // NaN poison
-  launch(cfg, p, bf.a, bf.b, bf.c, nullptr);
-  UB_CHECK(cudaDeviceSynchronize());
+  UB_CHECK(cudaMemsetAsync(bf.c, 0xFF, bf.nc * 2, g_stream));  // NaN poison
+  launch(cfg, p, bf.a, bf.b, bf.c, g_stream);
+  UB_CHECK(cudaStreamSynchronize(g_stream));
   const auto a = download(bf.a, bf.na), b = download(bf.b, bf.nb), c = download(bf.c, bf.nc);
   std::vector<double> ref(bf.nc);
   for (int z = 0; z < p.batch; ++z) {
@@ -457,14 +481,14 @@ double median_ms(F&& f, int reps) {
   std::vector<float> ms;
   if (reps == 0) {  // profile: one untimed launch
     f();
-    UB_CHECK(cudaDeviceSynchronize());
+    UB_CHECK(cudaStreamSynchronize(g_stream));
     return 0.0;
   }
   for (int i = 0; i < 3; ++i) f();
   for (int i = 0; i < reps; ++i) {
-    UB_CHECK(cudaEventRecord(e0));
+    UB_CHECK(cudaEventRecord(e0, g_stream));
     f();
-    UB_CHECK(cudaEventRecord(e1));
+    UB_CHECK(cudaEventRecord(e1, g_stream));
     UB_CHECK(cudaEventSynchronize(e1));
     float x = 0;
     UB_CHECK(cudaEventElapsedTime(&x, e0, e1));
@@ -480,15 +504,50 @@ struct Case {
   Problem p;
 };
 
+/// The SM clock of the last launch that ran with g_probe set, in MHz.
+double probe_mhz() {
+  unsigned long long h[4];
+  UB_CHECK(cudaMemcpyAsync(h, g_probe, sizeof h, cudaMemcpyDeviceToHost, g_stream));
+  UB_CHECK(cudaStreamSynchronize(g_stream));
+  return h[3] > h[1] ? double(h[2] - h[0]) / double(h[3] - h[1]) * 1e3 : 0.0;
+}
+
+[[noreturn]] void usage(const char* why) {
+  std::fprintf(stderr, "wgmma_gemm: %s\nusage: wgmma_gemm [--quick | --profile | --smcount] [--sms N]\n", why);
+  std::exit(2);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
-  const bool profile = argc > 1 && std::strcmp(argv[1], "--profile") == 0;
+  bool quick = false, profile = false, smcount = false;
+  int sms = 0;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--quick") quick = true;
+    else if (a == "--profile") profile = true;
+    else if (a == "--smcount") smcount = true;
+    else if (a == "--sms" && i + 1 < argc) sms = std::atoi(argv[++i]);
+    else usage(("unknown argument " + a).c_str());
+  }
   cudaDeviceProp prop{};
   UB_CHECK(cudaGetDeviceProperties(&prop, 0));
   UB_REQUIRE(prop.major == 9 && prop.minor == 0, "wgmma needs a compute capability 9.0 GPU");
   g_sms = prop.multiProcessorCount;
+  // --sms N: everything runs in a green context of (at least) N SMs, the persistent grid sized
+  // for what it holds; the SMs its kernels really ran on are checked.
+  std::unique_ptr<memwall::cuda::GreenContext> green;
+  if (sms > 0) {
+    green = std::make_unique<memwall::cuda::GreenContext>(0, sms);
+    g_stream = green->stream();
+    g_sms = green->sm_count();
+    const std::vector<int> used = memwall::cuda::sms_used(g_stream);
+    std::fprintf(stderr, "green context: asked %d SMs, holds %d (%s), kernels ran on %zu SMs\n", sms,
+                 g_sms, green->how().c_str(), used.size());
+    UB_REQUIRE(int(used.size()) <= g_sms, "the green context's kernels ran on more SMs than it holds");
+  }
+  UB_CHECK(cudaMalloc(&g_probe, 4 * sizeof(unsigned long long)));
+  g_probe_on = !profile;
 
   const std::vector<KernelConfig> tn = {config<128, 128, 4, kBKMajor>("wgmma_128x128x4_tn"),
                                         config<128, 256, 3, kBKMajor>("wgmma_128x256x3_tn"),
@@ -513,51 +572,61 @@ int main(int argc, char** argv) {
   }
 
   std::vector<Case> cases = {{"gemm", {1, 8192, 8192, 8192, kBKMajor, 1.0f}}};
-  const int seqs_full[] = {1024, 2048, 4096, 8192, 16384};
-  const int seqs_quick[] = {4096};
-  for (int bh : {8, 64}) {
-    for (int d : {64, 128}) {
-      for (int s : quick || profile ? std::vector<int>(seqs_quick, seqs_quick + 1)
-                         : std::vector<int>(seqs_full, seqs_full + 5)) {
-        if (bh == 64 && s == 16384) continue;  // the sweep stops at 8192 for B*H = 64
-        if (profile && (bh != 64 || d != 128)) continue;
-        cases.push_back({"naive-qk", {bh, s, s, d, kBKMajor, 1.0f / std::sqrt(float(d))}});
-        cases.push_back({"naive-pv", {bh, s, d, s, kBNMajor, 1.0f}});
+  const auto attention = [&](int bh, int s, int d) {
+    cases.push_back({"naive-qk", {bh, s, s, d, kBKMajor, 1.0f / std::sqrt(float(d))}});
+    cases.push_back({"naive-pv", {bh, s, d, s, kBNMajor, 1.0f}});
+  };
+  if (smcount) {  // the SM-count experiment's shapes
+    for (int d : {64, 128}) attention(64, 4096, d);
+    attention(8, 8192, 128);
+  } else {
+    for (int bh : {8, 64}) {
+      for (int d : {64, 128}) {
+        for (int sq : {1024, 2048, 4096, 8192, 16384}) {
+          if (bh == 64 && sq == 16384) continue;  // the sweep stops at 8192 for B*H = 64
+          if ((quick || profile) && sq != 4096) continue;
+          if (profile && (bh != 64 || d != 128)) continue;
+          attention(bh, sq, d);
+        }
       }
     }
   }
 
   cublasHandle_t handle;
   CUBLAS_CHECK(cublasCreate(&handle));
-  std::printf("shape,batch,m,n,k,kernel,ms,tflops,rel_err_vs_cublas,cublas_ms,cublas_tflops,ratio\n");
+  std::printf("shape,batch,m,n,k,kernel,sms,ms,tflops,sm_mhz,rel_err_vs_cublas,cublas_ms,"
+              "cublas_tflops,ratio\n");
   for (const Case& cs : cases) {
     const Problem& p = cs.p;
     Buffers bf = alloc(p, 99u + p.m + p.k);
     const double flop = 2.0 * p.batch * double(p.m) * p.n * p.k;
-    const int reps = profile ? 0 : quick ? 5 : 20;
+    const int reps = profile ? 0 : quick || smcount ? 5 : 20;
     const double cublas_ms =
-        median_ms([&] { launch_cublas(handle, p, bf.a, bf.b, bf.c_ref, nullptr); }, reps);
-    UB_CHECK(cudaDeviceSynchronize());
+        median_ms([&] { launch_cublas(handle, p, bf.a, bf.b, bf.c_ref, g_stream); }, reps);
+    UB_CHECK(cudaStreamSynchronize(g_stream));
     for (const KernelConfig& cfg : p.layout == kBKMajor ? tn : nn) {
       if (p.layout == kBNMajor && cfg.bn != p.n) continue;
-      UB_CHECK(cudaMemset(bf.c, 0xFF, bf.nc * 2));
-      launch(cfg, p, bf.a, bf.b, bf.c, nullptr);
-      UB_CHECK(cudaDeviceSynchronize());
+      UB_CHECK(cudaMemsetAsync(bf.c, 0xFF, bf.nc * 2, g_stream));
+      launch(cfg, p, bf.a, bf.b, bf.c, g_stream);
+      UB_CHECK(cudaStreamSynchronize(g_stream));
       long long bad = 0;
       const double e = device_rel_err(bf.c, bf.c_ref, bf.nc, &bad);
       if (bad != 0 || !(e < 1e-2)) {
-        std::fprintf(stderr, "FAIL %s %s: rel_err vs cuBLAS %.3e, unwritten %lld\n", cs.label, cfg.name, e, bad);
+        std::fprintf(stderr, "FAIL %s %s: rel_err vs cuBLAS %.3e, unwritten %lld\n", cs.label,
+                     cfg.name, e, bad);
         ok = false;
       }
-      const double ms = median_ms([&] { launch(cfg, p, bf.a, bf.b, bf.c, nullptr); }, reps);
-      std::printf("%s,%d,%d,%d,%d,%s,%.5f,%.1f,%.3e,%.5f,%.1f,%.3f\n", cs.label, p.batch, p.m, p.n,
-                  p.k, cfg.name, ms, flop / ms * 1e-9, e, cublas_ms, flop / cublas_ms * 1e-9,
-                  cublas_ms / ms);
+      const double ms = median_ms([&] { launch(cfg, p, bf.a, bf.b, bf.c, g_stream); }, reps);
+      const double mhz = reps > 0 ? probe_mhz() : 0.0;  // the last timed launch's clock
+      std::printf("%s,%d,%d,%d,%d,%s,%d,%.5f,%.1f,%.0f,%.3e,%.5f,%.1f,%.3f\n", cs.label, p.batch,
+                  p.m, p.n, p.k, cfg.name, g_sms, ms, flop / ms * 1e-9, mhz, e, cublas_ms,
+                  flop / cublas_ms * 1e-9, cublas_ms / ms);
       std::fflush(stdout);
     }
     release(bf);
   }
   CUBLAS_CHECK(cublasDestroy(handle));
+  UB_CHECK(cudaFree(g_probe));
   std::fprintf(stderr, ok ? "all checks passed\n" : "SOME CHECKS FAILED\n");
   return ok ? 0 : 1;
 }
