@@ -13,7 +13,10 @@
 /// bm/2 rows × 64 columns, which the next tile's loads and wgmmas overlap.
 ///
 /// The op stream follows that in one sequence per CTA: the producer's run-ahead is the `stages`
-/// loads in flight, each stage's tag 1 + (K-tile index mod stages); the stores are posted.
+/// loads in flight, each stage's tag 1 + (K-tile index mod stages); a tile's stores carry tag
+/// stages + 1, which the next tile's epilogue waits for before it writes the staging buffer again
+/// (the kernel's cp.async.bulk.wait_group.read 0), so a tile's store overlaps the next tile's
+/// mainloop but not its epilogue.
 
 #include <algorithm>
 #include <cstdint>
@@ -89,6 +92,7 @@ void wgmma_gemm_cta(const WgmmaGemm& g, std::uint64_t cta, std::uint64_t grid, d
   const auto e = [](std::uint64_t x) { return static_cast<Eigen::Index>(x); };
   using Tile = WgmmaGemm::Tile;
   const auto tag = [&](std::uint64_t it) { return static_cast<std::uint16_t>(1 + it % g.stages); };
+  const auto store_tag = static_cast<std::uint16_t>(g.stages + 1);
   // The K-tiles of this CTA's tiles, in order: it = (tile's place among this CTA's) · k_tiles + kt.
   const std::uint64_t my_tiles = cta < g.tiles() ? ceil_div(g.tiles() - cta, grid) : 0;
   const std::uint64_t total = my_tiles * k_tiles;
@@ -131,8 +135,10 @@ void wgmma_gemm_cta(const WgmmaGemm& g, std::uint64_t cta, std::uint64_t grid, d
       if (kt > 0 && it - 1 + g.stages < total) issue(it - 1 + g.stages);
     }
     if (it - 1 + g.stages < total) issue(it - 1 + g.stages);  // wait_group 0: the last one's
-    // Epilogue: scale, convert and stage through shared memory (written, then read by the TMA
-    // store), one box per consumer warpgroup and 64 columns.
+    // Epilogue: the previous tile's stores out of the staging buffer; scale, convert and stage
+    // through shared memory (written, then read by the TMA store), one box per consumer
+    // warpgroup and 64 columns.
+    rec.wait(store_tag);
     if (alpha != 1.0) rec.compute(ComputeUnit::fp32, rows * cols);
     rec.smem(2 * rows * cols * s);
     if constexpr (Backend::kNumeric) {
@@ -141,7 +147,8 @@ void wgmma_gemm_cta(const WgmmaGemm& g, std::uint64_t cta, std::uint64_t grid, d
     for (std::uint64_t r0 = 0; r0 < rows; r0 += g.bm / 2) {
       for (std::uint64_t c0 = 0; c0 < cols; c0 += 64) {
         rec.store(g.c, box(g.c, t.z * g.m + t.m0 + r0, std::min(g.bm / 2, rows - r0), t.n0 + c0,
-                           std::min<std::uint64_t>(64, cols - c0)));
+                           std::min<std::uint64_t>(64, cols - c0)),
+                  store_tag);
       }
     }
   }

@@ -15,7 +15,10 @@ namespace memwall {
 
 enum class OpKind : std::uint8_t {
   load = 0,     ///< async global → shared copy of `box`; completes under `tag`
-  store = 1,    ///< shared/registers → global copy of `box` (fire and forget; drained at CTA end)
+  /// shared/registers → global copy of `box`: posted (drained at the CTA's end); with a nonzero
+  /// `tag`, a wait on that tag also waits until it has reached the L2 (a TMA store whose shared
+  /// buffer is written again after cp.async.bulk.wait_group)
+  store = 1,
   wait = 2,     ///< block until every load issued so far with `tag` has arrived
   compute = 3,  ///< `amount` FLOPs (or ops) on `unit`
   smem = 4,     ///< `amount` bytes of shared-memory traffic (reads + writes)
@@ -53,7 +56,7 @@ struct Op {
   OpKind kind = OpKind::barrier;
   ComputeUnit unit = ComputeUnit::tensor;  ///< compute: which pipe
   std::uint8_t tensor = 0;                 ///< load/store/reduce: index into WorkloadInfo::tensors
-  std::uint16_t tag = 0;                   ///< load: completion tag; wait: the tag waited for
+  std::uint16_t tag = 0;                   ///< load, store: completion tag; wait: the tag waited for
   Box box;                                 ///< load/store/reduce: the region
   std::uint64_t amount = 0;                ///< compute: FLOPs or ops; smem: bytes
 

@@ -11,10 +11,11 @@ void Recorder::load(std::uint8_t tensor, const Box& box, std::uint16_t tag) {
   m_ops->push_back(op);
 }
 
-void Recorder::store(std::uint8_t tensor, const Box& box) {
+void Recorder::store(std::uint8_t tensor, const Box& box, std::uint16_t tag) {
   Op op;
   op.kind = OpKind::store;
   op.tensor = tensor;
+  op.tag = tag;
   op.box = box;
   m_ops->push_back(op);
 }

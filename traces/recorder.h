@@ -16,11 +16,12 @@ class Recorder {
 
   /// Async global → shared copy of `box` of tensor `tensor`, completing under `tag`.
   void load(std::uint8_t tensor, const Box& box, std::uint16_t tag);
-  /// Copy of `box` of tensor `tensor` to global memory.
-  void store(std::uint8_t tensor, const Box& box);
+  /// Copy of `box` of tensor `tensor` to global memory; posted, and with a nonzero `tag` waited
+  /// for (until it reaches the L2) by wait(tag).
+  void store(std::uint8_t tensor, const Box& box, std::uint16_t tag = 0);
   /// Atomic add of `box` into tensor `tensor` in global memory (red.global.add).
   void reduce(std::uint8_t tensor, const Box& box);
-  /// Waits for every load issued so far under `tag`.
+  /// Waits for every load (and tagged store) issued so far under `tag`.
   void wait(std::uint16_t tag);
   /// `amount` FLOPs (or ops) on `unit`; nothing is emitted for 0.
   void compute(ComputeUnit unit, std::uint64_t amount);

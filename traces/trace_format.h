@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace memwall {
 
@@ -13,8 +14,10 @@ inline constexpr char kTraceMagic[8] = {'M', 'W', 'T', 'R', 'A', 'C', 'E', '\0'}
 /// The format version this build writes. Version 2 is version 1 with the attention variants'
 /// parameters (kv_heads, seq_kv, causal, splits) allowed in the workload record and the op kind
 /// reduce (an atomic add, 6). Version 3 adds the compute units issue (3: warp instructions) and
-/// mma_sync (4: tensor FLOPs of mma.sync).
-inline constexpr std::uint32_t kTraceVersion = 3;
+/// mma_sync (4: tensor FLOPs of mma.sync). Version 4 gives every store a tag (a varint after the
+/// tensor index, as a load's: 0 untracked, else what a wait on that tag also waits for) and
+/// allows the parameter gemm.
+inline constexpr std::uint32_t kTraceVersion = 4;
 /// The oldest version this build reads (every version up to kTraceVersion replays).
 inline constexpr std::uint32_t kOldestTraceVersion = 1;
 /// The largest op kind a trace of `version` may hold: barrier in version 1, reduce from 2.
@@ -25,9 +28,12 @@ inline std::uint8_t max_op_kind(std::uint32_t version) { return version >= 2 ? 6
 inline std::uint8_t max_compute_unit(std::uint32_t version) { return version >= 3 ? 4 : 2; }
 /// Whether parameter `name` may appear in the workload record of a trace of `version`.
 inline bool trace_version_allows(std::uint32_t version, const std::string& name) {
+  if (name == "gemm") return version >= 4;
   return version >= 2 || (name != "kv_heads" && name != "seq_kv" && name != "causal" &&
                           name != "splits");
 }
+/// Whether a store op of a trace of `version` carries a tag.
+inline bool store_has_tag(std::uint32_t version) { return version >= 4; }
 /// Bytes of the prologue: magic, u32 version, u32 flags (0).
 inline constexpr std::size_t kTracePrologueBytes = 16;
 /// Bytes of a chunk header: u32 payload length, u32 CRC-32 of the payload.
@@ -68,6 +74,23 @@ inline std::int64_t unzigzag(std::uint64_t u) {
 /// Appends a little-endian u32.
 inline void put_u32(std::string& out, std::uint32_t v) {
   for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xFF));
+}
+
+/// A trace file around `stream`, a payload byte stream: the prologue (magic, `version`, flags 0)
+/// and the stream cut into checksummed chunks of `chunk` bytes (the last one shorter). The fuzz
+/// harnesses and their findings' tests frame their inputs with it.
+inline std::string frame_trace(std::string_view stream, std::size_t chunk,
+                               std::uint32_t version = kTraceVersion) {
+  std::string file(kTraceMagic, sizeof kTraceMagic);
+  put_u32(file, version);
+  put_u32(file, 0);
+  for (std::size_t pos = 0; pos < stream.size(); pos += chunk) {
+    const std::string_view payload = stream.substr(pos, chunk);
+    put_u32(file, static_cast<std::uint32_t>(payload.size()));
+    put_u32(file, crc32(payload.data(), payload.size()));
+    file.append(payload);
+  }
+  return file;
 }
 
 }  // namespace memwall

@@ -137,7 +137,8 @@ void TraceReader::read_workload() {
     const std::uint64_t at_key = offset();
     std::string key = get_string("parameter name");
     if (!trace_version_allows(m_version, key)) {
-      fail(at_key, "parameter \"" + key + "\" needs trace format version 2, the file is version " +
+      fail(at_key, "parameter \"" + key + "\" needs trace format version " +
+                       std::string(key == "gemm" ? "4" : "2") + ", the file is version " +
                        std::to_string(m_version));
     }
     std::string value = get_string("parameter value");
@@ -238,7 +239,7 @@ void TraceReader::read_cta(std::vector<Op>& ops) {
           fail(at_tensor, "tensor index " + std::to_string(op.tensor) + " out of range (" +
                               std::to_string(m_info.tensors.size()) + " tensors)");
         }
-        if (op.kind == OpKind::load) {
+        if (op.kind == OpKind::load || (op.kind == OpKind::store && store_has_tag(m_version))) {
           const std::uint64_t at_tag = offset();
           const std::uint64_t tag = get_varint("tag");
           if (tag > std::numeric_limits<std::uint16_t>::max()) {

@@ -5,10 +5,11 @@
 
 namespace memwall {
 
-TraceWriter::TraceWriter(const std::string& path) : m_file(path) {
+TraceWriter::TraceWriter(const std::string& path, std::uint32_t version)
+    : m_file(path), m_version(version) {
   m_chunk.reserve(kMaxChunkPayload);
   std::string prologue(kTraceMagic, sizeof kTraceMagic);
-  put_u32(prologue, kTraceVersion);
+  put_u32(prologue, m_version);
   put_u32(prologue, 0);
   m_file.stream().write(prologue.data(), static_cast<std::streamsize>(prologue.size()));
   m_bytes += prologue.size();
@@ -93,7 +94,9 @@ void TraceWriter::cta_end() {
       case OpKind::reduce: {
         put_byte(kind);
         put_byte(op.tensor);
-        if (op.kind == OpKind::load) put_varint(op.tag);
+        if (op.kind == OpKind::load || (op.kind == OpKind::store && store_has_tag(m_version))) {
+          put_varint(op.tag);
+        }
         std::uint64_t& last = m_last_base.at(op.tensor);
         put_varint(zigzag(static_cast<std::int64_t>(op.box.base - last)));
         last = op.box.base;

@@ -8,14 +8,17 @@
 #include <vector>
 
 #include "sim/core/atomic_file.h"
+#include "traces/trace_format.h"
 #include "traces/trace_source.h"
 
 namespace memwall {
 
 class TraceWriter final : public TraceSink {
  public:
-  /// Opens the temporary beside `path`; throws Error if it cannot be created.
-  explicit TraceWriter(const std::string& path);
+  /// Opens the temporary beside `path`; throws Error if it cannot be created. `version` is the
+  /// format version written (kOldestTraceVersion..kTraceVersion; an older one leaves out the
+  /// store tags, which the caller's ops must then not use).
+  explicit TraceWriter(const std::string& path, std::uint32_t version = kTraceVersion);
 
   void begin(const WorkloadInfo& workload) override;
   void kernel(const KernelInfo& kernel) override;
@@ -40,6 +43,7 @@ class TraceWriter final : public TraceSink {
   std::vector<std::uint64_t> m_tensor_base;  ///< base address of each tensor
   std::vector<std::uint64_t> m_last_base;    ///< per tensor: previous box base in this CTA
   std::uint64_t m_bytes = 0;
+  std::uint32_t m_version;
   std::uint64_t m_kernels = 0, m_ctas = 0, m_total_ops = 0;
 };
 

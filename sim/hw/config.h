@@ -55,6 +55,8 @@ struct SmConfig {
 /// The crossbar (NoC) between SMs and L2 slices.
 struct XbarConfig {
   Bandwidth port_bandwidth;  ///< one SM's port into the crossbar (each direction)
+  /// The SM → crossbar direction (stores, reductions) when it differs; 0: port_bandwidth.
+  Bandwidth write_port_bandwidth;
   Tick latency = 0;          ///< one-way traversal latency
 };
 

@@ -357,6 +357,11 @@ KeyValue parse_value(const KeyDecl& key, const std::string& text, const Frequenc
       return b;
     }
     case KeyType::kBandwidth: {
+      // A key that allows 0 (xbar.write_port_bandwidth: "the same as xbar.port_bandwidth").
+      if (key.bound == Bound::kNonNegative && (text == "0" || text == "0 B/s" || text == "0B/s")) {
+        number = 0;
+        return Bandwidth{0};
+      }
       const Bandwidth bw = parse_bandwidth(text, clock);
       number = bw.bytes_per_second;
       return bw;
@@ -470,6 +475,10 @@ void validate_with_positions(const HardwareConfig& c, const PositionOf& at) {
             "each of its " + std::to_string(c.l2.slices) + " slices (at efficiency.l2)");
   step_rate("xbar.port_bandwidth", c.xbar.port_bandwidth.bytes_per_second, 1, 1,
             c.l2.sector_size.count, sector, "an SM's port");
+  if (c.xbar.write_port_bandwidth.bytes_per_second > 0) {
+    step_rate("xbar.write_port_bandwidth", c.xbar.write_port_bandwidth.bytes_per_second, 1, 1,
+              c.l2.sector_size.count, sector, "an SM's port (stores)");
+  }
   step_rate("sm.smem_bandwidth", c.sm.smem_bandwidth.bytes_per_second, 1, 1, 1, "one byte",
             "an SM's shared memory");
   const Frequency tensor_clock = c.sm.tensor_clock.hertz > 0 ? c.sm.tensor_clock : c.sm.clock;

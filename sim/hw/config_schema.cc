@@ -120,6 +120,11 @@ const KeyDecl kSchema[] = {
      "One SM's port into the crossbar, each direction.", "", true,
      "HardwareConfig::xbar.port_bandwidth (Bandwidth, B/s)", Bound::kPositive, 0,
      MEMWALL_FIELD(xbar.port_bandwidth, Bandwidth)},
+    {"xbar.write_port_bandwidth", KeyType::kBandwidth, "28.5 B/cycle",
+     "One SM's port in the direction SM to crossbar (the bytes of stores and reductions), where it "
+     "is narrower than xbar.port_bandwidth; 0 B/s: the same as xbar.port_bandwidth.", "0 B/s", false,
+     "HardwareConfig::xbar.write_port_bandwidth (Bandwidth, B/s)", Bound::kNonNegative, 0,
+     MEMWALL_FIELD(xbar.write_port_bandwidth, Bandwidth)},
     {"xbar.latency", KeyType::kDuration, "100 cycles",
      "One-way crossbar traversal, SM to L2 slice: when a request reaches its slice. Part of "
      "l2.hit_latency, which is measured from the SM.", "", true,

@@ -29,8 +29,8 @@ class Xbar {
   /// transfer ends; adds the wait for the port (start - t) to `queue_delay`.
   Tick transfer(std::uint32_t sm, PortDirection dir, std::uint32_t sectors, Tick t,
                 Tick& queue_delay) {
-    return m_ports.reserve(2 * std::size_t{sm} + static_cast<std::uint32_t>(dir), t,
-                           m_sector_ticks[std::size_t{sm} * m_stride + sectors], queue_delay);
+    const std::size_t i = 2 * std::size_t{sm} + static_cast<std::uint32_t>(dir);
+    return m_ports.reserve(i, t, m_sector_ticks[i * m_stride + sectors], queue_delay);
   }
 
   /// One port's booking state, taken out for a run of transfers by one caller (the memory path's
@@ -44,8 +44,7 @@ class Xbar {
   };
   Run open(std::uint32_t sm, PortDirection dir) const {
     const std::size_t i = 2 * std::size_t{sm} + static_cast<std::uint32_t>(dir);
-    return Run{i, m_ports.next_free(i), m_ports.busy(i),
-               &m_sector_ticks[std::size_t{sm} * m_stride]};
+    return Run{i, m_ports.next_free(i), m_ports.busy(i), &m_sector_ticks[i * m_stride]};
   }
   /// Reserves the port of `run` for `sectors` sectors arriving at `t`, as `transfer`.
   static Tick book(Run& run, std::uint32_t sectors, Tick t, Tick& queue_delay) {
@@ -70,7 +69,7 @@ class Xbar {
 
  private:
   Reservations m_ports;              ///< [2·sm + direction]
-  std::vector<Tick> m_sector_ticks;  ///< [sm · m_stride + sectors] → transfer ticks
+  std::vector<Tick> m_sector_ticks;  ///< [(2·sm + direction) · m_stride + sectors] → transfer ticks
   std::size_t m_stride = 0;          ///< sectors_per_line + 1
 };
 

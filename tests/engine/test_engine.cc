@@ -353,6 +353,38 @@ TEST_CASE("mma_sync ops take FLOPs / (sm.mma_sync_flops_per_cycle × efficiency.
                                        (c.sm.tensor_flops_per_cycle * c.efficiency.mma_sync * c.sm.clock.hertz) * 1e12)));
 }
 
+TEST_CASE("A wait on a store's tag waits until the store has reached the L2; an untagged store "
+          "is posted, and xbar.write_port_bandwidth times the SM's stores",
+          "[run][store]") {
+  HardwareConfig c = small_config();
+  c.sm.count = 1;
+  const std::uint64_t bytes = 64 * 1024;
+  const std::uint64_t flops = 1'000'000;
+  const Tick work = static_cast<Tick>(std::llround(
+      static_cast<double>(flops) / (c.sm.fp32_flops_per_cycle * c.sm.clock.hertz) * 1e12));
+  const auto time_of = [&](std::uint16_t tag) {
+    TestKernel k{kernel_info("st"), {{store(0, 64, 1024, 1024, tag), wait(tag == 0 ? 1 : tag),
+                                      compute(ComputeUnit::fp32, flops)}}};
+    return run(c, {k}, 0).time;
+  };
+  // Posted: the compute overlaps the store; tagged: it starts when the store is in the L2, so
+  // the CTA takes the store's time plus the compute's.
+  const Tick posted = time_of(0), tracked = time_of(3);
+  const Tick port = static_cast<Tick>(static_cast<double>(bytes) /
+                                      c.xbar.port_bandwidth.bytes_per_second * 1e12);
+  CHECK(posted < port + work);
+  CHECK(tracked >= port + work);
+  // A write port a quarter as wide makes the tracked store (at least) four times as long.
+  c.xbar.write_port_bandwidth = Bandwidth{c.xbar.port_bandwidth.bytes_per_second / 4};
+  CHECK(time_of(3) >= 4 * port + work);
+  // Loads keep the full port.
+  TestKernel ld{kernel_info("ld"), {{load(0, 64, 1024, 1024, 1), wait(1)}}};
+  c.xbar.write_port_bandwidth = Bandwidth{0};
+  const Tick full = run(c, {ld}, 0).time;
+  c.xbar.write_port_bandwidth = Bandwidth{c.xbar.port_bandwidth.bytes_per_second / 4};
+  CHECK(run(c, {ld}, 0).time == full);
+}
+
 TEST_CASE("Issue ops take warp instructions / (sm.issue_per_cycle × clock) on the SM's schedulers, "
           "apart from the other pipes, and count as instructions, not FLOPs",
           "[run][compute][issue]") {

@@ -135,15 +135,8 @@ TEST_CASE("Fuzz finding: queueing sums of waits near the time bound do not overf
   REQUIRE((static_cast<unsigned char>(input[0]) & 1) == 1);  // the harness frames the rest
   const std::string_view stream = std::string_view(input).substr(1);
   const std::size_t chunk = (static_cast<unsigned char>(input[0]) >> 1) + 1u;
-  std::string file(kTraceMagic, sizeof kTraceMagic);
-  put_u32(file, kTraceVersion);
-  put_u32(file, 0);
-  for (std::size_t pos = 0; pos < stream.size(); pos += chunk) {
-    const std::string_view payload = stream.substr(pos, chunk);
-    put_u32(file, static_cast<std::uint32_t>(payload.size()));
-    put_u32(file, crc32(payload.data(), payload.size()));
-    file.append(payload);
-  }
+  // The finding was made when the harness framed version 3 (stores without tags).
+  const std::string file = frame_trace(stream, chunk, 3);
   const std::string path = memwall::test::temp_path("engine", "queue-overflow.mwt");
   std::ofstream(path, std::ios::binary) << file;
   TraceReader reader(path);

@@ -39,19 +39,6 @@ constexpr std::uint64_t kMaxOps = 200'000;
 /// The simulation's memory limit.
 constexpr std::uint64_t kMaxMemory = 256ull << 20;
 
-std::string frame(std::string_view stream, std::size_t chunk) {
-  std::string file(memwall::kTraceMagic, sizeof memwall::kTraceMagic);
-  memwall::put_u32(file, memwall::kTraceVersion);
-  memwall::put_u32(file, 0);
-  for (std::size_t pos = 0; pos < stream.size(); pos += chunk) {
-    const std::string_view payload = stream.substr(pos, chunk);
-    memwall::put_u32(file, static_cast<std::uint32_t>(payload.size()));
-    memwall::put_u32(file, memwall::crc32(payload.data(), payload.size()));
-    file.append(payload);
-  }
-  return file;
-}
-
 /// Whether the trace at `path` is within the budget (reading it whole; throws TraceError).
 bool within_budget(const std::string& path) {
   memwall::TraceReader reader(path);
@@ -90,7 +77,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static const HardwareConfig hw = load_config("hypothetical/teaching-gpu");
   const std::string_view rest(reinterpret_cast<const char*>(data) + 1, size - 1);
   const std::string path = fuzz::write_scratch(
-      "replay.mwt", (data[0] & 1) ? std::string_view(frame(rest, (data[0] >> 1) + 1u)) : rest);
+      "replay.mwt", (data[0] & 1) ? std::string_view(frame_trace(rest, (data[0] >> 1) + 1u)) : rest);
   try {
     if (!within_budget(path)) return 0;
     TraceReader reader(path);

@@ -20,29 +20,12 @@
 #include "traces/trace_format.h"
 #include "traces/trace_reader.h"
 
-namespace {
-
-std::string frame(std::string_view stream, std::size_t chunk) {
-  std::string file(memwall::kTraceMagic, sizeof memwall::kTraceMagic);
-  memwall::put_u32(file, memwall::kTraceVersion);
-  memwall::put_u32(file, 0);
-  for (std::size_t pos = 0; pos < stream.size(); pos += chunk) {
-    const std::string_view payload = stream.substr(pos, chunk);
-    memwall::put_u32(file, static_cast<std::uint32_t>(payload.size()));
-    memwall::put_u32(file, memwall::crc32(payload.data(), payload.size()));
-    file.append(payload);
-  }
-  return file;
-}
-
-}  // namespace
-
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace memwall;
   if (size == 0) return 0;
   const std::string_view rest(reinterpret_cast<const char*>(data) + 1, size - 1);
   const std::string path = fuzz::write_scratch(
-      "trace.mwt", (data[0] & 1) ? std::string_view(frame(rest, (data[0] >> 1) + 1u)) : rest);
+      "trace.mwt", (data[0] & 1) ? std::string_view(frame_trace(rest, (data[0] >> 1) + 1u)) : rest);
   try {
     TraceReader reader(path);
     KernelInfo kernel;

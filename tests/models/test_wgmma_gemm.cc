@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -17,6 +18,10 @@
 #include "models/workload.h"
 #include "sim/core/error.h"
 #include "tests/models/closed_form_check.h"
+#include "tests/support/cli.h"
+#include "traces/copy_trace.h"
+#include "traces/trace_reader.h"
+#include "traces/trace_writer.h"
 #include "traces/traffic_counter.h"
 
 using namespace memwall;
@@ -215,4 +220,39 @@ TEST_CASE("The model's SM->L2 bytes of the wgmma kernels equal the SM-side count
     CHECK(bytes(rows.at(2), "l1tex__m_xbar2l1tex_read_bytes.sum") == c.kernels[0].read_bytes);
     CHECK(bytes(rows.at(2), "l1tex__m_l1tex2xbar_write_bytes.sum") == c.kernels[0].write_bytes + kProbeBytes);
   }
+}
+
+TEST_CASE("A --gemm wgmma trace (format version 4) replays the model's ops exactly, store tags "
+          "included",
+          "[wgmma][trace_file]") {
+  const WorkloadParams p = naive(1, 2, 300, 64, 128, 256);
+  const std::string path = memwall::test::temp_path("wgmma", "naive.mwt");
+  {
+    auto source = make_model_source(p);
+    TraceWriter writer(path);
+    copy_trace(*source, writer);
+  }
+  TraceReader reader(path);
+  CHECK(reader.version() == kTraceVersion);
+  auto model = make_model_source(p);
+  KernelInfo a, b;
+  std::vector<Op> ra, rb;
+  std::uint64_t tagged_stores = 0;
+  while (model->next_kernel(a)) {
+    REQUIRE(reader.next_kernel(b));
+    CHECK(a.name == b.name);
+    while (model->next_cta(ra)) {
+      REQUIRE(reader.next_cta(rb));
+      REQUIRE(ra.size() == rb.size());
+      for (std::size_t i = 0; i < ra.size(); ++i) {
+        CHECK(ra[i].kind == rb[i].kind);
+        CHECK(ra[i].tag == rb[i].tag);
+        CHECK(ra[i].box.base == rb[i].box.base);
+        tagged_stores += ra[i].kind == OpKind::store && ra[i].tag != 0;
+      }
+    }
+    CHECK_FALSE(reader.next_cta(rb));
+  }
+  CHECK(tagged_stores > 0);
+  std::filesystem::remove(path);
 }

@@ -105,10 +105,12 @@ inline Op load(std::uint64_t base, std::uint32_t rows, std::uint32_t row_bytes, 
   return op;
 }
 
-inline Op store(std::uint64_t base, std::uint32_t rows, std::uint32_t row_bytes, std::uint64_t pitch) {
+inline Op store(std::uint64_t base, std::uint32_t rows, std::uint32_t row_bytes, std::uint64_t pitch,
+                std::uint16_t tag = 0) {
   Op op;
   op.kind = OpKind::store;
   op.box = Box{base, rows, row_bytes, pitch};
+  op.tag = tag;
   return op;
 }
 

@@ -101,10 +101,11 @@ class FakeSource final : public TraceSource {
 
 std::string temp_path(const std::string& name) { return memwall::test::temp_path("test", name); }
 
-std::string write_fake(const std::string& name, std::uint64_t ctas) {
+std::string write_fake(const std::string& name, std::uint64_t ctas,
+                       std::uint32_t version = kTraceVersion) {
   const std::string path = temp_path(name);
   FakeSource source(ctas);
-  TraceWriter writer(path);
+  TraceWriter writer(path, version);
   copy_trace(source, writer);
   return path;
 }
@@ -187,8 +188,8 @@ TEST_CASE("Writing the same source twice gives byte-identical files", "[trace_fi
 
 TEST_CASE("A version 1 trace still replays, unless it names a parameter of version 2",
           "[trace_file]") {
-  REQUIRE(kTraceVersion == 3);
-  const std::string path = write_fake("v1.mwt", 20);
+  REQUIRE(kTraceVersion == 4);
+  const std::string path = write_fake("v1.mwt", 20, 1);
   std::string v1 = read_all(path);
   v1[8] = 1;  // the prologue is outside the chunks' checksums
   write_all(path, v1);
@@ -197,7 +198,7 @@ TEST_CASE("A version 1 trace still replays, unless it names a parameter of versi
   REQUIRE_THAT(read_error(path), Catch::Contains("invalid compute unit 3 in a version 1 trace"));
   {
     FakeSource plain(20, {}, /*reduce=*/false);
-    TraceWriter writer(path);
+    TraceWriter writer(path, 1);
     copy_trace(plain, writer);
   }
   v1 = read_all(path);
@@ -210,7 +211,7 @@ TEST_CASE("A version 1 trace still replays, unless it names a parameter of versi
     INFO(name);
     FakeSource source(20, {{name, "2"}}, /*reduce=*/false);
     {
-      TraceWriter writer(path);
+      TraceWriter writer(path, 3);
       copy_trace(source, writer);
     }
     REQUIRE(read_error(path).empty());  // written as version 3
@@ -225,7 +226,7 @@ TEST_CASE("A version 1 trace still replays, unless it names a parameter of versi
 }
 
 TEST_CASE("A version 2 trace replays, unless it holds an issue op of version 3", "[trace_file]") {
-  const std::string path = write_fake("v2.mwt", 20);
+  const std::string path = write_fake("v2.mwt", 20, 2);
   std::string v2 = read_all(path);
   v2[8] = 2;
   write_all(path, v2);
@@ -233,7 +234,7 @@ TEST_CASE("A version 2 trace replays, unless it holds an issue op of version 3",
   {
     // Reductions are version 2; the issue ops become sfu ops.
     FakeSource plain(20, {}, /*reduce=*/false);
-    TraceWriter writer(path);
+    TraceWriter writer(path, 2);
     copy_trace(plain, writer);
   }
   v2 = read_all(path);
@@ -252,10 +253,10 @@ TEST_CASE("A wrong magic, version or flags is rejected at the header", "[trace_f
   write_all(path, bad);
   REQUIRE_THAT(read_error(path), Catch::Contains("byte 0: wrong magic"));
   bad = good;
-  bad[8] = 4;  // version 4
+  bad[8] = 5;  // version 5
   write_all(path, bad);
-  REQUIRE_THAT(read_error(path), Catch::Contains("byte 8: unsupported trace version 4 (this build "
-                                                 "reads versions 1 to 3)"));
+  REQUIRE_THAT(read_error(path), Catch::Contains("byte 8: unsupported trace version 5 (this build "
+                                                 "reads versions 1 to 4)"));
   bad[8] = 0;
   write_all(path, bad);
   REQUIRE_THAT(read_error(path), Catch::Contains("byte 8: unsupported trace version 0"));

@@ -47,6 +47,8 @@ def main():
                     help="gemm.csv files (default traces/measured/h200-hopper-gemm/gemm.csv); a row's "
                          "sms column, where not the config's, becomes --set sm.count=N")
     ap.add_argument("--config", action="append", help="config(s) to simulate (default h200, h200-calibrated)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="a config override for every run (memwall run --set)")
     ap.add_argument("-j", type=int, default=2)
     ap.add_argument("--csv", help="write every compared row here")
     a = ap.parse_args()
@@ -77,6 +79,8 @@ def main():
         if sms:
             key = (*key, int(sms))
             args = [*args, "--set", f"sm.count={sms}"]
+        for kv in a.set:
+            args = [*args, "--set", kv]
         r["_key"] = key
         for c in configs:
             jobs[(c, key)] = args
