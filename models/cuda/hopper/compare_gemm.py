@@ -10,6 +10,8 @@ whatever the config says; nothing is fitted here.
 
 Usage: python3 models/cuda/hopper/compare_gemm.py --memwall build/memwall \\
            --measured traces/measured/h200-hopper-gemm/gemm.csv [--config h200 ...] [-j 2] [--csv OUT]
+       python3 models/cuda/hopper/compare_gemm.py --summarize OUT.csv [OUT.csv ...]
+           (no simulation: per config, SM count and kernel, MAPE and worst error of written rows)
 """
 import argparse
 import concurrent.futures
@@ -40,6 +42,26 @@ def run_case(memwall, config, args):
             return json.load(f)
 
 
+def summarize(paths):
+    """Per file, config, SM count and kernel: MAPE and worst signed error of the time."""
+    print("| rows | config | SMs | kernel | n | time MAPE | worst |")
+    print("|---|---|---:|---|---:|---:|---:|")
+    for path in paths:
+        with open(path, newline="") as f:
+            rows = list(csv.DictReader(f))
+        name = os.path.basename(path)
+        for config in dict.fromkeys(r["config"] for r in rows):
+            for sms in sorted({r["sms"] for r in rows}, key=lambda x: -int(x or 0)):
+                for shape in ("gemm", "naive-qk", "naive-pv"):
+                    e = [float(r["error"]) for r in rows
+                         if r["config"] == config and r["sms"] == sms and r["shape"] == shape]
+                    if e:
+                        worst = max(e, key=abs)
+                        print(f"| {name} | {config} | {sms} | {shape} | {len(e)} "
+                              f"| {sum(map(abs, e)) / len(e):.1%} | {worst:+.1%} |")
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--memwall", default="build/memwall")
@@ -51,7 +73,10 @@ def main():
                     help="a config override for every run (memwall run --set)")
     ap.add_argument("-j", type=int, default=2)
     ap.add_argument("--csv", help="write every compared row here")
+    ap.add_argument("--summarize", nargs="+", metavar="CSV", help="summarize rows --csv wrote")
     a = ap.parse_args()
+    if a.summarize:
+        return summarize(a.summarize)
     configs = a.config or ["h200", "h200-calibrated"]
     rows = []
     for path in a.measured or ["traces/measured/h200-hopper-gemm/gemm.csv"]:
