@@ -87,3 +87,14 @@ def test_parameters_a_plugin_adds_are_keyword_arguments_as_they_are_cli_flags(cl
     params = {**SMALL, **variant}
     json_text, _ = cli_run(cli, tmp_path, "h200", "flash2", params)
     assert memwall.run("h200", workload="flash2", **params).json == json_text
+
+
+def test_the_wgmma_kernel_is_a_keyword_as_it_is_a_cli_flag(cli, tmp_path):
+    params = {**SMALL, "gemm": "wgmma", "block_kv": 256}
+    json_text, stdout = cli_run(cli, tmp_path, "h200", "naive", params)
+    report = memwall.run("h200", workload="naive", **params)
+    assert report.json == json_text
+    assert report.text == stdout
+    assert report.workload.params["gemm"] == "wgmma"
+    # A persistent grid: no more qk CTAs than the chip has SMs.
+    assert report.kernels[0]["grid_ctas"] <= memwall.load_config("h200")["sm.count"].value
