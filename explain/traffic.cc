@@ -4,6 +4,7 @@
 #include <string>
 
 #include "models/attention_params.h"
+#include "models/workload_registry.h"
 #include "sim/core/error.h"
 #include "sim/core/units.h"
 
@@ -15,30 +16,6 @@ constexpr WorkloadKind kVariants[] = {WorkloadKind::naive, WorkloadKind::flash1,
 std::string u64(std::uint64_t v) { return std::to_string(v); }
 
 std::string human(std::uint64_t bytes) { return format_bytes(Bytes{bytes}); }
-
-std::string tiling(const TrafficVariant& v) {
-  const WorkloadParams& p = v.params;
-  char text[160];
-  switch (v.kind) {
-    case WorkloadKind::naive:
-      std::snprintf(text, sizeof text, "bm = %u, bn = %u", *p.block_q, *p.block_kv);
-      break;
-    case WorkloadKind::flash1:
-      if (p.sram_bytes) {
-        std::snprintf(text, sizeof text, "Br = %u, Bc = %u (M = %s)", *p.block_q, *p.block_kv,
-                      human(*p.sram_bytes).c_str());
-      } else {
-        std::snprintf(text, sizeof text, "Br = %u, Bc = %u", *p.block_q, *p.block_kv);
-      }
-      break;
-    default:
-      std::snprintf(text, sizeof text, "Br = %u, Bc = %u%s", *p.block_q, *p.block_kv,
-                    p.splits && *p.splits > 1 ? (", " + std::to_string(*p.splits) + " splits").c_str()
-                                              : "");
-      break;
-  }
-  return text;
-}
 
 /// (query, key) pairs of one head the mask leaves visible: Σᵢ keys_visible(i), which is
 /// Nq·(Nkv − Nq) + Nq(Nq + 1)/2 with the causal mask and Nq·Nkv without.
@@ -121,7 +98,7 @@ std::string format_traffic(const TrafficTable& t) {
                 variant_text(p).c_str(), std::string(to_string(p.dtype)).c_str());
   out += line;
   for (const TrafficVariant& v : t.variants) {
-    std::snprintf(line, sizeof line, "  %-7s %s\n", std::string(to_string(v.kind)).c_str(), tiling(v).c_str());
+    std::snprintf(line, sizeof line, "  %-7s %s\n", std::string(to_string(v.kind)).c_str(), workload_plugin(v.kind).tiling_text(v.params).c_str());
     out += line;
   }
   if (!t.flash1_missing.empty()) out += "  " + t.flash1_missing + "\n";

@@ -8,6 +8,7 @@
 #include "models/checked_bytes.h"
 #include "models/launch.h"
 #include "models/workload.h"
+#include "sim/core/units.h"
 #include "models/reference.h"
 #include "models/spill.h"
 #include "sim/core/error.h"
@@ -317,6 +318,17 @@ class Flash1Plugin final : public WorkloadPlugin {
 
   double io_exponent(std::string_view axis) const override {  // Θ(N²d²/M)
     return axis == "seq" ? 2.0 : -1.0;
+  }
+
+  std::string tiling_text(const WorkloadParams& p) const override {
+    std::string out = "Br = " + std::to_string(*p.block_q) + ", Bc = " + std::to_string(*p.block_kv);
+    if (p.sram_bytes) out += " (M = " + format_bytes(Bytes{*p.sram_bytes}) + ")";
+    return out;
+  }
+
+  void io_defaults(WorkloadParams& p, bool /*seq_given*/, std::optional<std::uint64_t> sram_bytes,
+                   std::uint64_t smem_per_block) const override {
+    if (!sram_bytes && !p.sram_bytes) p.sram_bytes = smem_per_block;  // M: the SRAM per block
   }
 
   std::string_view output_tensor() const override { return "O"; }

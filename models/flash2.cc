@@ -455,6 +455,21 @@ class Flash2Plugin final : public WorkloadPlugin {
     return axis == "seq" ? 2.0 : -1.0;
   }
 
+  std::string tiling_text(const WorkloadParams& p) const override {
+    std::string out = "Br = " + std::to_string(*p.block_q) + ", Bc = " + std::to_string(*p.block_kv);
+    if (p.splits && *p.splits > 1) out += ", " + std::to_string(*p.splits) + " splits";
+    return out;
+  }
+
+  void io_defaults(WorkloadParams& p, bool /*seq_given*/, std::optional<std::uint64_t> sram_bytes,
+                   std::uint64_t /*smem_per_block*/) const override {
+    // Theorem 2's blocks for M: Bc = Br = ⌈M / 4d⌉ elements.
+    if (!sram_bytes || (p.block_q && p.block_kv)) return;
+    const auto bc = static_cast<std::uint32_t>(ceil_div(*sram_bytes / element_bytes(p.dtype), 4 * p.head_dim));
+    if (!p.block_q) p.block_q = bc;
+    if (!p.block_kv) p.block_kv = bc;
+  }
+
   std::string_view output_tensor() const override { return "O"; }
   EigenBackend::Matrix reference_output(const Workload& workload,
                                         const EigenBackend& data) const override {

@@ -202,6 +202,22 @@ class GemmPlugin final : public WorkloadPlugin {
     return axis == "seq" ? 3.0 : -0.5;
   }
 
+  void io_defaults(WorkloadParams& p, bool seq_given, std::optional<std::uint64_t> sram_bytes,
+                   std::uint64_t /*smem_per_block*/) const override {
+    if (seq_given) p.m = p.n = p.k = p.seq;  // the IO axis: a square product
+    if (!sram_bytes || (p.tile_m && p.tile_n)) return;
+    // The largest square tile t whose A, B and C tiles fit M: (t + 1)² + 2(t + 1)·tile_k > M.
+    const std::uint64_t m_elems = *sram_bytes / element_bytes(p.dtype);
+    const std::uint64_t tk = p.tile_k.value_or(32);
+    std::uint64_t t = 1;
+    while ((t + 1) * (t + 1) + 2 * (t + 1) * tk <= m_elems) ++t;
+    // Whole 32-byte sectors per tile row, so that sector rounding adds no traffic.
+    const std::uint64_t align = std::max<std::uint64_t>(1, 32 / element_bytes(p.dtype));
+    if (t >= align) t -= t % align;
+    if (!p.tile_m) p.tile_m = static_cast<std::uint32_t>(t);
+    if (!p.tile_n) p.tile_n = static_cast<std::uint32_t>(t);
+  }
+
   std::string_view output_tensor() const override { return "C"; }
   EigenBackend::Matrix reference_output(const Workload& workload,
                                         const EigenBackend& data) const override {

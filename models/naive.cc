@@ -322,6 +322,10 @@ class NaivePlugin final : public WorkloadPlugin {
     return axis == "seq" ? 2.0 : 0.0;
   }
 
+  std::string tiling_text(const WorkloadParams& p) const override {
+    return "bm = " + std::to_string(*p.block_q) + ", bn = " + std::to_string(*p.block_kv);
+  }
+
   std::string_view output_tensor() const override { return "O"; }
   EigenBackend::Matrix reference_output(const Workload& workload,
                                         const EigenBackend& data) const override {

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -69,6 +70,17 @@ class WorkloadPlugin {
   /// traffic against `axis` — "seq" (N, or m = n = k) or "sram_bytes" (the on-chip memory M) —
   /// what `memwall io` fits its simulated bytes against.
   virtual double io_exponent(std::string_view axis) const = 0;
+
+  /// `memwall io`'s defaults for one point, before resolution: with the IO axis `seq` given
+  /// (`seq_given`), gemm's m = n = k = seq; with the on-chip memory M of Theorem 2 given
+  /// (`sram_bytes`), the tiles it implies where `p` has none; without it, flash1's M is
+  /// `smem_per_block` (the config's). Nothing by default.
+  virtual void io_defaults(WorkloadParams& /*p*/, bool /*seq_given*/,
+                           std::optional<std::uint64_t> /*sram_bytes*/,
+                           std::uint64_t /*smem_per_block*/) const {}
+  /// The tiling of resolved `p` as `memwall traffic` prints it ("Br = 128, Bc = 64"); by
+  /// default the tile parameters' names and values ("tile_m = 128, tile_n = 128").
+  virtual std::string tiling_text(const WorkloadParams& p) const;
 
   /// The tensor `memwall verify` compares ("O", "C"); with several, the first.
   virtual std::string_view output_tensor() const = 0;

@@ -172,28 +172,7 @@ WorkloadParams io_params(const SweepPoint& point, const HardwareConfig& config) 
   WorkloadParams p = workload_params_of(point);
   const bool has_seq = std::any_of(point.params.begin(), point.params.end(),
                                    [](const Field& f) { return f.first == "seq"; });
-  if (p.workload == WorkloadKind::gemm && has_seq) p.m = p.n = p.k = p.seq;
-  const std::optional<std::uint64_t> sram = sram_of(point);
-  if (sram) {
-    const std::uint64_t m_elems = *sram / element_bytes(p.dtype);
-    if (p.workload == WorkloadKind::flash2 && (!p.block_q || !p.block_kv)) {
-      const auto bc = static_cast<std::uint32_t>(ceil_div(m_elems, 4 * p.head_dim));
-      if (!p.block_q) p.block_q = bc;
-      if (!p.block_kv) p.block_kv = bc;
-    }
-    if (p.workload == WorkloadKind::gemm && (!p.tile_m || !p.tile_n)) {
-      const std::uint64_t tk = p.tile_k.value_or(32);
-      std::uint64_t t = 1;
-      while ((t + 1) * (t + 1) + 2 * (t + 1) * tk <= m_elems) ++t;
-      // Whole 32-byte sectors per tile row, so that sector rounding adds no traffic.
-      const std::uint64_t align = std::max<std::uint64_t>(1, 32 / element_bytes(p.dtype));
-      if (t >= align) t -= t % align;
-      if (!p.tile_m) p.tile_m = static_cast<std::uint32_t>(t);
-      if (!p.tile_n) p.tile_n = static_cast<std::uint32_t>(t);
-    }
-  } else if (p.workload == WorkloadKind::flash1 && !p.sram_bytes) {
-    p.sram_bytes = config.sm.smem_per_block.count;
-  }
+  workload_plugin(p.workload).io_defaults(p, has_seq, sram_of(point), config.sm.smem_per_block.count);
   p.smem_limit_bytes = config.sm.smem_per_block.count;
   p.arch = config.sm.arch;
   p.sm_count = config.sm.count;
