@@ -28,7 +28,7 @@ from ._errors import ConfigError, Error, TraceError, UsageError
 __all__ = [
     "Config", "ConfigError", "Error", "Parameter", "Quantity", "Record", "Report", "Reports", "Result",
     "TraceError", "UsageError", "Workload", "closed_form", "load_config", "presets", "roofline",
-    "run", "sweep", "traffic", "workloads",
+    "run", "sweep", "traffic", "verify", "workloads",
 ]
 
 __version__: str = _core.version
@@ -342,6 +342,23 @@ def closed_form(workload: str = "flash2", config: Union[Config, str, None] = Non
         workload=workload, params=Record(named),
         global_read_bytes=read, global_write_bytes=write,
         by_tensor=Record((t, Record(read_bytes=r, write_bytes=w)) for t, r, w in tensors))
+
+
+def verify(workload: str = "flash2", *, config: Union[Config, str, None] = None, seed: int = 1,
+           tolerance: float = 1e-10, online_rescale: bool = True, **params: ParamValue) -> Record:
+    """Runs the workload's kernels on random inputs in double and compares (``memwall verify``).
+
+    The inputs are uniform in [-1, 1] from ``seed``; the output (O, C, or dQ, dK, dV) is compared
+    with the plain reference. Keys: workload, params (resolved), output (the tensors compared),
+    elements, max_abs_error, tolerance and passed (max_abs_error <= tolerance, the CLI's PASS).
+    ``online_rescale=False`` is the CLI's ``--no-rescale``. With a config its per-block shared
+    memory is the limit (and flash1's M).
+    """
+    core = _as_config(config)._core if config is not None else None
+    named, output, elements, error = _core.verify(workload, _named(params), core, seed,
+                                                  online_rescale)
+    return Record(workload=workload, params=Record(named), output=output, elements=elements,
+                  max_abs_error=error, tolerance=tolerance, passed=error <= tolerance)
 
 
 def traffic(seq: int, head_dim: int, *, config: Union[Config, str, None] = None,

@@ -25,6 +25,7 @@
 #include "explain/roofline.h"
 #include "explain/traffic.h"
 #include "models/closed_forms.h"
+#include "models/reference.h"
 #include "models/workload_registry.h"
 #include "sim/core/error.h"
 #include "sim/core/interrupt.h"
@@ -319,6 +320,19 @@ PYBIND11_MODULE(_core, m) {
     for (const TensorTraffic& x : t.by_tensor) tensors.emplace_back(x.tensor, x.read_bytes, x.write_bytes);
     return py::make_tuple(resolved.named(), t.read_bytes, t.write_bytes, tensors);
   }, py::arg("workload"), py::arg("named"), py::arg("config").none(true));
+
+  // `memwall verify`: (resolved parameters, tensors compared, elements, max abs error).
+  m.def("verify", [](const std::string& workload,
+                     const std::vector<std::pair<std::string, std::string>>& named,
+                     const LoadedConfig* config, std::uint64_t seed, bool online_rescale) {
+    WorkloadParams p = params_of(named);
+    p.workload = parse_workload_kind(workload);
+    WorkloadParams resolved = resolve_workload_options(p, config ? &config->hw : nullptr);
+    resolved.online_rescale = online_rescale;
+    const VerifyResult r = without_gil([&] { return verify_workload(resolved, seed); });
+    return py::make_tuple(resolved.named(), r.output, r.elements, r.max_abs_error);
+  }, py::arg("workload"), py::arg("named"), py::arg("config").none(true), py::arg("seed"),
+     py::arg("online_rescale"));
 
   // `memwall traffic`: (JSON, text).
   m.def("traffic", [](const std::vector<std::pair<std::string, std::string>>& named,

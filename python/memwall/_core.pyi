@@ -58,6 +58,10 @@ def closed_form(workload: str, named: list[tuple[str, str]], config: Optional[Co
                 ) -> tuple[list[tuple[str, str]], int, int, list[tuple[str, int, int]]]:
     """(resolved parameters, read bytes, write bytes, [(tensor, read, write)])."""
 
+def verify(workload: str, named: list[tuple[str, str]], config: Optional[Config], seed: int,
+           online_rescale: bool) -> tuple[list[tuple[str, str]], str, int, float]:
+    """`memwall verify`: (resolved parameters, tensors compared, elements, max abs error)."""
+
 def traffic(named: list[tuple[str, str]], config: Optional[Config]) -> tuple[str, str]:
     """`memwall traffic`: (JSON, text)."""
 
