@@ -28,7 +28,7 @@ from ._errors import ConfigError, Error, TraceError, UsageError
 __all__ = [
     "Config", "ConfigError", "Error", "Parameter", "Quantity", "Record", "Report", "Reports", "Result",
     "TraceError", "UsageError", "Workload", "closed_form", "load_config", "presets", "roofline",
-    "run", "sweep", "traffic", "verify", "workloads",
+    "replay", "run", "sweep", "trace", "traffic", "verify", "workloads",
 ]
 
 __version__: str = _core.version
@@ -342,6 +342,28 @@ def closed_form(workload: str = "flash2", config: Union[Config, str, None] = Non
         workload=workload, params=Record(named),
         global_read_bytes=read, global_write_bytes=write,
         by_tensor=Record((t, Record(read_bytes=r, write_bytes=w)) for t, r, w in tensors))
+
+
+def trace(path: Union[str, os.PathLike[str]], workload: str = "flash2", *,
+          config: Union[Config, str, None] = None, **params: ParamValue) -> Record:
+    """Writes the workload's trace file (``memwall trace -o PATH``), atomically.
+
+    Keys: path, workload, params (resolved), bytes, kernels, ctas, ops. With a config its per-block
+    shared memory is the limit (and flash1's M). ``memwall.replay`` simulates the file.
+    """
+    core = _as_config(config)._core if config is not None else None
+    named, size, kernels, ctas, ops = _core.write_trace(workload, _named(params), core,
+                                                        os.fspath(path))
+    return Record(path=os.fspath(path), workload=workload, params=Record(named), bytes=size,
+                  kernels=kernels, ctas=ctas, ops=ops)
+
+
+def replay(config: Union[Config, str], path: Union[str, os.PathLike[str]], *,
+           flush_l2_between_kernels: bool = False) -> Report:
+    """Simulates a trace file (``memwall replay``): the same Report as ``memwall.run``."""
+    json_text, text = _core.replay(_as_config(config)._core, os.fspath(path),
+                                   flush_l2_between_kernels)
+    return Report._from(json_text, text)
 
 
 def verify(workload: str = "flash2", *, config: Union[Config, str, None] = None, seed: int = 1,

@@ -25,6 +25,7 @@
 #include "explain/roofline.h"
 #include "explain/traffic.h"
 #include "models/closed_forms.h"
+#include "models/model_source.h"
 #include "models/reference.h"
 #include "models/workload_registry.h"
 #include "sim/core/error.h"
@@ -38,6 +39,10 @@
 #include "studies/sweep_simulate.h"
 #include "studies/sweep_workload.h"
 #include "studies/workload_config.h"
+#include "sim/engine/simulator.h"
+#include "traces/copy_trace.h"
+#include "traces/trace_reader.h"
+#include "traces/trace_writer.h"
 
 namespace py = pybind11;
 
@@ -320,6 +325,33 @@ PYBIND11_MODULE(_core, m) {
     for (const TensorTraffic& x : t.by_tensor) tensors.emplace_back(x.tensor, x.read_bytes, x.write_bytes);
     return py::make_tuple(resolved.named(), t.read_bytes, t.write_bytes, tensors);
   }, py::arg("workload"), py::arg("named"), py::arg("config").none(true));
+
+  // `memwall trace -o PATH`: (resolved parameters, bytes written, kernels, CTAs, ops).
+  m.def("write_trace", [](const std::string& workload,
+                          const std::vector<std::pair<std::string, std::string>>& named,
+                          const LoadedConfig* config, const std::string& path) {
+    WorkloadParams p = params_of(named);
+    p.workload = parse_workload_kind(workload);
+    const WorkloadParams resolved = resolve_workload_options(p, config ? &config->hw : nullptr);
+    return without_gil([&] {
+      const auto source = make_model_source(resolved);
+      TraceWriter writer(path);
+      const CopyStats s = copy_trace(*source, writer);
+      return std::make_tuple(resolved.named(), writer.bytes_written(), s.kernels, s.ctas, s.ops);
+    });
+  }, py::arg("workload"), py::arg("named"), py::arg("config").none(true), py::arg("path"));
+
+  // `memwall replay PATH`: (JSON report, text summary).
+  m.def("replay", [](const LoadedConfig& config, const std::string& path, bool flush_l2) {
+    return without_gil([&] {
+      TraceReader reader(path);
+      SimOptions sim;
+      sim.flush_l2_between_kernels = flush_l2;
+      const RunResult r = simulate(config.hw, reader, sim);
+      const RunProvenance provenance = make_provenance(config.path_or_preset, config.overrides, config.hw);
+      return std::make_pair(run_to_json(r, provenance), format_run_report(r, provenance));
+    });
+  });
 
   // `memwall verify`: (resolved parameters, tensors compared, elements, max abs error).
   m.def("verify", [](const std::string& workload,

@@ -58,6 +58,13 @@ def closed_form(workload: str, named: list[tuple[str, str]], config: Optional[Co
                 ) -> tuple[list[tuple[str, str]], int, int, list[tuple[str, int, int]]]:
     """(resolved parameters, read bytes, write bytes, [(tensor, read, write)])."""
 
+def write_trace(workload: str, named: list[tuple[str, str]], config: Optional[Config],
+                path: str) -> tuple[list[tuple[str, str]], int, int, int, int]:
+    """`memwall trace -o PATH`: (resolved parameters, bytes, kernels, CTAs, ops)."""
+
+def replay(config: Config, path: str, flush_l2: bool) -> tuple[str, str]:
+    """`memwall replay PATH`: (JSON report, text summary)."""
+
 def verify(workload: str, named: list[tuple[str, str]], config: Optional[Config], seed: int,
            online_rescale: bool) -> tuple[list[tuple[str, str]], str, int, float]:
     """`memwall verify`: (resolved parameters, tensors compared, elements, max abs error)."""
