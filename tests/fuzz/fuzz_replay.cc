@@ -26,6 +26,7 @@
 #include "sim/core/error.h"
 #include "sim/engine/simulator.h"
 #include "sim/hw/config_loader.h"
+#include "tests/fuzz/fuzz_laws.h"
 #include "tests/fuzz/fuzz_util.h"
 #include "traces/op.h"
 #include "traces/trace_format.h"
@@ -61,13 +62,7 @@ bool within_budget(const std::string& path) {
   return true;
 }
 
-/// Aborts (a finding) unless `law` holds.
-void require(bool law, const char* what) {
-  if (!law) {
-    std::fprintf(stderr, "fuzz_replay: broken law: %s\n", what);
-    std::abort();
-  }
-}
+void require(bool law, const char* what) { memwall::fuzz::require_law(law, "fuzz_replay", what); }
 
 }  // namespace
 
@@ -86,11 +81,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     options.flush_l2_between_kernels = (data[0] & 2) != 0;
     const RunResult r = simulate(hw, reader, options);
     const TrafficCounters& t = r.traffic;
-    require(t.l2_read_bytes == (t.l2_hit_sectors + t.l2_miss_sectors) * hw.l2.sector_size.count,
-            "l2_read_bytes = (hits + misses) x sector size");
-    require(t.dram_read_bytes == r.dram_bytes_by_reason.compulsory + r.dram_bytes_by_reason.reread,
-            "dram_read_bytes = compulsory + re-read");
-    require(t.dram_write_bytes == r.dram_bytes_by_reason.writeback, "dram_write_bytes = write-backs");
+    fuzz::require_report_laws(r, hw, "fuzz_replay");
     TrafficCounters sum;
     Tick last_end = 0;
     for (const KernelResult& k : r.kernels) {

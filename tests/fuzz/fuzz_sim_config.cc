@@ -26,6 +26,7 @@
 #include "sim/core/error.h"
 #include "sim/engine/simulator.h"
 #include "sim/hw/config_loader.h"
+#include "tests/fuzz/fuzz_laws.h"
 #include "tests/fuzz/fuzz_util.h"
 #include "traces/trace_reader.h"
 
@@ -33,12 +34,7 @@ namespace {
 
 constexpr std::uint64_t kMaxMemory = 256ull << 20;
 
-void require(bool law, const char* what) {
-  if (!law) {
-    std::fprintf(stderr, "fuzz_sim_config: broken law: %s\n", what);
-    std::abort();
-  }
-}
+void require(bool law, const char* what) { memwall::fuzz::require_law(law, "fuzz_sim_config", what); }
 
 /// The fixed trace, written once to the scratch directory (the corpus file less its framing byte).
 const std::string& trace_path() {
@@ -81,11 +77,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     options.flush_l2_between_kernels = (size & 1) != 0;
     const RunResult r = simulate(hw, reader, options);
     const TrafficCounters& t = r.traffic;
-    require(t.l2_read_bytes == (t.l2_hit_sectors + t.l2_miss_sectors) * hw.l2.sector_size.count,
-            "l2_read_bytes = (hits + misses) x sector size");
-    require(t.dram_read_bytes == r.dram_bytes_by_reason.compulsory + r.dram_bytes_by_reason.reread,
-            "dram_read_bytes = compulsory + re-read");
-    require(t.dram_write_bytes == r.dram_bytes_by_reason.writeback, "dram_write_bytes = write-backs");
+    fuzz::require_report_laws(r, hw, "fuzz_sim_config");
     // What the trace asks for does not depend on the chip's speeds or sizes, only on its sectors.
     static const HardwareConfig teaching = load_config("hypothetical/teaching-gpu");
     if (hw.l2.sector_size.count == teaching.l2.sector_size.count &&
