@@ -28,7 +28,7 @@ from ._errors import ConfigError, Error, TraceError, UsageError
 __all__ = [
     "Config", "ConfigError", "Error", "Parameter", "Quantity", "Record", "Report", "Reports", "Result",
     "TraceError", "UsageError", "Workload", "closed_form", "load_config", "presets", "roofline",
-    "replay", "run", "sweep", "trace", "traffic", "verify", "workloads",
+    "ledger", "race", "replay", "run", "sweep", "trace", "traffic", "verify", "workloads",
 ]
 
 __version__: str = _core.version
@@ -381,6 +381,35 @@ def verify(workload: str = "flash2", *, config: Union[Config, str, None] = None,
                                                   online_rescale)
     return Record(workload=workload, params=Record(named), output=output, elements=elements,
                   max_abs_error=error, tolerance=tolerance, passed=error <= tolerance)
+
+
+def ledger(row_len: int, tile: int, *, seed: int = 1, late_max: bool = False) -> Record:
+    """One row of scores streamed tile by tile through the online softmax (``memwall ledger``).
+
+    Keys: steps (one per tile: tile_index, begin, end, tile_max, m_old, m_new, rescale, l,
+    l_no_rescale; a DataFrame with pandas), argmax, reference_max, reference_sum,
+    reference_output, online_output, no_rescale_output, online_error, no_rescale_error; ``.text``
+    is the CLI's table. ``late_max`` plants the row's maximum in the last tile.
+    """
+    out, steps, text = _core.ledger(row_len, tile, seed, late_max)
+    result = Record(out, steps=_table(steps))
+    result.text = text
+    return result
+
+
+def race(seq: Union[int, Sequence[int]], *, head_dim: int = 64, tile: int = 64, repeat: int = 5,
+         seed: int = 1) -> Record:
+    """Naive against tiled (online-softmax) attention run on the CPU (``memwall race``).
+
+    Keys: rows (one per N: seq, naive_seconds, tiled_seconds (medians of ``repeat`` runs),
+    naive_/tiled_peak_bytes, naive_/tiled_allocated_bytes, max_abs_diff, agree; a DataFrame with
+    pandas); ``.text`` is the CLI's table. Times are this machine's wall clock.
+    """
+    seqs = [seq] if isinstance(seq, int) else list(seq)
+    rows, text = _core.race(seqs, head_dim, tile, repeat, seed)
+    result = Record(rows=_table(rows))
+    result.text = text
+    return result
 
 
 def traffic(seq: int, head_dim: int, *, config: Union[Config, str, None] = None,

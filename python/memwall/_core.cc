@@ -22,6 +22,8 @@
 #include <variant>
 #include <vector>
 
+#include "explain/ledger.h"
+#include "explain/race.h"
 #include "explain/roofline.h"
 #include "explain/traffic.h"
 #include "models/closed_forms.h"
@@ -365,6 +367,67 @@ PYBIND11_MODULE(_core, m) {
     return py::make_tuple(resolved.named(), r.output, r.elements, r.max_abs_error);
   }, py::arg("workload"), py::arg("named"), py::arg("config").none(true), py::arg("seed"),
      py::arg("online_rescale"));
+
+  // `memwall ledger`: (the ledger's fields, its steps, the text).
+  m.def("ledger", [](std::uint64_t row_len, std::uint64_t tile, std::uint64_t seed, bool late_max) {
+    explain::LedgerOptions o;
+    o.row_len = row_len;
+    o.tile = tile;
+    o.seed = seed;
+    o.late_max = late_max;
+    const explain::LedgerResult r = without_gil([&] { return explain::run_ledger(o); });
+    py::list steps;
+    for (const explain::LedgerStep& s : r.steps) {
+      py::dict d;
+      d["tile_index"] = s.tile_index;
+      d["begin"] = s.begin;
+      d["end"] = s.end;
+      d["tile_max"] = s.tile_max;
+      d["m_old"] = s.m_old;
+      d["m_new"] = s.m_new;
+      d["rescale"] = s.rescale;
+      d["l"] = s.l;
+      d["l_no_rescale"] = s.l_no_rescale;
+      steps.append(d);
+    }
+    py::dict out;
+    out["argmax"] = r.argmax;
+    out["reference_max"] = r.reference_max;
+    out["reference_sum"] = r.reference_sum;
+    out["reference_output"] = r.reference_output;
+    out["online_output"] = r.online_output;
+    out["no_rescale_output"] = r.no_rescale_output;
+    out["online_error"] = r.online_error;
+    out["no_rescale_error"] = r.no_rescale_error;
+    return py::make_tuple(out, steps, explain::format_ledger(r));
+  });
+
+  // `memwall race`: (rows, text).
+  m.def("race", [](const std::vector<std::uint64_t>& seqs, std::uint64_t head_dim,
+                   std::uint64_t tile, std::uint64_t repeat, std::uint64_t seed) {
+    explain::RaceOptions o;
+    o.seqs = seqs;
+    o.head_dim = head_dim;
+    o.tile = tile;
+    o.repeat = repeat;
+    o.seed = seed;
+    const std::vector<explain::RaceRow> rows = without_gil([&] { return explain::run_race(o); });
+    py::list out;
+    for (const explain::RaceRow& r : rows) {
+      py::dict d;
+      d["seq"] = r.seq;
+      d["naive_seconds"] = r.naive_seconds;
+      d["tiled_seconds"] = r.tiled_seconds;
+      d["naive_peak_bytes"] = r.naive_memory.peak_bytes;
+      d["tiled_peak_bytes"] = r.tiled_memory.peak_bytes;
+      d["naive_allocated_bytes"] = r.naive_memory.total_bytes;
+      d["tiled_allocated_bytes"] = r.tiled_memory.total_bytes;
+      d["max_abs_diff"] = r.max_abs_diff;
+      d["agree"] = r.agree;
+      out.append(d);
+    }
+    return py::make_tuple(out, explain::format_race(o, rows));
+  });
 
   // `memwall traffic`: (JSON, text).
   m.def("traffic", [](const std::vector<std::pair<std::string, std::string>>& named,

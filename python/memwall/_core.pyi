@@ -69,6 +69,14 @@ def verify(workload: str, named: list[tuple[str, str]], config: Optional[Config]
            online_rescale: bool) -> tuple[list[tuple[str, str]], str, int, float]:
     """`memwall verify`: (resolved parameters, tensors compared, elements, max abs error)."""
 
+def ledger(row_len: int, tile: int, seed: int, late_max: bool
+           ) -> tuple[dict[str, object], list[dict[str, object]], str]:
+    """`memwall ledger`: (results, one dict per tile, the text)."""
+
+def race(seqs: list[int], head_dim: int, tile: int, repeat: int, seed: int
+         ) -> tuple[list[dict[str, object]], str]:
+    """`memwall race`: (one dict per N, the text)."""
+
 def traffic(named: list[tuple[str, str]], config: Optional[Config]) -> tuple[str, str]:
     """`memwall traffic`: (JSON, text)."""
 
