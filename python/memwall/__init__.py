@@ -28,7 +28,7 @@ from ._errors import ConfigError, Error, TraceError, UsageError
 __all__ = [
     "Config", "ConfigError", "Error", "Parameter", "Quantity", "Record", "Report", "Reports", "Result",
     "TraceError", "UsageError", "Workload", "closed_form", "load_config", "presets", "roofline",
-    "ledger", "race", "replay", "run", "sweep", "trace", "traffic", "verify", "workloads",
+    "io", "ledger", "race", "replay", "run", "sweep", "trace", "traffic", "verify", "workloads",
 ]
 
 __version__: str = _core.version
@@ -326,6 +326,31 @@ def sweep(config: Union[Config, str], workload: str, *,
         sets.append(f"{key}=" + ",".join(_set_text(v) for v in items))
     header, rows = _core.sweep(_as_config(config)._core, values, sets, jobs, flush_l2)
     return _table([dict(zip(header, map(_cell, row))) for row in rows], header)
+
+
+def io(config: Union[Config, str], workload: str, *, ideal: bool = False,
+       flush_l2_between_kernels: bool = False, measured: Union[str, os.PathLike[str], None] = None,
+       jobs: int = 1, **axes: Any) -> Record:
+    """Closed-form vs simulated (vs measured) traffic with the Theorem-2 fits (``memwall io``).
+
+    Axes as ``sweep``'s (``seq=[1024, 2048]``, ``sram_bytes=["16 KiB", "32 KiB"]`` or the CLI's
+    list text); one workload. ``ideal`` is the two-level model (one SM, an L2 of one line);
+    ``measured`` a CSV joined as the CLI joins it. Keys as ``memwall io --json``: workload, config,
+    ideal, ideal_overrides, points, fits; ``.text`` is the CLI's tables.
+    """
+    names = _core.sweep_axes()
+    values = [""] * len(names)
+    values[0] = _list_text("workload", workload)
+    for name, given in axes.items():
+        if name not in names[1:]:
+            raise UsageError(f"unknown io axis \"{name}\" (known: {', '.join(names[1:])})")
+        values[names.index(name)] = _list_text(name, given)
+    json_text, text = _core.io(_as_config(config)._core, values, ideal, flush_l2_between_kernels,
+                               jobs, os.fspath(measured) if measured is not None else "")
+    result = _load_json(json_text)
+    result.json = json_text
+    result.text = text
+    return result
 
 
 def closed_form(workload: str = "flash2", config: Union[Config, str, None] = None,

@@ -13,6 +13,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -32,11 +33,14 @@
 #include "models/workload_registry.h"
 #include "sim/core/error.h"
 #include "sim/core/interrupt.h"
+#include "sim/core/log.h"
 #include "sim/hw/config_loader.h"
 #include "sim/hw/config_schema.h"
 #include "sim/hw/config_text.h"
 #include "sim/report/report_json.h"
 #include "sim/report/report_text.h"
+#include "studies/io_check.h"
+#include "studies/measured_csv.h"
 #include "studies/sweep_runner.h"
 #include "studies/sweep_simulate.h"
 #include "studies/sweep_workload.h"
@@ -198,6 +202,9 @@ void translate_errors(std::exception_ptr p) {
 }  // namespace memwall
 
 PYBIND11_MODULE(_core, m) {
+  // As the CLI's default (-v warn): the library's info lines ("io: 3 points on 1 thread") are
+  // for a terminal's -v info, not for every notebook cell.
+  memwall::set_log_level("warn");
   using namespace memwall;
   m.doc() = "The C++ core of memwall (use the memwall package, which wraps it)";
   m.attr("version") = MEMWALL_VERSION;
@@ -367,6 +374,25 @@ PYBIND11_MODULE(_core, m) {
     return py::make_tuple(resolved.named(), r.output, r.elements, r.max_abs_error);
   }, py::arg("workload"), py::arg("named"), py::arg("config").none(true), py::arg("seed"),
      py::arg("online_rescale"));
+
+  // `memwall io`: (JSON, text) of the points the axis values make (one workload).
+  m.def("io", [](const LoadedConfig& config, const std::vector<std::string>& axis_values,
+                 bool ideal, bool flush_l2, unsigned jobs, const std::string& measured) {
+    if (jobs < 1) throw UsageError("io: jobs must be at least 1");
+    const SweepPlan plan = workload_sweep_plan(axis_values, {});
+    IoOptions options;
+    options.config = config.path_or_preset;
+    options.sets = config.overrides;
+    options.ideal = ideal;
+    options.flush_l2 = flush_l2;
+    options.threads = jobs;
+    std::unique_ptr<CsvTable> table;
+    if (!measured.empty()) table = std::make_unique<CsvTable>(read_measured_csv(measured));
+    return without_gil([&] {
+      const IoReport report = run_io(plan, options, table.get());
+      return std::make_pair(io_to_json(report), io_to_text(report));
+    });
+  });
 
   // `memwall ledger`: (the ledger's fields, its steps, the text).
   m.def("ledger", [](std::uint64_t row_len, std::uint64_t tile, std::uint64_t seed, bool late_max) {

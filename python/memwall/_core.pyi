@@ -69,6 +69,10 @@ def verify(workload: str, named: list[tuple[str, str]], config: Optional[Config]
            online_rescale: bool) -> tuple[list[tuple[str, str]], str, int, float]:
     """`memwall verify`: (resolved parameters, tensors compared, elements, max abs error)."""
 
+def io(config: Config, axis_values: list[str], ideal: bool, flush_l2: bool, jobs: int,
+       measured: str) -> tuple[str, str]:
+    """`memwall io`: (JSON, text); axis_values as sweep's, measured a CSV path or ""."""
+
 def ledger(row_len: int, tile: int, seed: int, late_max: bool
            ) -> tuple[dict[str, object], list[dict[str, object]], str]:
     """`memwall ledger`: (results, one dict per tile, the text)."""
