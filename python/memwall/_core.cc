@@ -44,6 +44,7 @@
 #include "studies/sweep_runner.h"
 #include "studies/sweep_simulate.h"
 #include "studies/sweep_workload.h"
+#include "studies/what_if.h"
 #include "studies/workload_config.h"
 #include "sim/engine/simulator.h"
 #include "traces/copy_trace.h"
@@ -278,7 +279,10 @@ PYBIND11_MODULE(_core, m) {
   // Simulates each workload in turn: per run its JSON report and text summary, then the text and
   // the JSON of them all (as `memwall run --workload A,B` prints and writes with --json).
   m.def("run", [](const LoadedConfig& config, const std::vector<std::string>& workloads,
-                  const std::vector<std::pair<std::string, std::string>>& named, bool flush_l2) {
+                  const std::vector<std::pair<std::string, std::string>>& named, bool flush_l2,
+                  const std::string& what_if, unsigned jobs) {
+    if (jobs < 1) throw UsageError("run: jobs must be at least 1");
+    if (!what_if.empty()) (void)parse_what_ifs(what_if, config.hw, Bytes{1});  // names, before simulating
     std::vector<WorkloadParams> points;
     for (const std::string& name : workloads) {
       WorkloadParams p = params_of(named);
@@ -297,8 +301,16 @@ PYBIND11_MODULE(_core, m) {
                              format_run_report(results.back(), provenance));
       }
       const bool one = results.size() == 1;
+      std::string what_if_text, what_if_json;
+      if (!what_if.empty()) {
+        const auto tables = what_if_tables(what_if, config.path_or_preset, config.overrides, results,
+                                           flush_l2, jobs, false);
+        what_if_text = what_if_tables_text(results, tables);
+        what_if_json = what_if_tables_json(results, tables);
+      }
       return std::make_tuple(reports, one ? reports[0].second : format_comparison(results, provenance),
-                             one ? reports[0].first : runs_to_json(results, provenance));
+                             one ? reports[0].first : runs_to_json(results, provenance),
+                             what_if_text, what_if_json);
     });
   });
 

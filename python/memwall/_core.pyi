@@ -43,9 +43,10 @@ def workloads() -> list[dict[str, object]]:
 def parameters() -> list[tuple[str, str]]:
     """Every parameter a keyword argument may name (those with a CLI flag): (name, type)."""
 
-def run(config: Config, workloads: list[str], named: list[tuple[str, str]],
-        flush_l2: bool) -> tuple[list[tuple[str, str]], str, str]:
-    """Simulates each workload: ([(JSON report, text summary)], text of all, JSON of all)."""
+def run(config: Config, workloads: list[str], named: list[tuple[str, str]], flush_l2: bool,
+        what_if: str, jobs: int) -> tuple[list[tuple[str, str]], str, str, str, str]:
+    """Simulates each workload: ([(JSON report, text summary)], text of all, JSON of all,
+    what-if text, what-if JSON (both "" without what_if))."""
 
 def sweep_axes() -> list[str]:
     """The sweep's workload axes in their fixed order ("workload" first)."""

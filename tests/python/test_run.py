@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import threading
+
+import pytest
 
 import memwall
 from conftest import SMALL, cli_flags
@@ -98,3 +101,15 @@ def test_the_wgmma_kernel_is_a_keyword_as_it_is_a_cli_flag(cli, tmp_path):
     assert report.workload.params["gemm"] == "wgmma"
     # A persistent grid: no more qk CTAs than the chip has SMs.
     assert report.kernels[0]["grid_ctas"] <= memwall.load_config("h200")["sm.count"].value
+
+
+def test_what_if_variants_are_the_cli_tables_byte_for_byte(cli, tmp_path):
+    out = tmp_path / "what-if.json"
+    _, stdout = cli_run(cli, tmp_path, "h200", "naive", SMALL, "--what-if", "hbm-x2,perfect-l2",
+                        "--what-if-json", str(out))
+    report = memwall.run("h200", workload="naive", what_if=["hbm-x2", "perfect-l2"], **SMALL)
+    assert memwall.run("h200", workload="naive", **SMALL).json == report.json
+    assert report.what_if == json.loads(out.read_text())
+    assert report.what_if_text in stdout
+    with pytest.raises(memwall.UsageError, match="hbm-x3"):
+        memwall.run("h200", workload="naive", what_if="hbm-x3", **SMALL)
