@@ -264,19 +264,23 @@ def _as_config(config: Union[Config, str, os.PathLike[str]]) -> Config:
 
 def run(config: Union[Config, str], workload: Union[str, Sequence[str]] = "flash2", *,
         flush_l2_between_kernels: bool = False, what_if: Union[str, Sequence[str], None] = None,
-        jobs: int = 2, **params: ParamValue) -> Union[Report, Reports]:
+        jobs: int = 2, timeline: Union[str, os.PathLike[str], None] = None,
+        timeline_budget: int = 200_000, **params: ParamValue) -> Union[Report, Reports]:
     """Simulates a workload generated on the fly (``memwall run``).
 
     ``config`` is a Config or a file/preset name; ``params`` are the workload's parameters
     (listed below). A list of workloads (or "naive,flash2") gives Reports, side by side.
     ``what_if`` (names of ``memwall run --what-if``: perfect-l2, infinite-sram, hbm-x2, l2-x2,
     smem-direct) also simulates those variants of the machine, ``jobs`` at a time: the result's
-    ``what_if`` is the ``--what-if-json`` object and ``what_if_text`` its table.
+    ``what_if`` is the ``--what-if-json`` object and ``what_if_text`` its table. ``timeline``
+    writes the Perfetto/Chrome trace-event timeline of ``--timeline`` (one workload; at most
+    ``timeline_budget`` op-level events and CTA slices, as ``--timeline-budget``).
     """
     names = workload.split(",") if isinstance(workload, str) else list(workload)
     what_if_list = "" if what_if is None else (what_if if isinstance(what_if, str) else ",".join(what_if))
     runs, text, json_text, wi_text, wi_json = _core.run(
-        _as_config(config)._core, names, _named(params), flush_l2_between_kernels, what_if_list, jobs)
+        _as_config(config)._core, names, _named(params), flush_l2_between_kernels, what_if_list, jobs,
+        os.fspath(timeline) if timeline is not None else "", timeline_budget)
     reports = [Report._from(j, t) for j, t in runs]
     if isinstance(workload, str) and len(names) == 1:
         result: Union[Report, Reports] = reports[0]

@@ -47,6 +47,8 @@
 #include "studies/what_if.h"
 #include "studies/workload_config.h"
 #include "sim/engine/simulator.h"
+#include "sim/report/timeline.h"
+#include "traces/interruptible_source.h"
 #include "traces/copy_trace.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_writer.h"
@@ -280,8 +282,12 @@ PYBIND11_MODULE(_core, m) {
   // the JSON of them all (as `memwall run --workload A,B` prints and writes with --json).
   m.def("run", [](const LoadedConfig& config, const std::vector<std::string>& workloads,
                   const std::vector<std::pair<std::string, std::string>>& named, bool flush_l2,
-                  const std::string& what_if, unsigned jobs) {
+                  const std::string& what_if, unsigned jobs, const std::string& timeline,
+                  std::uint64_t timeline_budget) {
     if (jobs < 1) throw UsageError("run: jobs must be at least 1");
+    if (!timeline.empty() && workloads.size() > 1) {
+      throw UsageError("timeline takes a single workload");
+    }
     if (!what_if.empty()) (void)parse_what_ifs(what_if, config.hw, Bytes{1});  // names, before simulating
     std::vector<WorkloadParams> points;
     for (const std::string& name : workloads) {
@@ -296,7 +302,15 @@ PYBIND11_MODULE(_core, m) {
       std::vector<std::pair<std::string, std::string>> reports;
       const RunProvenance provenance = make_provenance(config.path_or_preset, config.overrides, config.hw);
       for (const WorkloadParams& p : points) {
-        results.push_back(simulate_workload(config.hw, p, sim));
+        if (!timeline.empty()) {  // as `memwall run --timeline FILE --timeline-budget N`
+          Timeline sink(timeline, timeline_budget, timeline_budget);
+          const auto source = make_model_source(resolve_workload_options(p, &config.hw));
+          InterruptibleSource polled(*source);
+          results.push_back(simulate(config.hw, polled, sim, &sink));
+          sink.finish();
+        } else {
+          results.push_back(simulate_workload(config.hw, p, sim));
+        }
         reports.emplace_back(run_to_json(results.back(), provenance),
                              format_run_report(results.back(), provenance));
       }

@@ -44,7 +44,8 @@ def parameters() -> list[tuple[str, str]]:
     """Every parameter a keyword argument may name (those with a CLI flag): (name, type)."""
 
 def run(config: Config, workloads: list[str], named: list[tuple[str, str]], flush_l2: bool,
-        what_if: str, jobs: int) -> tuple[list[tuple[str, str]], str, str, str, str]:
+        what_if: str, jobs: int, timeline: str, timeline_budget: int
+        ) -> tuple[list[tuple[str, str]], str, str, str, str]:
     """Simulates each workload: ([(JSON report, text summary)], text of all, JSON of all,
     what-if text, what-if JSON (both "" without what_if))."""
 

@@ -113,3 +113,13 @@ def test_what_if_variants_are_the_cli_tables_byte_for_byte(cli, tmp_path):
     assert report.what_if_text in stdout
     with pytest.raises(memwall.UsageError, match="hbm-x3"):
         memwall.run("h200", workload="naive", what_if="hbm-x3", **SMALL)
+
+
+def test_a_timeline_is_the_cli_timeline_byte_for_byte(cli, tmp_path):
+    cli("run", "--config", "h200", "--workload", "flash2", *cli_flags(SMALL),
+        "--timeline", str(tmp_path / "cli.json"), "--timeline-budget", "500")
+    memwall.run("h200", workload="flash2", timeline=tmp_path / "py.json", timeline_budget=500, **SMALL)
+    assert (tmp_path / "py.json").read_bytes() == (tmp_path / "cli.json").read_bytes()
+    assert json.loads((tmp_path / "py.json").read_text())["traceEvents"]
+    with pytest.raises(memwall.UsageError, match="single workload"):
+        memwall.run("h200", workload=["naive", "flash2"], timeline=tmp_path / "x.json", **SMALL)
