@@ -28,7 +28,7 @@ from ._errors import ConfigError, Error, TraceError, UsageError
 __all__ = [
     "Config", "ConfigError", "Error", "Parameter", "Quantity", "Record", "Report", "Reports", "Result",
     "TraceError", "UsageError", "Workload", "closed_form", "load_config", "presets", "roofline",
-    "io", "ledger", "race", "replay", "run", "sweep", "trace", "traffic", "verify", "workloads",
+    "io", "ledger", "race", "replay", "validate", "run", "sweep", "trace", "traffic", "verify", "workloads",
 ]
 
 __version__: str = _core.version
@@ -419,6 +419,31 @@ def verify(workload: str = "flash2", *, config: Union[Config, str, None] = None,
                                                   online_rescale)
     return Record(workload=workload, params=Record(named), output=output, elements=elements,
                   max_abs_error=error, tolerance=tolerance, passed=error <= tolerance)
+
+
+def validate(*, sm_count: Union[str, os.PathLike[str], None] = None,
+             l2_size: Union[str, os.PathLike[str], None] = None,
+             table: Union[str, os.PathLike[str], None] = None,
+             config: str = "configs/calibrated/h200.yaml", only: str | None = None, cases: int = 0,
+             jobs: int = 1, summary: bool = False) -> Record:
+    """Kernels measured on a changed chip against the simulator (``memwall validate``).
+
+    ``sm_count`` / ``l2_size``: measurement files (fewer SMs in green contexts; a persisting-L2
+    carve-out) simulated with the matching config change of ``config``; or ``table``: a table
+    written by ``--csv``, summarized again without simulating. ``only`` (a regex on the case
+    label) and ``cases`` (the first N) narrow the cases. Keys as ``--json`` (experiments: one per
+    change, with its settings, rows and per-family summary); ``.text`` is what the
+    CLI prints (``summary`` its ``--summary``), ``.csv`` what ``--csv`` writes.
+    """
+    def path(p: Any) -> str:
+        return os.fspath(p) if p is not None else ""
+    json_text, text, csv_text = _core.validate(path(sm_count), path(l2_size), path(table),
+                                               os.fspath(config), only or "", cases, jobs, summary)
+    result = _load_json(json_text)
+    result.json = json_text
+    result.text = text
+    result.csv = csv_text
+    return result
 
 
 def ledger(row_len: int, tile: int, *, seed: int = 1, late_max: bool = False) -> Record:

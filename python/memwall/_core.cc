@@ -44,6 +44,7 @@
 #include "studies/sweep_runner.h"
 #include "studies/sweep_simulate.h"
 #include "studies/sweep_workload.h"
+#include "studies/validate.h"
 #include "studies/what_if.h"
 #include "studies/workload_config.h"
 #include "sim/engine/simulator.h"
@@ -417,6 +418,38 @@ PYBIND11_MODULE(_core, m) {
     return without_gil([&] {
       const IoReport report = run_io(plan, options, table.get());
       return std::make_pair(io_to_json(report), io_to_text(report));
+    });
+  });
+
+  // `memwall validate`: (JSON, text, CSV) of the measurements simulated (sm_count, l2_size: paths
+  // or "") or of a table written by --csv, summarized again (table).
+  m.def("validate", [](const std::string& sm_count, const std::string& l2_size,
+                       const std::string& table, const std::string& config, const std::string& only,
+                       std::size_t cases, unsigned jobs, bool summary) {
+    if (jobs < 1) throw UsageError("validate: jobs must be at least 1");
+    const bool simulate_some = !sm_count.empty() || !l2_size.empty();
+    if (simulate_some == !table.empty()) {
+      throw UsageError("validate: give sm_count and/or l2_size (measurements to simulate), or "
+                       "table (a table written by --csv, summarized again)");
+    }
+    return without_gil([&] {
+      std::vector<ValidationTable> tables;
+      if (simulate_some) {
+        ValidateOptions o;
+        o.config = config;
+        o.only_regex = only;
+        o.max_cases = cases;
+        o.threads = jobs;
+        if (!sm_count.empty()) tables.push_back(run_validation(ChipChange::kSmCount, sm_count, o));
+        if (!l2_size.empty()) tables.push_back(run_validation(ChipChange::kL2Size, l2_size, o));
+      } else {
+        tables = read_validation_csv(table);
+      }
+      std::string text;
+      for (std::size_t i = 0; i < tables.size(); ++i) {
+        text += (i ? "\n" : "") + validation_to_text(tables[i], summary);
+      }
+      return std::make_tuple(validation_to_json(tables), text, validation_to_csv(tables));
     });
   });
 

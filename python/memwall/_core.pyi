@@ -75,6 +75,10 @@ def io(config: Config, axis_values: list[str], ideal: bool, flush_l2: bool, jobs
        measured: str) -> tuple[str, str]:
     """`memwall io`: (JSON, text); axis_values as sweep's, measured a CSV path or ""."""
 
+def validate(sm_count: str, l2_size: str, table: str, config: str, only: str, cases: int,
+             jobs: int, summary: bool) -> tuple[str, str, str]:
+    """`memwall validate`: (JSON, text, CSV)."""
+
 def ledger(row_len: int, tile: int, seed: int, late_max: bool
            ) -> tuple[dict[str, object], list[dict[str, object]], str]:
     """`memwall ledger`: (results, one dict per tile, the text)."""
