@@ -315,6 +315,18 @@ def _list_text(name: str, values: Any) -> str:
     return _param_text(name, values)
 
 
+def _axis_values(command: str, workload: str, axes: Mapping[str, Any]) -> list[str]:
+    """The value lists of the sweep's workload axes, in their fixed order ("" where not given)."""
+    names = _core.sweep_axes()
+    values = [""] * len(names)
+    values[0] = _list_text("workload", workload)
+    for name, given in axes.items():
+        if name not in names[1:]:
+            raise UsageError(f"unknown {command} axis \"{name}\" (known: {', '.join(names[1:])})")
+        values[names.index(name)] = _list_text(name, given)
+    return values
+
+
 def sweep(config: Union[Config, str], workload: str, *,
           set: Mapping[str, Union[SetValue, Iterable[SetValue]]] | None = None, jobs: int = 1,
           flush_l2: bool = False, **axes: Any) -> Any:
@@ -326,13 +338,7 @@ def sweep(config: Union[Config, str], workload: str, *,
     then every figure of the point's JSON report, flattened): a pandas DataFrame when pandas is
     importable, else a list of dicts.
     """
-    names = _core.sweep_axes()
-    values = [""] * len(names)
-    values[0] = _list_text("workload", workload)
-    for name, given in axes.items():
-        if name not in names[1:]:
-            raise UsageError(f"unknown sweep axis \"{name}\" (known: {', '.join(names[1:])})")
-        values[names.index(name)] = _list_text(name, given)
+    values = _axis_values("sweep", workload, axes)
     sets = []
     for key, given in (set or {}).items():
         items = given if isinstance(given, (list, tuple, range)) else [given]
@@ -351,13 +357,7 @@ def io(config: Union[Config, str], workload: str, *, ideal: bool = False,
     ``measured`` a CSV joined as the CLI joins it. Keys as ``memwall io --json``: workload, config,
     ideal, ideal_overrides, points, fits; ``.text`` is the CLI's tables.
     """
-    names = _core.sweep_axes()
-    values = [""] * len(names)
-    values[0] = _list_text("workload", workload)
-    for name, given in axes.items():
-        if name not in names[1:]:
-            raise UsageError(f"unknown io axis \"{name}\" (known: {', '.join(names[1:])})")
-        values[names.index(name)] = _list_text(name, given)
+    values = _axis_values("io", workload, axes)
     json_text, text = _core.io(_as_config(config)._core, values, ideal, flush_l2_between_kernels,
                                jobs, os.fspath(measured) if measured is not None else "")
     result = _load_json(json_text)
