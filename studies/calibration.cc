@@ -1,6 +1,9 @@
 #include "studies/calibration.h"
 
 #include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <filesystem>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -677,6 +680,36 @@ std::string calibration_to_text(const CalibrationResult& res, const std::vector<
     t += "  " + std::to_string(res.unprofiled_cases) + " cases without ncu data not compared\n";
   }
   return t;
+}
+
+std::string calibrated_extends(const std::string& config, const std::string& output) {
+  const std::filesystem::path base = std::filesystem::absolute(resolve_config_path(config)).lexically_normal();
+  for (const PresetInfo& p : list_presets()) {
+    if (std::filesystem::absolute(p.path).lexically_normal() == base) return p.id;
+  }
+  const std::filesystem::path dir = std::filesystem::absolute(output).lexically_normal().parent_path();
+  return base.lexically_relative(dir).string();
+}
+
+std::string calibration_date_utc() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string calibrate_command_line(const std::string& config, const std::string& measured,
+                                   const std::string& output, const std::string& params,
+                                   const std::string& fit_budget, const std::string& eval_budget,
+                                   const std::string& hold_out, unsigned max_iterations) {
+  auto quoted = [](const std::string& s) { return s.find(' ') != std::string::npos ? "\"" + s + "\"" : s; };
+  return "memwall calibrate --config " + quoted(config) + " --measured " + quoted(measured) + " -o " +
+         quoted(output) + " --params " + params + " --fit-budget " + quoted(fit_budget) +
+         (eval_budget.empty() ? "" : " --eval-budget " + quoted(eval_budget)) +
+         (hold_out == "seq=1024,8192" ? "" : " --hold-out " + hold_out) + " --max-iterations " +
+         std::to_string(max_iterations);
 }
 
 }  // namespace memwall

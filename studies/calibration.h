@@ -175,6 +175,18 @@ CalibrationResult run_calibration(const HardwareConfig& base, const std::vector<
 std::vector<std::size_t> small_heldout_cases(const std::vector<MeasuredCase>& cases,
                                              const HoldOutRule& rule = {});
 
+/// What a calibrated file at `output` writes after `extends:` for base `config`: the preset id
+/// when the base is a preset, otherwise the base's path relative to the output's folder.
+std::string calibrated_extends(const std::string& config, const std::string& output);
+/// Now, as the calibrated file's `date (UTC)`: "2026-12-01T18:52:07Z".
+std::string calibration_date_utc();
+/// The `memwall calibrate` command that reproduces a calibrated file (the thread count does not
+/// change the result), as its `command:` comment records it.
+std::string calibrate_command_line(const std::string& config, const std::string& measured,
+                                   const std::string& output, const std::string& params,
+                                   const std::string& fit_budget, const std::string& eval_budget,
+                                   const std::string& hold_out, unsigned max_iterations);
+
 /// The calibrated YAML: `extends: BASE` and the fitted `efficiency:` keys only, its sources in
 /// comments (measured file, `date`, `command`, fit figures).
 std::string calibrated_yaml(const CalibrationResult& result, const std::string& base_extends,

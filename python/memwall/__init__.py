@@ -28,7 +28,7 @@ from ._errors import ConfigError, Error, TraceError, UsageError
 __all__ = [
     "Config", "ConfigError", "Error", "Parameter", "Quantity", "Record", "Report", "Reports", "Result",
     "TraceError", "UsageError", "Workload", "closed_form", "load_config", "presets", "roofline",
-    "io", "ledger", "race", "replay", "validate", "run", "sweep", "trace", "traffic", "verify", "workloads",
+    "calibrate", "io", "ledger", "race", "replay", "validate", "run", "sweep", "trace", "traffic", "verify", "workloads",
 ]
 
 __version__: str = _core.version
@@ -419,6 +419,38 @@ def verify(workload: str = "flash2", *, config: Union[Config, str, None] = None,
                                                   online_rescale)
     return Record(workload=workload, params=Record(named), output=output, elements=elements,
                   max_abs_error=error, tolerance=tolerance, passed=error <= tolerance)
+
+
+def calibrate(config: str, measured: Union[str, os.PathLike[str]], *, evaluate: bool = False,
+              load_check: bool = False, output: Union[str, os.PathLike[str], None] = None,
+              params: Union[str, Sequence[str]] = "l2_capacity,mma_sync,fp32,sfu,hbm,launch_overhead,pipe_serial",
+              fit_budget: str = "1 GiB", eval_budget: str | None = None,
+              hold_out: str = "seq=1024,8192", max_iterations: int = 8, jobs: int = 1) -> Record:
+    """Fits the config's efficiencies to measured kernels (``memwall calibrate``).
+
+    ``load_check=True``: only the load-for-load check (model vs ncu SM->L2 bytes; ``failures``);
+    ``evaluate=True``: the error table of ``config`` as it is, nothing fitted; otherwise the fit,
+    whose calibrated YAML is ``.yaml`` (and written to ``output`` when given; the file's
+    ``command:`` comment is the CLI command that reproduces it). Keys as ``--json`` (params,
+    fit/held-out metrics, rows) where a table was made; ``.text`` the table, ``.load_check`` the
+    load check's text. A full fit of the H200 sweep takes minutes: ``jobs`` cases in parallel.
+    """
+    if evaluate and load_check:
+        raise UsageError("calibrate: evaluate and load_check exclude each other")
+    if evaluate and output is not None:
+        raise UsageError("calibrate: evaluate fits nothing and writes no config: leave out output")
+    mode = "load_check" if load_check else "evaluate" if evaluate else "fit"
+    params_text = params if isinstance(params, str) else ",".join(params)
+    load_text, failures, text, json_text, yaml = _core.calibrate(
+        os.fspath(config), os.fspath(measured), mode, params_text, fit_budget, eval_budget or "",
+        hold_out, max_iterations, jobs, os.fspath(output) if output is not None else "")
+    result = _load_json(json_text) if json_text else Record()
+    result.load_check = load_text
+    result.failures = failures
+    result.text = text
+    result.json = json_text
+    result.yaml = yaml
+    return result
 
 
 def validate(*, sm_count: Union[str, os.PathLike[str], None] = None,

@@ -31,6 +31,7 @@
 #include "models/model_source.h"
 #include "models/reference.h"
 #include "models/workload_registry.h"
+#include "sim/core/atomic_file.h"
 #include "sim/core/error.h"
 #include "sim/core/interrupt.h"
 #include "sim/core/log.h"
@@ -39,6 +40,9 @@
 #include "sim/hw/config_text.h"
 #include "sim/report/report_json.h"
 #include "sim/report/report_text.h"
+#include "studies/calibration.h"
+#include "studies/calibration_load.h"
+#include "studies/calibration_measured.h"
 #include "studies/io_check.h"
 #include "studies/measured_csv.h"
 #include "studies/sweep_runner.h"
@@ -420,6 +424,58 @@ PYBIND11_MODULE(_core, m) {
       return std::make_pair(io_to_json(report), io_to_text(report));
     });
   });
+
+  // `memwall calibrate`: mode "load_check", "evaluate" or "fit"; (load check text, load-check
+  // failures, result text, result JSON, calibrated YAML) — the last three "" where the mode makes
+  // none; with `output` the YAML is also written there (atomically), as -o writes it.
+  m.def("calibrate", [](const std::string& config, const std::string& measured,
+                        const std::string& mode, const std::string& params,
+                        const std::string& fit_budget, const std::string& eval_budget,
+                        const std::string& hold_out, unsigned max_iterations, unsigned jobs,
+                        const std::string& output) {
+    if (mode != "load_check" && mode != "evaluate" && mode != "fit") {
+      throw UsageError("calibrate: mode must be load_check, evaluate or fit, got \"" + mode + "\"");
+    }
+    if (jobs < 1) throw UsageError("calibrate: jobs must be at least 1");
+    CalibrationOptions options;
+    std::optional<HardwareConfig> base;
+    if (mode != "load_check") {
+      options.params = parse_fit_params(params);
+      try {
+        options.fit_budget_bytes = parse_bytes(fit_budget).count;
+        if (!eval_budget.empty()) options.eval_budget_bytes = parse_bytes(eval_budget).count;
+      } catch (const UnitError& e) {
+        throw UsageError("calibrate: fit_budget/eval_budget: " + std::string(e.what()));
+      }
+      options.hold_out = parse_hold_out(hold_out);
+      options.max_iterations = max_iterations;
+      options.threads = jobs;
+      base = load_config(config);
+    }
+    return without_gil([&] {
+      const std::vector<MeasuredCase> cases = read_measured_cases(measured);
+      const LoadCheck load = run_load_check(cases, 0.02, jobs);
+      std::string text, json, yaml;
+      if (mode == "evaluate") {
+        const CalibrationResult r = evaluate_config(*base, cases, measured, options);
+        text = calibration_to_text(r, cases);
+        json = calibration_to_json(r, cases);
+      } else if (mode == "fit") {
+        const CalibrationResult r = run_calibration(*base, cases, measured, options);
+        text = calibration_to_text(r, cases);
+        json = calibration_to_json(r, cases);
+        const std::string out = output.empty() ? "calibrated.yaml" : output;
+        yaml = calibrated_yaml(r, calibrated_extends(config, out), calibration_date_utc(),
+                               calibrate_command_line(config, measured, out, params, fit_budget,
+                                                      eval_budget, hold_out, max_iterations));
+        if (!output.empty()) write_file_atomically(output, yaml);
+      }
+      return std::make_tuple(load_check_to_text(load, cases, false), load.failures(), text, json,
+                             yaml);
+    });
+  }, py::arg("config"), py::arg("measured"), py::arg("mode"), py::arg("params"),
+     py::arg("fit_budget"), py::arg("eval_budget"), py::arg("hold_out"),
+     py::arg("max_iterations"), py::arg("jobs"), py::arg("output"));
 
   // `memwall validate`: (JSON, text, CSV) of the measurements simulated (sm_count, l2_size: paths
   // or "") or of a table written by --csv, summarized again (table).

@@ -75,6 +75,11 @@ def io(config: Config, axis_values: list[str], ideal: bool, flush_l2: bool, jobs
        measured: str) -> tuple[str, str]:
     """`memwall io`: (JSON, text); axis_values as sweep's, measured a CSV path or ""."""
 
+def calibrate(config: str, measured: str, mode: str, params: str, fit_budget: str,
+              eval_budget: str, hold_out: str, max_iterations: int, jobs: int, output: str
+              ) -> tuple[str, int, str, str, str]:
+    """`memwall calibrate`: (load-check text, failures, result text, result JSON, calibrated YAML)."""
+
 def validate(sm_count: str, l2_size: str, table: str, config: str, only: str, cases: int,
              jobs: int, summary: bool) -> tuple[str, str, str]:
     """`memwall validate`: (JSON, text, CSV)."""

@@ -41,26 +41,6 @@ struct CalibrateCliOptions {
   bool all_rows = false;
 };
 
-/// What the calibrated file writes after `extends:`: the preset id when the base is a preset,
-/// otherwise the base's path relative to the output's folder.
-std::string extends_value(const std::string& config, const std::string& output) {
-  const fs::path base = fs::absolute(resolve_config_path(config)).lexically_normal();
-  for (const PresetInfo& p : list_presets()) {
-    if (fs::absolute(p.path).lexically_normal() == base) return p.id;
-  }
-  const fs::path dir = fs::absolute(output).lexically_normal().parent_path();
-  return base.lexically_relative(dir).string();
-}
-
-std::string utc_now() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 void progress_line(const std::string& line) { std::fprintf(stderr, "calibrate: %s\n", line.c_str()); }
 
 /// The fit's inputs from the command line; UsageError for a missing or bad one.
@@ -131,16 +111,10 @@ void run_calibrate_command(const CalibrateCliOptions& o, CliContext& ctx) {
   std::fputs("\n", stdout);
   std::fputs(calibration_to_text(result, cases).c_str(), stdout);
 
-  // The command as it reproduces the file (the thread count does not change the result).
-  auto quoted = [](const std::string& s) { return s.find(' ') != std::string::npos ? "\"" + s + "\"" : s; };
-  const std::string command = "memwall calibrate --config " + quoted(o.config) + " --measured " +
-                              quoted(o.measured) + " -o " + quoted(o.output) + " --params " + o.params +
-                              " --fit-budget " + quoted(o.fit_budget) +
-                              (o.eval_budget.empty() ? "" : " --eval-budget " + quoted(o.eval_budget)) +
-                              (o.hold_out == "seq=1024,8192" ? "" : " --hold-out " + o.hold_out) +
-                              " --max-iterations " +
-                              std::to_string(o.max_iterations);
-  write_file_atomically(o.output, calibrated_yaml(result, extends_value(o.config, o.output), utc_now(), command));
+  const std::string command = calibrate_command_line(o.config, o.measured, o.output, o.params,
+                                                     o.fit_budget, o.eval_budget, o.hold_out,
+                                                     o.max_iterations);
+  write_file_atomically(o.output, calibrated_yaml(result, calibrated_extends(o.config, o.output), calibration_date_utc(), command));
   std::printf("wrote %s\n", o.output.c_str());
   if (!o.json.empty()) {
     write_file_atomically(o.json, calibration_to_json(result, cases));
