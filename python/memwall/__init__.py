@@ -26,7 +26,7 @@ from . import _core
 from ._errors import ConfigError, Error, TraceError, UsageError
 
 __all__ = [
-    "Config", "ConfigError", "Error", "Parameter", "Quantity", "Record", "Report", "Reports", "Result",
+    "Config", "ConfigError", "config_reference", "Error", "Parameter", "Quantity", "Record", "Report", "Reports", "Result",
     "TraceError", "UsageError", "Workload", "closed_form", "load_config", "presets", "roofline",
     "calibrate", "io", "ledger", "race", "replay", "validate", "run", "sweep", "trace", "traffic", "verify", "workloads",
 ]
@@ -208,12 +208,22 @@ class Config:
         """Every key in base units (exact), readable values in comments; no ``extends``."""
         return self._core.to_yaml()
 
+    def dot(self, collapse: str = "auto") -> str:
+        """The topology as Graphviz text (``memwall config dot``): ``collapse`` "auto" (one node
+        per group of SMs, slices and channels above 16 SMs), "yes" or "no"."""
+        return self._core.dot(collapse)
+
     def __str__(self) -> str:
         return self._core.show()
 
     def __repr__(self) -> str:
         sets = f" with {', '.join(self.overrides)}" if self.overrides else ""
         return f"<memwall.Config {self.name!r} from {self.source_file}{sets}>"
+
+
+def config_reference() -> str:
+    """The Markdown of every config key, as ``memwall config reference`` prints it."""
+    return _core.config_reference()
 
 
 def presets() -> dict[str, str]:
@@ -265,7 +275,8 @@ def _as_config(config: Union[Config, str, os.PathLike[str]]) -> Config:
 def run(config: Union[Config, str], workload: Union[str, Sequence[str]] = "flash2", *,
         flush_l2_between_kernels: bool = False, what_if: Union[str, Sequence[str], None] = None,
         jobs: int = 2, timeline: Union[str, os.PathLike[str], None] = None,
-        timeline_budget: int = 200_000, **params: ParamValue) -> Union[Report, Reports]:
+        timeline_budget: int = 200_000, html: Union[str, os.PathLike[str], None] = None,
+        **params: ParamValue) -> Union[Report, Reports]:
     """Simulates a workload generated on the fly (``memwall run``).
 
     ``config`` is a Config or a file/preset name; ``params`` are the workload's parameters
@@ -274,13 +285,15 @@ def run(config: Union[Config, str], workload: Union[str, Sequence[str]] = "flash
     smem-direct) also simulates those variants of the machine, ``jobs`` at a time: the result's
     ``what_if`` is the ``--what-if-json`` object and ``what_if_text`` its table. ``timeline``
     writes the Perfetto/Chrome trace-event timeline of ``--timeline`` (one workload; at most
-    ``timeline_budget`` op-level events and CTA slices, as ``--timeline-budget``).
+    ``timeline_budget`` op-level events and CTA slices, as ``--timeline-budget``). ``html`` writes
+    the self-contained page of ``--html``.
     """
     names = workload.split(",") if isinstance(workload, str) else list(workload)
     what_if_list = "" if what_if is None else (what_if if isinstance(what_if, str) else ",".join(what_if))
     runs, text, json_text, wi_text, wi_json = _core.run(
         _as_config(config)._core, names, _named(params), flush_l2_between_kernels, what_if_list, jobs,
-        os.fspath(timeline) if timeline is not None else "", timeline_budget)
+        os.fspath(timeline) if timeline is not None else "", timeline_budget,
+        os.fspath(html) if html is not None else "")
     reports = [Report._from(j, t) for j, t in runs]
     if isinstance(workload, str) and len(names) == 1:
         result: Union[Report, Reports] = reports[0]

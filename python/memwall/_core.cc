@@ -35,10 +35,13 @@
 #include "sim/core/error.h"
 #include "sim/core/interrupt.h"
 #include "sim/core/log.h"
+#include "sim/core/output_guard.h"
 #include "sim/hw/config_loader.h"
 #include "sim/hw/config_schema.h"
 #include "sim/hw/config_text.h"
 #include "sim/report/report_json.h"
+#include "sim/hw/topology.h"
+#include "sim/report/report_html.h"
 #include "sim/report/report_text.h"
 #include "studies/calibration.h"
 #include "studies/calibration_load.h"
@@ -245,7 +248,17 @@ PYBIND11_MODULE(_core, m) {
              return out;
            })
       .def("show", [](const LoadedConfig& c) { return config_show_text(c.hw); })
-      .def("to_yaml", [](const LoadedConfig& c) { return config_to_yaml(c.hw); });
+      .def("to_yaml", [](const LoadedConfig& c) { return config_to_yaml(c.hw); })
+      // `memwall config dot`: collapse "auto" (one node per group above 16 SMs), "yes" or "no".
+      .def("dot", [](const LoadedConfig& c, const std::string& collapse) {
+        if (collapse != "auto" && collapse != "yes" && collapse != "no") {
+          throw UsageError("dot: collapse must be auto, yes or no, got \"" + collapse + "\"");
+        }
+        const Topology topology(c.hw);
+        const bool merged = collapse == "yes" || (collapse == "auto" && c.hw.sm.count > 16);
+        return merged ? topology.to_dot_collapsed() : topology.to_dot();
+      });
+  m.def("config_reference", [] { return config_reference_markdown(); });
 
   m.def("presets", [] {
     std::vector<std::pair<std::string, std::string>> out;
@@ -288,11 +301,13 @@ PYBIND11_MODULE(_core, m) {
   m.def("run", [](const LoadedConfig& config, const std::vector<std::string>& workloads,
                   const std::vector<std::pair<std::string, std::string>>& named, bool flush_l2,
                   const std::string& what_if, unsigned jobs, const std::string& timeline,
-                  std::uint64_t timeline_budget) {
+                  std::uint64_t timeline_budget, const std::string& html) {
     if (jobs < 1) throw UsageError("run: jobs must be at least 1");
     if (!timeline.empty() && workloads.size() > 1) {
       throw UsageError("timeline takes a single workload");
     }
+    // As the CLI: no output overwrites the config it was made from, nor another output.
+    refuse_clobbering({{"timeline", timeline}, {"html", html}}, {{"config", config.hw.source_file}});
     if (!what_if.empty()) (void)parse_what_ifs(what_if, config.hw, Bytes{1});  // names, before simulating
     std::vector<WorkloadParams> points;
     for (const std::string& name : workloads) {
@@ -320,6 +335,9 @@ PYBIND11_MODULE(_core, m) {
                              format_run_report(results.back(), provenance));
       }
       const bool one = results.size() == 1;
+      if (!html.empty()) {  // as `memwall run --html FILE`
+        write_file_atomically(html, runs_to_html(results, config.hw, {config.hw.source_file, config.overrides}));
+      }
       std::string what_if_text, what_if_json;
       if (!what_if.empty()) {
         const auto tables = what_if_tables(what_if, config.path_or_preset, config.overrides, results,
@@ -373,6 +391,7 @@ PYBIND11_MODULE(_core, m) {
     WorkloadParams p = params_of(named);
     p.workload = parse_workload_kind(workload);
     const WorkloadParams resolved = resolve_workload_options(p, config ? &config->hw : nullptr);
+    refuse_clobbering({{"path", path}}, {{"config", config ? config->hw.source_file : std::string()}});
     return without_gil([&] {
       const auto source = make_model_source(resolved);
       TraceWriter writer(path);
@@ -437,6 +456,8 @@ PYBIND11_MODULE(_core, m) {
       throw UsageError("calibrate: mode must be load_check, evaluate or fit, got \"" + mode + "\"");
     }
     if (jobs < 1) throw UsageError("calibrate: jobs must be at least 1");
+    refuse_clobbering({{"output", output}},
+                      {{"config", resolve_config_path(config)}, {"measured", measured}});
     CalibrationOptions options;
     std::optional<HardwareConfig> base;
     if (mode != "load_check") {

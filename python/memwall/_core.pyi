@@ -31,6 +31,9 @@ class Config:
     def to_yaml(self) -> str:
         """YAML that load_config reads back to the same config."""
 
+def config_reference() -> str:
+    """`memwall config reference`: the Markdown of every config key."""
+
 def presets() -> list[tuple[str, str]]:
     """(preset name, YAML path) of every config shipped under configs/."""
 
@@ -44,7 +47,7 @@ def parameters() -> list[tuple[str, str]]:
     """Every parameter a keyword argument may name (those with a CLI flag): (name, type)."""
 
 def run(config: Config, workloads: list[str], named: list[tuple[str, str]], flush_l2: bool,
-        what_if: str, jobs: int, timeline: str, timeline_budget: int
+        what_if: str, jobs: int, timeline: str, timeline_budget: int, html: str
         ) -> tuple[list[tuple[str, str]], str, str, str, str]:
     """Simulates each workload: ([(JSON report, text summary)], text of all, JSON of all,
     what-if text, what-if JSON (both "" without what_if))."""
