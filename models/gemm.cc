@@ -27,8 +27,7 @@ WgmmaGemm wgmma_of(const WorkloadParams& p, std::uint8_t a, std::uint8_t b, std:
   g.b_n_major = true;
   g.bm = *p.tile_m;
   g.bn = *p.tile_n;
-  g.element_bytes = p.element_size();
-  g.stages = wgmma_stages(g.bm, g.bn, g.element_bytes, p.smem_limit_bytes.value_or(0));
+  g.size_for(p);
   return g;
 }
 
@@ -153,13 +152,7 @@ class GemmPlugin final : public WorkloadPlugin {
                          "row of fp16), got " + std::to_string(*p.tile_k));
       }
       check_wgmma_tile(*p.tile_m, *p.tile_n, "tile_m", "tile_n");
-      if (p.dtype != Dtype::fp16) throw UsageError("--gemm wgmma: the kernel is fp16 only (--dtype fp16)");
-      if (wgmma_stages(*p.tile_m, *p.tile_n, p.element_size(), p.smem_limit_bytes.value_or(0)) == 0) {
-        throw UsageError("--gemm wgmma: a " + std::to_string(*p.tile_m) + " × " +
-                         std::to_string(*p.tile_n) + " tile does not fit two stages in " +
-                         (p.smem_limit_source.empty() ? "227 KiB" : p.smem_limit_source) +
-                         " of shared memory");
-      }
+      check_wgmma_runs(wgmma_of(p, 0, 1, 2), p);
     }
     if (!p.tile_k) p.tile_k = 32;
     // Every tensor and every traffic term must fit in 64 bits (and a row in a 32-bit box field).

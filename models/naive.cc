@@ -34,8 +34,7 @@ WgmmaGemm wgmma_qk(const WorkloadParams& p) {
   g.batch = p.batch_heads(), g.m = p.seq, g.n = p.kv_seq(), g.k = p.head_dim;
   g.b_group = p.group_size();
   g.bm = *p.block_q, g.bn = *p.block_kv;
-  g.element_bytes = p.element_size();
-  g.stages = wgmma_stages(g.bm, g.bn, g.element_bytes, p.smem_limit_bytes.value_or(0));
+  g.size_for(p);
   return g;
 }
 WgmmaGemm wgmma_pv(const WorkloadParams& p) {
@@ -45,8 +44,7 @@ WgmmaGemm wgmma_pv(const WorkloadParams& p) {
   g.b_n_major = true;
   g.b_group = p.group_size();
   g.bm = *p.block_q, g.bn = p.head_dim;
-  g.element_bytes = p.element_size();
-  g.stages = wgmma_stages(g.bm, g.bn, g.element_bytes, p.smem_limit_bytes.value_or(0));
+  g.size_for(p);
   return g;
 }
 
@@ -258,15 +256,7 @@ class NaivePlugin final : public WorkloadPlugin {
         throw UsageError("--gemm wgmma: block_k must be 64 (the kernel's K-tile), got " +
                          std::to_string(*p.block_k));
       }
-      if (p.dtype != Dtype::fp16) throw UsageError("--gemm wgmma: the kernel is fp16 only (--dtype fp16)");
-      for (const WgmmaGemm& g : {wgmma_qk(p), wgmma_pv(p)}) {
-        if (g.stages == 0) {
-          throw UsageError("--gemm wgmma: a " + std::to_string(g.bm) + " × " + std::to_string(g.bn) +
-                           " tile does not fit two stages in " +
-                           (p.smem_limit_source.empty() ? "227 KiB" : p.smem_limit_source) +
-                           " of shared memory");
-        }
-      }
+      for (const WgmmaGemm& g : {wgmma_qk(p), wgmma_pv(p)}) check_wgmma_runs(g, p);
     }
     const std::uint64_t snn = checked_mul({p.batch_heads(), p.seq, *p.seq_kv, p.element_size()},
                                           "S (batch·heads·seq·seq_kv)");

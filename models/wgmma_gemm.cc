@@ -42,6 +42,16 @@ void check_wgmma_tile(std::uint64_t bm, std::uint64_t bn, const char* bm_name,
   }
 }
 
+void check_wgmma_runs(const WgmmaGemm& g, const WorkloadParams& p) {
+  if (p.dtype != Dtype::fp16) throw UsageError("--gemm wgmma: the kernel is fp16 only (--dtype fp16)");
+  if (g.stages == 0) {
+    throw UsageError("--gemm wgmma: a " + std::to_string(g.bm) + " × " + std::to_string(g.bn) +
+                     " tile does not fit two stages in " +
+                     (p.smem_limit_source.empty() ? "227 KiB" : p.smem_limit_source) +
+                     " of shared memory");
+  }
+}
+
 KernelInfo WgmmaGemm::launch(const char* name, std::uint32_t sm_count) const {
   return make_launch(name, grid(sm_count), kWgmmaThreads,
                      wgmma_smem_bytes(bm, bn, stages, element_bytes), kWgmmaRegisters);

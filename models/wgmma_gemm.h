@@ -49,6 +49,10 @@ std::uint32_t wgmma_stages(std::uint64_t bm, std::uint64_t bn, std::uint32_t ele
 void check_wgmma_tile(std::uint64_t bm, std::uint64_t bn, const char* bm_name,
                       const char* bn_name);
 
+struct WgmmaGemm;
+/// Throws UsageError unless the kernel can run `g` for `p`: fp16, and two stages fit (size_for).
+void check_wgmma_runs(const WgmmaGemm& g, const WorkloadParams& p);
+
 /// One batched product run by the kernel: C[z] (m × n) = A[z] (m × k) · B[z]ᵀ with B[z] n × k
 /// (K-major), or · B[z] with B[z] k × n (N-major). Each operand is a 2-D tensor whose batch z
 /// starts at row z·rows; B's at row (z / b_group)·rows (the query heads of one K/V head share it).
@@ -63,6 +67,14 @@ struct WgmmaGemm {
   std::uint64_t tiles_m() const { return ceil_div(m, bm); }
   std::uint64_t tiles_n() const { return ceil_div(n, bn); }
   std::uint64_t tiles() const { return batch * tiles_m() * tiles_n(); }
+  /// The first row of batch z's B (its K/V head's, with b_group query heads per K/V head).
+  std::uint64_t b_row(std::uint64_t z) const { return (z / b_group) * (b_n_major ? k : n); }
+  /// Takes `p`'s element size and the stages the kernel gives this tile under `p`'s per-block
+  /// shared-memory limit (0 when two do not fit: check_wgmma_runs says so).
+  void size_for(const WorkloadParams& p) {
+    element_bytes = p.element_size();
+    stages = wgmma_stages(bm, bn, element_bytes, p.smem_limit_bytes.value_or(0));
+  }
   /// The persistent grid on `sm_count` SMs.
   std::uint64_t grid(std::uint32_t sm_count) const { return std::min<std::uint64_t>(tiles(), sm_count); }
   /// The launch: grid, 384 threads, the smem of its stages, ptxas's registers.
@@ -101,7 +113,7 @@ void wgmma_gemm_cta(const WgmmaGemm& g, std::uint64_t cta, std::uint64_t grid, d
     const std::uint64_t k0 = (it % k_tiles) * kWgmmaTileK, kw = std::min(kWgmmaTileK, g.k - k0);
     const std::uint64_t rows = std::min(g.bm, g.m - t.m0), cols = std::min(g.bn, g.n - t.n0);
     rec.load(g.a, box(g.a, t.z * g.m + t.m0, rows, k0, kw), tag(it));
-    const std::uint64_t b_row = (t.z / g.b_group) * (g.b_n_major ? g.k : g.n);
+    const std::uint64_t b_row = g.b_row(t.z);
     if (!g.b_n_major) {
       rec.load(g.b, box(g.b, b_row + t.n0, cols, k0, kw), tag(it));
     } else {
@@ -116,7 +128,7 @@ void wgmma_gemm_cta(const WgmmaGemm& g, std::uint64_t cta, std::uint64_t grid, d
   for (std::uint64_t i = 0; i < my_tiles; ++i) {
     const Tile t = g.tile(cta + i * grid);
     const std::uint64_t rows = std::min(g.bm, g.m - t.m0), cols = std::min(g.bn, g.n - t.n0);
-    const std::uint64_t b_row = (t.z / g.b_group) * (g.b_n_major ? g.k : g.n);
+    const std::uint64_t b_row = g.b_row(t.z);
     EigenBackend::Matrix acc;
     if constexpr (Backend::kNumeric) acc = EigenBackend::Matrix::Zero(e(rows), e(cols));
     for (std::uint64_t kt = 0; kt < k_tiles; ++kt, ++it) {

@@ -272,6 +272,11 @@ def _as_config(config: Union[Config, str, os.PathLike[str]]) -> Config:
     return config if isinstance(config, Config) else load_config(config)
 
 
+def _core_of(config: Union[Config, str, os.PathLike[str], None]) -> Any:
+    """The C++ config of an optional config argument (None stays None)."""
+    return _as_config(config)._core if config is not None else None
+
+
 def run(config: Union[Config, str], workload: Union[str, Sequence[str]] = "flash2", *,
         flush_l2_between_kernels: bool = False, what_if: Union[str, Sequence[str], None] = None,
         jobs: int = 2, timeline: Union[str, os.PathLike[str], None] = None,
@@ -387,7 +392,7 @@ def closed_form(workload: str = "flash2", config: Union[Config, str, None] = Non
     global_write_bytes, by_tensor (tensor → read_bytes, write_bytes); plus workload and params
     (resolved). With a config its per-block shared memory is the limit (and flash1's M).
     """
-    core = _as_config(config)._core if config is not None else None
+    core = _core_of(config)
     named, read, write, tensors = _core.closed_form(workload, _named(params), core)
     return Record(
         workload=workload, params=Record(named),
@@ -402,7 +407,7 @@ def trace(path: Union[str, os.PathLike[str]], workload: str = "flash2", *,
     Keys: path, workload, params (resolved), bytes, kernels, ctas, ops. With a config its per-block
     shared memory is the limit (and flash1's M). ``memwall.replay`` simulates the file.
     """
-    core = _as_config(config)._core if config is not None else None
+    core = _core_of(config)
     named, size, kernels, ctas, ops = _core.write_trace(workload, _named(params), core,
                                                         os.fspath(path))
     return Record(path=os.fspath(path), workload=workload, params=Record(named), bytes=size,
@@ -427,7 +432,7 @@ def verify(workload: str = "flash2", *, config: Union[Config, str, None] = None,
     ``online_rescale=False`` is the CLI's ``--no-rescale``. With a config its per-block shared
     memory is the limit (and flash1's M).
     """
-    core = _as_config(config)._core if config is not None else None
+    core = _core_of(config)
     named, output, elements, error = _core.verify(workload, _named(params), core, seed,
                                                   online_rescale)
     return Record(workload=workload, params=Record(named), output=output, elements=elements,
@@ -530,7 +535,7 @@ def traffic(seq: int, head_dim: int, *, config: Union[Config, str, None] = None,
     if config is not None and params.get("sram_bytes") is not None:
         raise UsageError("traffic: give config or sram_bytes, not both (the config's "
                          "smem_per_block is M)")
-    core = _as_config(config)._core if config is not None else None
+    core = _core_of(config)
     named = _named({"seq": seq, "head_dim": head_dim, **params})
     return Result._from(*_core.traffic(named, core))
 

@@ -174,6 +174,16 @@ WorkloadParams params_of(const std::vector<std::pair<std::string, std::string>>&
   return p;
 }
 
+/// `workload` with the parameters of `named`, resolved as the CLI resolves them (with `config`'s
+/// per-block shared memory when one is given).
+WorkloadParams resolved_params(const std::string& workload,
+                               const std::vector<std::pair<std::string, std::string>>& named,
+                               const LoadedConfig* config) {
+  WorkloadParams p = params_of(named);
+  p.workload = parse_workload_kind(workload);
+  return resolve_workload_options(p, config ? &config->hw : nullptr);
+}
+
 py::dict param_dict(const ParamSpec& spec) {
   py::dict d;
   d["name"] = std::string(spec.name);
@@ -375,9 +385,7 @@ PYBIND11_MODULE(_core, m) {
   m.def("closed_form", [](const std::string& workload,
                           const std::vector<std::pair<std::string, std::string>>& named,
                           const LoadedConfig* config) {
-    WorkloadParams p = params_of(named);
-    p.workload = parse_workload_kind(workload);
-    const WorkloadParams resolved = resolve_workload_options(p, config ? &config->hw : nullptr);
+    const WorkloadParams resolved = resolved_params(workload, named, config);
     const Traffic t = closed_form_traffic(resolved);
     std::vector<std::tuple<std::string, std::uint64_t, std::uint64_t>> tensors;
     for (const TensorTraffic& x : t.by_tensor) tensors.emplace_back(x.tensor, x.read_bytes, x.write_bytes);
@@ -388,9 +396,7 @@ PYBIND11_MODULE(_core, m) {
   m.def("write_trace", [](const std::string& workload,
                           const std::vector<std::pair<std::string, std::string>>& named,
                           const LoadedConfig* config, const std::string& path) {
-    WorkloadParams p = params_of(named);
-    p.workload = parse_workload_kind(workload);
-    const WorkloadParams resolved = resolve_workload_options(p, config ? &config->hw : nullptr);
+    const WorkloadParams resolved = resolved_params(workload, named, config);
     refuse_clobbering({{"path", path}}, {{"config", config ? config->hw.source_file : std::string()}});
     return without_gil([&] {
       const auto source = make_model_source(resolved);
@@ -416,9 +422,7 @@ PYBIND11_MODULE(_core, m) {
   m.def("verify", [](const std::string& workload,
                      const std::vector<std::pair<std::string, std::string>>& named,
                      const LoadedConfig* config, std::uint64_t seed, bool online_rescale) {
-    WorkloadParams p = params_of(named);
-    p.workload = parse_workload_kind(workload);
-    WorkloadParams resolved = resolve_workload_options(p, config ? &config->hw : nullptr);
+    WorkloadParams resolved = resolved_params(workload, named, config);
     resolved.online_rescale = online_rescale;
     const VerifyResult r = without_gil([&] { return verify_workload(resolved, seed); });
     return py::make_tuple(resolved.named(), r.output, r.elements, r.max_abs_error);

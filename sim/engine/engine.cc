@@ -223,7 +223,7 @@ Engine::TagState& Engine::tag_state(CtaSlot& c, std::uint16_t tag, Tick t) {
 
 bool Engine::has_pending_tag(const CtaSlot& c, std::uint16_t tag) const {
   for (std::size_t i = c.backlog_head; i < c.backlog.size(); ++i) {
-    if (c.backlog[i].tag == tag && (!c.backlog[i].is_store || tag != 0)) return true;
+    if (c.backlog[i].tag == tag && c.backlog[i].tracked()) return true;
   }
   return false;
 }
@@ -241,7 +241,7 @@ void Engine::stream(std::uint32_t id, Tick t) {
       m_queue.schedule(std::max(t, m_memory.port_free(c.sm, p.is_store)), kStream, id, kStream);
       return;
     }
-    if (!p.is_store || p.tag != 0) {  // loads, and the stores a wait tracks
+    if (p.tracked()) {
       TagState& s = tag_state(c, p.tag, p.issue);
       s.ready = std::max(s.ready, p.arrival.ready);
       s.unloaded = std::max(s.unloaded, p.arrival.unloaded);

@@ -57,10 +57,12 @@ class Engine {
     Box box;
     std::uint16_t tag = 0;
     OpKind kind = OpKind::load;  ///< load, store or reduce
-    bool is_store = false;       ///< a store or a reduction: nothing waits for it but the drain
+    bool is_store = false;       ///< a store or a reduction: untagged, only the drain waits for it
     Tick issue = 0;  ///< when its op issued
     BoxCursor cursor;
     Arrival arrival;
+    /// Whether a wait on its tag waits for it: every load, and a store with a nonzero tag.
+    bool tracked() const { return !is_store || tag != 0; }
   };
 
   /// A resident CTA: its ops, its position in them, its outstanding memory, its time split.
