@@ -23,6 +23,16 @@ constexpr std::uint64_t kPvWarpsM = 4, kPvWarpsN = 2;
 constexpr auto kMmaThreads = static_cast<std::uint32_t>(kQkWarpsM * kQkWarpsN * 32);
 /// Warp instructions of naive_softmax_kernel per row and per 1024 keys (sm_90 SASS, measured).
 constexpr std::uint64_t kSoftmaxIssuePerRow = 188, kSoftmaxIssuePer1024Keys = 671;
+/// The same for naive_softmax_stream_kernel, not yet measured: its PTX (CUDA 13.0, sm_90a) has
+/// 267 instructions per row and 633 per 1024 keys (both passes), scaled by naive_softmax_kernel's
+/// measured SASS count over its own PTX count per 1024 keys (671 / 559). To be replaced by
+/// smsp__inst_executed (models/cuda/NOTES.md).
+constexpr std::uint64_t kStreamIssuePerRow = 320, kStreamIssuePer1024Keys = 760;
+/// ptxas -v of naive_softmax_kernel and naive_softmax_stream_kernel (CUDA 13.0, sm_90a).
+constexpr std::uint32_t kSoftmaxRegisters = 32, kStreamRegisters = 60;
+/// softmax_chunk's default when the rows do not fit in shared memory: the keys one step of the
+/// CUDA kernel's warp loads (32 lanes × 4 pieces of 8 halves).
+constexpr std::uint32_t kDefaultStreamChunk = 1024;
 
 /// `--gemm wgmma`'s qk (S = scale·QKᵀ, K K-major, block_q × block_kv tiles, over the head dim)
 /// and pv (O = PV, V N-major, block_q × d tiles, over the keys) as the Hopper kernel runs them;
@@ -79,7 +89,8 @@ class Naive final : public BackendWorkload<Naive> {
       return;
     }
     if (kernel == 0) qk(cta, be, rec);
-    if (kernel == 1) softmax(cta, be, rec);
+    if (kernel == 1 && *p.softmax_chunk == 0) softmax(cta, be, rec);
+    if (kernel == 1 && *p.softmax_chunk != 0) softmax_stream(cta, be, rec);
     if (kernel == 2) pv(cta, be, rec);
   }
 
@@ -148,6 +159,65 @@ class Naive final : public BackendWorkload<Naive> {
       }
     }
     rec.store(m_p, box(m_p, bh * n + r0, rows, 0, nkv));
+  }
+
+  /// softmax_rows rows of S streamed from global memory in chunks of softmax_chunk keys, each
+  /// chunk's load issued before the previous one is used (the CUDA kernel's register double
+  /// buffer): a first pass keeps an online max and sum of exponentials, a second reads S again and
+  /// stores P chunk by chunk. No shared memory; S is read twice (the second time from the L2 where
+  /// it still holds the rows).
+  template <class Backend>
+  void softmax_stream(std::uint64_t cta, Backend& be, Recorder& rec) const {
+    const WorkloadParams& p = params();
+    const std::uint64_t n = p.seq, nkv = m_shape.nkv, r = *p.softmax_rows, kc = *p.softmax_chunk;
+    const std::uint64_t blocks = ceil_div(n, r), chunks = ceil_div(nkv, kc);
+    const std::uint64_t bh = cta / blocks, r0 = (cta % blocks) * r, rows = std::min(r, n - r0);
+    const auto width = [&](std::uint64_t c) { return std::min(kc, nkv - c * kc); };
+    const auto issue = [&](std::uint64_t c) {
+      rec.load(m_s, box(m_s, bh * n + r0, rows, c * kc, width(c)), static_cast<std::uint16_t>(c & 1));
+    };
+    rec.compute(ComputeUnit::issue, rows * (kStreamIssuePerRow +
+                                           ceil_div(kStreamIssuePer1024Keys * nkv, 1024)));
+    for (int pass = 0; pass < 2; ++pass) {
+      issue(0);
+      for (std::uint64_t c = 0; c < chunks; ++c) {
+        const std::uint64_t kw = width(c);
+        if (c + 1 < chunks) issue(c + 1);
+        rec.wait(static_cast<std::uint16_t>(c & 1));
+        if (pass == 0) {
+          // Max, subtract and add per element (the causal compare with it), an exponential per
+          // element and a rescale of the lane's sum per 8-key piece.
+          if (m_shape.causal) rec.compute(ComputeUnit::fp32, rows * kw);
+          rec.compute(ComputeUnit::fp32, 3 * rows * kw);
+          rec.compute(ComputeUnit::sfu, rows * (kw + ceil_div(kw, 8)));
+        } else {
+          rec.compute(ComputeUnit::fp32, 2 * rows * kw);  // subtract, multiply
+          rec.compute(ComputeUnit::sfu, rows * kw);
+          rec.store(m_p, box(m_p, bh * n + r0, rows, c * kc, kw));
+        }
+      }
+      // After the first pass, the lanes' statistics combined in 5 shuffle steps (two
+      // exponentials each) and one reciprocal per row.
+      if (pass == 0) rec.compute(ComputeUnit::sfu, rows * 11);
+    }
+    if constexpr (Backend::kNumeric) {
+      for (std::uint64_t q = 0; q < rows; ++q) {
+        const auto row = static_cast<Eigen::Index>(bh * n + r0 + q);
+        const auto seen = static_cast<Eigen::Index>(m_shape.keys_visible(r0 + q));
+        const auto in = be.t(m_s).row(row);
+        // The online statistics chunk by chunk, as the first pass computes them.
+        double mx = -std::numeric_limits<double>::infinity(), sum = 0.0;
+        for (Eigen::Index c0 = 0; c0 < seen; c0 += static_cast<Eigen::Index>(kc)) {
+          const auto part = in.segment(c0, std::min<Eigen::Index>(static_cast<Eigen::Index>(kc), seen - c0));
+          const double m2 = std::max(mx, part.maxCoeff());
+          sum = sum * std::exp(mx - m2) + (part.array() - m2).exp().sum();
+          mx = m2;
+        }
+        auto out = be.t(m_p).row(row);
+        out.head(seen) = ((in.head(seen).array() - mx).exp() / sum).matrix();
+        out.tail(static_cast<Eigen::Index>(nkv) - seen).setZero();
+      }
+    }
   }
 
   /// O rows of Q block i: loop over k chunks of P (and the matching V rows of its K/V head),
@@ -235,6 +305,16 @@ constexpr ParamSpec kParams[] = {
      .max = 32,
      .max_reason = "one warp per row, at most 1024 threads per CTA",
      .field = field_of<&WorkloadParams::softmax_rows>()},
+    {.name = "softmax_chunk",
+     .flag = "--softmax-chunk",
+     .type = ParamType::kTile,
+     .unit = "keys",
+     .help = "Keys of S per load when the softmax streams its rows from global memory (two reads "
+             "of S: an online max and sum, then P; no shared memory); 0 keeps softmax_rows whole "
+             "rows in shared memory (one read of S)",
+     .default_text = "0 where softmax_rows rows of S fit in the config's smem_per_block, else 1024",
+     .field = field_of<&WorkloadParams::softmax_chunk>(),
+     .listed = [](const WorkloadParams& p) { return p.softmax_chunk.value_or(0) != 0; }},
     kGemmParam,
 };
 
@@ -249,6 +329,13 @@ class NaivePlugin final : public WorkloadPlugin {
 
   void resolve(WorkloadParams& p) const override {
     const std::uint64_t qkv = check_attention_shape(p);
+    if (!p.softmax_chunk) {
+      const std::uint64_t rows_bytes = checked_mul(
+          {std::min<std::uint64_t>(*p.softmax_rows, p.seq), p.kv_seq(), p.element_size()},
+          "the softmax's rows of S (softmax_rows·seq_kv·element size)");
+      const bool fits = !p.smem_limit_bytes || rows_bytes <= *p.smem_limit_bytes;
+      p.softmax_chunk = fits ? 0 : kDefaultStreamChunk;
+    }
     if (p.gemm == GemmKernel::wgmma) {
       check_wgmma_tile(*p.block_q, *p.block_kv, "block_q", "block_kv");
       check_wgmma_tile(*p.block_q, p.head_dim, "block_q", "head_dim (pv's tile is block_q × d)");
@@ -263,7 +350,7 @@ class NaivePlugin final : public WorkloadPlugin {
     checked_mul(qkv, ceil_div(*p.seq_kv, *p.block_kv), "the Q traffic of qk");
     checked_mul({p.batch_heads(), *p.seq_kv, p.head_dim, p.element_size(),
                  ceil_div(p.seq, *p.block_q)}, "the K traffic of qk");
-    checked_mul(snn, 4, "the S and P traffic");
+    checked_mul(snn, 5, "the S and P traffic");
   }
 
   std::vector<KernelInfo> launches(const WorkloadParams& p) const override {
@@ -273,8 +360,10 @@ class NaivePlugin final : public WorkloadPlugin {
     const std::uint64_t bc = std::min<std::uint64_t>(*p.block_kv, nkv);
     const std::uint64_t bk = std::min<std::uint64_t>(*p.block_k, nkv);
     const std::uint64_t rows = std::min<std::uint64_t>(*p.softmax_rows, n);
-    const KernelInfo softmax = make_launch("softmax", bh * ceil_div(n, *p.softmax_rows),
-                                           static_cast<std::uint32_t>(32 * rows), rows * nkv * s, 32);
+    const bool stream = *p.softmax_chunk != 0;
+    const KernelInfo softmax =
+        make_launch("softmax", bh * ceil_div(n, *p.softmax_rows), static_cast<std::uint32_t>(32 * rows),
+                    stream ? 0 : rows * nkv * s, stream ? kStreamRegisters : kSoftmaxRegisters);
     if (p.gemm == GemmKernel::wgmma) {
       return {wgmma_qk(p).launch("qk", p.sm_count), softmax, wgmma_pv(p).launch("pv", p.sm_count)};
     }
@@ -304,8 +393,9 @@ class NaivePlugin final : public WorkloadPlugin {
     return {"",
             "softmax_rows (" + std::to_string(*p.softmax_rows) + " rows of " +
                 std::to_string(p.kv_seq()) + " elements)",
-            row <= limit_bytes ? "softmax_rows <= " + std::to_string(limit_bytes / row) + " fits"
-                               : "not even one row of S fits"};
+            (row <= limit_bytes ? "softmax_rows <= " + std::to_string(limit_bytes / row) + " fits"
+                                : "not even one row of S fits") +
+                ", or --softmax-chunk 1024 streams the rows without shared memory"};
   }
 
   double io_exponent(std::string_view axis) const override {  // Θ(Nd + N²): N² at any M
@@ -335,11 +425,13 @@ Traffic naive_traffic(const WorkloadParams& p) {
   const std::uint64_t q = bh * nq * p.head_dim * s, kv = bh * nkv * p.head_dim * s;
   const std::uint64_t score = bh * nq * nkv * s;
   // qk loads a Q tile per K tile column and a K tile per Q tile row (of each query head's K/V
-  // head); pv loads V per Q tile row. The mask changes no byte: S and P are dense.
+  // head); pv loads V per Q tile row; a streaming softmax reads S twice. The mask changes no
+  // byte: S and P are dense.
+  const std::uint64_t s_reads = p.softmax_chunk.value_or(0) != 0 ? 2 : 1;
   return make_traffic({{"Q", q * ceil_div(nkv, *p.block_kv), 0},
                        {"K", kv * ceil_div(nq, *p.block_q), 0},
                        {"V", kv * ceil_div(nq, *p.block_q), 0},
-                       {"S", score, score},
+                       {"S", s_reads * score, score},
                        {"P", score, score},
                        {"O", 0, q}});
 }

@@ -14,10 +14,11 @@ namespace memwall {
 const WorkloadPlugin& naive_plugin();
 
 /// The tiled naive kernels (qk, softmax, pv) of resolved `p`, per query head in elements: reads
-/// Nq·d·⌈Nkv/bn⌉ (Q) + Nkv·d·⌈Nq/bm⌉ (K, its K/V head's) + Nq·Nkv (S) + Nq·Nkv (P) +
-/// Nkv·d·⌈Nq/bm⌉ (V), writes Nq·Nkv (S) + Nq·Nkv (P) + Nq·d (O). block_k, softmax_rows and the
-/// causal mask (applied in the softmax, S and P dense) do not change it. Equals
-/// algorithm0_traffic when bm, bn ≥ N = Nq = Nkv.
+/// Nq·d·⌈Nkv/bn⌉ (Q) + Nkv·d·⌈Nq/bm⌉ (K, its K/V head's) + Nq·Nkv (S; twice when the softmax
+/// streams its rows, softmax_chunk > 0) + Nq·Nkv (P) + Nkv·d·⌈Nq/bm⌉ (V), writes Nq·Nkv (S) +
+/// Nq·Nkv (P) + Nq·d (O). block_k, softmax_rows, the chunk width and the causal mask (applied
+/// in the softmax, S and P dense) do not change it. Equals algorithm0_traffic when bm, bn ≥
+/// N = Nq = Nkv and the rows are not streamed.
 Traffic naive_traffic(const WorkloadParams& resolved);
 
 }  // namespace memwall

@@ -81,6 +81,9 @@ struct WorkloadParams {
   std::optional<std::uint32_t> block_k;       ///< naive pv: columns of P per k chunk
   std::optional<std::uint32_t> stages;        ///< flash2: K/V blocks in flight (pipelining depth)
   std::optional<std::uint32_t> softmax_rows;  ///< naive softmax: rows per CTA
+  /// naive softmax: keys per load when it streams its rows from global memory (two reads of S);
+  /// 0 keeps the rows whole in shared memory (one read). Resolution derives it when not given.
+  std::optional<std::uint32_t> softmax_chunk;
   std::optional<std::uint64_t> sram_bytes;    ///< flash1: on-chip memory M in bytes (for defaults)
   /// flash2: split-KV chunks of each (head, Q block)'s K/V sequence ("Flash-Decoding"); 0 before
   /// resolution means `auto` (FlashAttention-2's num_splits_heuristic for the config's SMs).

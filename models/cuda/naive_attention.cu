@@ -12,7 +12,13 @@ namespace memwall::cuda {
 namespace {
 
 constexpr int kGemmThreads = 256;  // 8 warps per GEMM CTA
-constexpr int kMaxSoftmaxSmemBytes = 200 * 1024;
+/// The opt-in shared memory per block of sm_90 (227 KiB, the H200 preset's sm.smem_per_block):
+/// rows of S up to softmax_rows·seq·2 bytes of it are kept in shared memory, longer ones streamed.
+constexpr int kMaxSoftmaxSmemBytes = 227 * 1024;
+/// The streaming softmax's keys per load: each lane loads kStreamUnroll 16-byte pieces (8 halves)
+/// of its row per step, the 32 lanes of the warp 32 · 8 · kStreamUnroll keys.
+constexpr int kStreamUnroll = 4;
+constexpr int kStreamChunkKeys = 32 * kChunkHalves * kStreamUnroll;
 
 /// qk: one CTA per (bh, i, j) tile of S, CTA index (bh·⌈N/BM⌉ + i)·⌈N/BN⌉ + j. Loads the Q box
 /// (rows i·BM…, D halves each) and the K box (rows j·BN…) once, computes the tile with 8 warps
@@ -158,6 +164,104 @@ __global__ void __launch_bounds__(256)
       o[e] = pack_half2(__expf(f.x - row_max) * inv_sum, __expf(f.y - row_max) * inv_sum);
     }
     *reinterpret_cast<uint4*>(p + offset + c * kChunkHalves) = out;
+  }
+}
+
+/// Combines two partial softmax statistics (running max m, sum of exp(x − m)) into the first.
+/// A partial that has seen nothing is (−∞, 0) and contributes nothing.
+__device__ __forceinline__ void combine_max_sum(float& m, float& l, float m2, float l2) {
+  const float mx = fmaxf(m, m2);
+  if (mx == -INFINITY) return;
+  l = (m == -INFINITY ? 0.0f : l * __expf(m - mx)) + (m2 == -INFINITY ? 0.0f : l2 * __expf(m2 - mx));
+  m = mx;
+}
+
+/// The streaming softmax, for rows too long for shared memory: one CTA per (bh, block of
+/// `rows_per_cta` rows), one warp per row, no shared memory. The warp reads its row of S twice
+/// from global memory in chunks of kStreamChunkKeys keys, the next chunk's loads issued before
+/// the current one is used: the first pass keeps an online max and sum of exponentials (each
+/// lane over its 8-key pieces, rescaling its sum when its max grows; the lanes are combined by
+/// shuffles), the second writes the row of P.
+__global__ void __launch_bounds__(256)
+    naive_softmax_stream_kernel(const half* __restrict__ s, half* __restrict__ p, int n,
+                                int rows_per_cta) {
+  const int warp = static_cast<int>(threadIdx.x) / 32;
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  const int blocks = (n + rows_per_cta - 1) / rows_per_cta;
+  const long long bh = blockIdx.x / blocks;
+  const int row = static_cast<int>(blockIdx.x % blocks) * rows_per_cta + warp;
+  if (row >= n) {
+    return;
+  }
+  const long long offset = (bh * n + row) * n;
+  const uint4* in = reinterpret_cast<const uint4*>(s + offset);
+  uint4* out = reinterpret_cast<uint4*>(p + offset);
+  const int pieces = n / kChunkHalves;  // 16-byte pieces of the row
+  const auto load_chunk = [&](uint4 (&buf)[kStreamUnroll], int first) {
+#pragma unroll
+    for (int u = 0; u < kStreamUnroll; ++u) {
+      const int i = first + u * 32 + lane;
+      if (i < pieces) buf[u] = in[i];
+    }
+  };
+  constexpr int kChunkPieces = kStreamChunkKeys / kChunkHalves;
+
+  float row_max = -INFINITY;
+  float row_sum = 0.0f;
+  uint4 next[kStreamUnroll];
+  load_chunk(next, 0);
+  for (int first = 0; first < pieces; first += kChunkPieces) {
+    uint4 cur[kStreamUnroll];
+#pragma unroll
+    for (int u = 0; u < kStreamUnroll; ++u) cur[u] = next[u];
+    if (first + kChunkPieces < pieces) load_chunk(next, first + kChunkPieces);
+#pragma unroll
+    for (int u = 0; u < kStreamUnroll; ++u) {
+      if (first + u * 32 + lane >= pieces) continue;
+      const half2* h = reinterpret_cast<const half2*>(&cur[u]);
+      float2 f[4];
+      float piece_max = -INFINITY;
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        f[e] = __half22float2(h[e]);
+        piece_max = fmaxf(piece_max, fmaxf(f[e].x, f[e].y));
+      }
+      const float m = fmaxf(row_max, piece_max);
+      float sum = row_max == -INFINITY ? 0.0f : row_sum * __expf(row_max - m);
+#pragma unroll
+      for (int e = 0; e < 4; ++e) sum += __expf(f[e].x - m) + __expf(f[e].y - m);
+      row_max = m;
+      row_sum = sum;
+    }
+  }
+#pragma unroll
+  for (int m = 16; m > 0; m /= 2) {
+    const float other_max = __shfl_xor_sync(0xffffffffu, row_max, m);
+    const float other_sum = __shfl_xor_sync(0xffffffffu, row_sum, m);
+    combine_max_sum(row_max, row_sum, other_max, other_sum);
+  }
+  const float inv_sum = 1.0f / row_sum;
+
+  load_chunk(next, 0);
+  for (int first = 0; first < pieces; first += kChunkPieces) {
+    uint4 cur[kStreamUnroll];
+#pragma unroll
+    for (int u = 0; u < kStreamUnroll; ++u) cur[u] = next[u];
+    if (first + kChunkPieces < pieces) load_chunk(next, first + kChunkPieces);
+#pragma unroll
+    for (int u = 0; u < kStreamUnroll; ++u) {
+      const int i = first + u * 32 + lane;
+      if (i >= pieces) continue;
+      const half2* h = reinterpret_cast<const half2*>(&cur[u]);
+      uint4 o;
+      std::uint32_t* w = reinterpret_cast<std::uint32_t*>(&o);
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const float2 f = __half22float2(h[e]);
+        w[e] = pack_half2(__expf(f.x - row_max) * inv_sum, __expf(f.y - row_max) * inv_sum);
+      }
+      out[i] = o;
+    }
   }
 }
 
@@ -313,10 +417,6 @@ void check_naive_supported(const AttentionShape& shape, const NaiveBlocks& block
   if (shape.seq <= 0 || shape.seq % 8 != 0) {
     fail("seq must be a positive multiple of 8 (16-byte rows), got " + std::to_string(shape.seq));
   }
-  if (static_cast<std::int64_t>(blocks.softmax_rows) * shape.seq * 2 > kMaxSoftmaxSmemBytes) {
-    fail("softmax_rows·seq·2 bytes must fit in " + std::to_string(kMaxSoftmaxSmemBytes) +
-         " bytes of shared memory");
-  }
   if (shape.batch <= 0 || shape.heads <= 0) {
     fail("batch and heads must be positive");
   }
@@ -336,9 +436,14 @@ void launch_naive_softmax(const AttentionShape& shape, const NaiveBlocks& blocks
                           half* p, cudaStream_t stream) {
   check_naive_supported(shape, blocks);
   const std::int64_t grid = shape.heads_total() * ceil_div(shape.seq, blocks.softmax_rows);
-  const int smem = blocks.softmax_rows * shape.seq * 2;
-  launch(naive_softmax_kernel, "naive_softmax_kernel", grid, 32 * blocks.softmax_rows, smem,
-         stream, s, p, shape.seq, blocks.softmax_rows);
+  const std::int64_t smem = static_cast<std::int64_t>(blocks.softmax_rows) * shape.seq * 2;
+  if (smem > kMaxSoftmaxSmemBytes) {  // the model's softmax_chunk default: stream the rows
+    launch(naive_softmax_stream_kernel, "naive_softmax_stream_kernel", grid,
+           32 * blocks.softmax_rows, 0, stream, s, p, shape.seq, blocks.softmax_rows);
+    return;
+  }
+  launch(naive_softmax_kernel, "naive_softmax_kernel", grid, 32 * blocks.softmax_rows,
+         static_cast<int>(smem), stream, s, p, shape.seq, blocks.softmax_rows);
 }
 
 void launch_naive_pv(const AttentionShape& shape, const NaiveBlocks& blocks, const half* p,
