@@ -263,3 +263,18 @@ TEST_CASE("Finding 3: rates and clocks too slow to simulate are refused with the
                    key + ": ");
   }
 }
+
+TEST_CASE("Finding 22: naive attention with rows of S longer than the shared memory streams them",
+          "[bad-input][first-hour]") {
+  // 4 rows of 2048 fp16 keys are 16 KiB, twice the 8 KiB this config gives a CTA.
+  const std::vector<std::string> args = {
+      "run", "-c", "h200", "--set", "sm.smem_per_block=8 KiB", "--workload", "naive", "--seq",
+      "2048", "--head-dim", "64", "--block-q", "16", "--block-kv", "16", "--block-k", "16"};
+  const TempDir logs("f22");
+  const Result r = run_memwall(args, logs.path(), 60s);
+  REQUIRE(r.code == 0);
+  REQUIRE_THAT(r.out, Catch::Contains("softmax_chunk=1024"));
+  std::vector<std::string> kept = args;
+  kept.insert(kept.end(), {"--softmax-chunk", "0"});
+  check_rejected(kept, "--softmax-chunk 1024 streams the rows");
+}

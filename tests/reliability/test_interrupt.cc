@@ -90,10 +90,14 @@ TEST_CASE("SIGINT stops trace --counts of a long workload within a second", "[in
   CHECK(out.entries().empty());
 }
 
+// verify polls once per CTA, and a CTA's numerics grow with N (flash2: 4·Br·N·d FLOPs in double,
+// about 50 ms at N = 8192 on one idle core, several times that on a loaded one or under the
+// sanitizers). N = 2048 with 32 heads keeps the tensors as large (64 MiB each) and the run longer
+// than the test waits, with CTAs a quarter as long, so that the second holds there too.
 TEST_CASE("SIGINT stops verify of a large workload within a second", "[interrupt]") {
   const TempDir logs("int-verify-logs");
-  Child child({"verify", "--workload", "flash2", "--seq", "8192", "--head-dim", "128", "--heads",
-               "8"},
+  Child child({"verify", "--workload", "flash2", "--seq", "2048", "--head-dim", "128", "--heads",
+               "32"},
               logs.path());
   const auto [code, seconds] = interrupt_after(child, 700ms, SIGINT, 2s);
   CHECK(code == kExitInterrupted);
