@@ -138,10 +138,15 @@ class Report(Result):
         return _table(rows)
 
     def tensor_table(self) -> Any:
-        """One row per tensor: its DRAM bytes read and written ("tensor", "read", "write")."""
-        rows = [{"tensor": name, "read": t["read"], "write": t["write"]}
+        """One row per tensor: its DRAM bytes read and written, and its reads by reason.
+
+        Columns "tensor", "read", "write", "compulsory" (first fetches of a sector) and "reread"
+        (fetched again after an eviction or a flush); compulsory + reread = read.
+        """
+        columns = ["read", "write", "compulsory", "reread"]
+        rows = [{"tensor": name, **{c: t[c] for c in columns}}
                 for name, t in self["dram_bytes_by_tensor"].items()]
-        return _table(rows, ["tensor", "read", "write"])
+        return _table(rows, ["tensor", *columns])
 
     def __repr__(self) -> str:
         return (f"<memwall.Report {self['workload']['name']} on {self['config']['name']!r}: "

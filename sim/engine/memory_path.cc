@@ -144,6 +144,7 @@ void MemoryPath::count_dram_read(std::uint64_t line, std::uint32_t mask) {
       const std::uint64_t flags = std::uint64_t{mask} << (bit % 64);
       const std::uint64_t seen = popcount64(word & flags);
       m_reason.reread += seen * m_sector_bytes;
+      ts.traffic.reread += seen * m_sector_bytes;
       m_reason.compulsory += bytes - seen * m_sector_bytes;
       word |= flags;
       return;
@@ -164,6 +165,7 @@ void MemoryPath::count_dram_read(std::uint64_t line, std::uint32_t mask) {
     const std::uint64_t flag = std::uint64_t{1} << (bit % 64);
     if (word & flag) {
       m_reason.reread += m_sector_bytes;
+      ts.traffic.reread += m_sector_bytes;
     } else {
       word |= flag;
       m_reason.compulsory += m_sector_bytes;

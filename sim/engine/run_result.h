@@ -115,11 +115,16 @@ struct KernelResult {
   Tick duration() const { return end - start; }
 };
 
-/// DRAM bytes of one tensor.
+/// DRAM bytes of one tensor. Its reads split as the run's do (ReasonTraffic): `reread` of them
+/// fetched a sector again after an eviction or a flush, the rest (read − reread) were compulsory;
+/// its writes are all dirty evictions.
 struct TensorDramBytes {
   std::string name;
   std::uint64_t read = 0;
   std::uint64_t write = 0;
+  std::uint64_t reread = 0;  ///< part of `read`
+
+  std::uint64_t compulsory() const { return read - reread; }
 };
 
 /// DRAM bytes by why they moved.

@@ -418,10 +418,13 @@ std::string dram_section(const std::vector<RunResult>& runs) {
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const RunResult& r = runs[i];
     const std::string p = run_prefix(runs, i);
-    out += "<h3>" + escape(r.workload.name) + "</h3>\n<table><tr><th>tensor</th><th>read</th><th>write</th></tr>\n";
+    out += "<h3>" + escape(r.workload.name) +
+           "</h3>\n<table><tr><th>tensor</th><th>read</th><th>of which compulsory</th>"
+           "<th>of which re-read</th><th>write (write-back)</th></tr>\n";
     for (const TensorDramBytes& t : r.dram_bytes_by_tensor) {
       const std::string key = p + "dram_bytes_by_tensor." + t.name + ".";
       out += "<tr><th>" + escape(t.name) + "</th>" + bytes_cell(key + "read", t.read) +
+             bytes_cell(key + "compulsory", t.compulsory()) + bytes_cell(key + "reread", t.reread) +
              bytes_cell(key + "write", t.write) + "</tr>\n";
     }
     const auto row = [&](const char* label, const std::string& key, std::uint64_t bytes) {

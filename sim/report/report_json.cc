@@ -169,6 +169,8 @@ void write_run(JsonWriter& w, const RunResult& r, const RunProvenance* p = nullp
     w.open(t.name, '{');
     w.integer("read", t.read);
     w.integer("write", t.write);
+    w.integer("compulsory", t.compulsory());
+    w.integer("reread", t.reread);
     w.close('}');
   }
   w.close('}');

@@ -53,6 +53,8 @@ TEST_CASE("memwall run --html writes one page whose numbers are the JSON report'
   // Kernel figures are keyed by their index in the JSON's "kernels" array.
   CHECK(page.find("data-key=\"kernels.0.resources.hbm_channel.requests\"") != std::string::npos);
   CHECK(page.find("data-key=\"dram_bytes_by_tensor.Q.read\"") != std::string::npos);
+  CHECK(page.find("data-key=\"dram_bytes_by_tensor.Q.compulsory\"") != std::string::npos);
+  CHECK(page.find("data-key=\"dram_bytes_by_tensor.Q.reread\"") != std::string::npos);
   CHECK(page.find("data-key=\"dram_bytes_by_reason.compulsory\"") != std::string::npos);
   // What produced it: the file, the override, the version; and nothing fetched from anywhere.
   CHECK(page.find("configs/h200.yaml") != std::string::npos);

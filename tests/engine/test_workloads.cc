@@ -109,13 +109,19 @@ TEST_CASE("Every workload conserves bytes: loaded sectors are hits plus misses, 
       }
       std::uint64_t by_tensor_read = 0;
       std::uint64_t by_tensor_write = 0;
+      std::uint64_t by_tensor_reread = 0;
       for (const TensorDramBytes& tb : r.dram_bytes_by_tensor) {
         CHECK(tb.name != "(untracked)");
+        CHECK(tb.reread <= tb.read);
         by_tensor_read += tb.read;
         by_tensor_write += tb.write;
+        by_tensor_reread += tb.reread;
       }
       CHECK(by_tensor_read == t.dram_read_bytes);
       CHECK(by_tensor_write == t.dram_write_bytes);
+      // The tensors' split of their reads is the run's, tensor by tensor summed.
+      CHECK(by_tensor_reread == r.dram_bytes_by_reason.reread);
+      CHECK(by_tensor_read - by_tensor_reread == r.dram_bytes_by_reason.compulsory);
       CHECK(r.dram_bytes_by_reason.compulsory + r.dram_bytes_by_reason.reread == t.dram_read_bytes);
       CHECK(r.dram_bytes_by_reason.writeback == t.dram_write_bytes);
       // SM→L2 traffic is the closed form's (the boxes here are whole sectors).

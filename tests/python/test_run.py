@@ -54,13 +54,16 @@ def test_report_keys_read_as_attributes_and_tables():
     tensors = report.tensor_table()
     assert list(tensors["tensor"]) == list(report.dram_bytes_by_tensor)
     assert list(tensors["read"]) == [t.read for t in report.dram_bytes_by_tensor.values()]
+    assert list(tensors["compulsory"] + tensors["reread"]) == list(tensors["read"])
+    assert sum(tensors["reread"]) == report.dram_bytes_by_reason.reread
 
 
 def test_tables_are_lists_of_dicts_without_pandas(monkeypatch):
     monkeypatch.setitem(__import__("sys").modules, "pandas", None)
     report = memwall.run("h200", workload="flash2", **SMALL)
     assert report.tensor_table() == [
-        {"tensor": name, "read": t.read, "write": t.write}
+        {"tensor": name, "read": t.read, "write": t.write, "compulsory": t.compulsory,
+         "reread": t.reread}
         for name, t in report.dram_bytes_by_tensor.items()]
     assert report.kernel_table()[0]["name"] == report.kernels[0].name
 
