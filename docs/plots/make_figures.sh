@@ -63,7 +63,7 @@ $plot io-seq $out/traffic_vs_n_h200 $data/io_flash2_h200_seq.json
 $plot io-seq $out/traffic_vs_n_h200_measured $data/io_flash2_h200_measured.json
 $plot measured $out/sim_vs_measured_h200 $data/io_flash2_h200_measured.json
 $plot io-sram $out/traffic_vs_sram_ideal $data/io_flash1_sram.json
-$plot time $out/time_naive_vs_flash2_h200 $data/sweep_naive_h200.csv $data/sweep_flash2_h200.csv
-$plot stalls $out/stalls_h200 $data/sweep_naive_h200.csv $data/sweep_flash2_h200.csv
-$plot roofline $out/roofline_h200 $data/roofline_h200_4096.json $data/run_h200_4096.json
+$plot --config h200 time $out/time_naive_vs_flash2_h200 $data/sweep_naive_h200.csv $data/sweep_flash2_h200.csv
+$plot --config h200 stalls $out/stalls_h200 $data/sweep_naive_h200.csv $data/sweep_flash2_h200.csv
+$plot --config h200 roofline $out/roofline_h200 $data/roofline_h200_4096.json $data/run_h200_4096.json
 echo "make_figures.sh: wrote the figures into $out"

@@ -11,6 +11,10 @@ Run it with Debian's python3 (python3-matplotlib) and the memwall module on the 
   plot.py stalls   OUT SWEEP.csv [SWEEP.csv ...] SM-time breakdown per point
   plot.py roofline OUT ROOFLINE.json RUN.json   the run's kernels on the chip's roofline
 
+A sweep CSV and a run's JSON name their config but not its file: `--config FILE_OR_PRESET` (the
+one they were made with) adds it to the title, as the io figures' titles have it, after checking
+that its name is the one the inputs carry.
+
 OUT is a path without extension; OUT.png and OUT.svg are written, byte-identical for the same
 inputs.
 """
@@ -134,11 +138,21 @@ def sweep_rows(path: str) -> list[dict[str, Any]]:
     return out
 
 
-def sweep_title(what: str, sweeps: list[list[dict[str, Any]]]) -> str:
+def named_config(name: str, config: str | None) -> str:
+    """The inputs' config name, with the file or preset `--config` gave, checked against it."""
+    if config is None:
+        return name
+    loaded = memwall.load_config(config).name
+    if loaded != name:
+        fail(f"--config {config} is {loaded!r}, but the inputs were made with {name!r}")
+    return f"{name} ({config})"
+
+
+def sweep_title(what: str, sweeps: list[list[dict[str, Any]]], config: str | None) -> str:
     first = sweeps[0][0]
     params = {k[len("workload.params."):]: v for k, v in first.items()
               if k.startswith("workload.params.")}
-    return (f"{what}: {first['config.name']}\n"
+    return (f"{what}: {named_config(first['config.name'], config)}\n"
             + " vs ".join(s[0]["workload"] for s in sweeps) + " "
             + plot.describe(None, None, params, omit=["seq", "block_q", "block_kv"]))
 
@@ -147,13 +161,14 @@ def time_fig(args: argparse.Namespace) -> None:
     sweeps = [sweep_rows(p) for p in args.inputs]
     series = [plot.Series(s[0]["workload"], [r["seq"] for r in s], [r["time_s"] for r in s])
               for s in sweeps]
-    plot.save(plot.time_vs_n(series, title=sweep_title("Simulated time vs N", sweeps)), args.out)
+    plot.save(plot.time_vs_n(series, title=sweep_title("Simulated time vs N", sweeps, args.config)), args.out)
 
 
 def stalls(args: argparse.Namespace) -> None:
     sweeps = [sweep_rows(p) for p in args.inputs]
     rows = [r for s in sweeps for r in s]
-    plot.save(plot.stall_breakdown(rows, title=sweep_title("Where the SM time goes", sweeps)),
+    plot.save(plot.stall_breakdown(rows, title=sweep_title("Where the SM time goes", sweeps,
+                                                                   args.config)),
               args.out)
 
 
@@ -163,7 +178,7 @@ def roofline(args: argparse.Namespace) -> None:
              "RUN.json")
     roof, run = load_json(args.inputs[0]), load_json(args.inputs[1])
     runs = run if isinstance(run, list) else [run]
-    title = ("Roofline: " + runs[0]["config"]["name"] + "\n"
+    title = ("Roofline: " + named_config(runs[0]["config"]["name"], args.config) + "\n"
              + " vs ".join(r["workload"]["name"] for r in runs) + " "
              + plot.describe(None, None, runs[0]["workload"]["params"],
                              omit=["block_q", "block_kv"]))
@@ -179,6 +194,9 @@ def main() -> None:
     parser.add_argument("kind", choices=list(kinds), help="which figure")
     parser.add_argument("out", help="output path without extension (.png and .svg are written)")
     parser.add_argument("inputs", nargs="+", help="memwall io JSON, sweep CSV or roofline JSON")
+    parser.add_argument("--config", metavar="FILE_OR_PRESET",
+                        help="time, stalls, roofline: the config the inputs were made with, named "
+                             "in the title beside the config's name (checked against it)")
     args = parser.parse_args()
     kinds[args.kind](args)
     print(f"plot.py: wrote {args.out}.png and {args.out}.svg")

@@ -3,6 +3,7 @@ legends off the data), byte-identical files, and a clear error without matplotli
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -179,3 +180,27 @@ def test_make_figures_stops_before_simulating_without_matplotlib(tmp_path):
     assert done.returncode == 2
     assert "memwall.plot needs matplotlib" in done.stderr
     assert not (out / "data").exists() or not any((out / "data").iterdir())
+
+
+def test_sweep_figure_titles_name_the_config_file_checked_against_the_csv(tmp_path):
+    csv = tmp_path / "sweep.csv"
+    subprocess.run([MEMWALL_EXE, "sweep", "--config", "h200", "--workload", "flash2", "--heads",
+                    "2", "--head-dim", "64", "--seq", "512,1024", "-o", str(csv)],
+                   check=True, capture_output=True)
+    script = str(ROOT / "docs/plots/plot.py")
+    done = subprocess.run([sys.executable, script, "--config", "h200", "time", str(tmp_path / "t"),
+                           str(csv)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "t.png").exists()
+    # The title (the figure's text is drawn as paths, so it is read from the script's own call).
+    spec = importlib.util.spec_from_file_location("plot_script", script)
+    plot_script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(plot_script)
+    title = plot_script.sweep_title("Simulated time vs N", [plot_script.sweep_rows(str(csv))], "h200")
+    assert title.startswith("Simulated time vs N: NVIDIA H200 (h200)\n")
+    # A config other than the one the sweep ran on is refused, naming both.
+    done = subprocess.run([sys.executable, script, "--config", "a100-40gb", "stalls",
+                           str(tmp_path / "s"), str(csv)], capture_output=True, text=True)
+    assert done.returncode == 2
+    assert "a100-40gb" in done.stderr and "'NVIDIA H200'" in done.stderr
+    assert not (tmp_path / "s.png").exists()
