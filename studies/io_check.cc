@@ -392,15 +392,17 @@ std::string io_to_text(const IoReport& r) {
     width = std::max(width, static_cast<int>(label.size()));
     labels.push_back(std::move(label));
   }
-  std::snprintf(buf, sizeof buf, "%-*s %14s %14s %14s %14s %14s%s\n", width, "point", "closed form B",
-                "SM->L2 B", "HBM B", "meas. SM->L2 B", "meas. HBM B",
+  // The measured L2 column is the L2-side lts count (after the request coalescer), not the
+  // SM-side bytes of the simulated column beside it: its label says so.
+  std::snprintf(buf, sizeof buf, "%-*s %14s %14s %14s %15s %14s%s\n", width, "point", "closed form B",
+                "SM->L2 B", "HBM B", "meas. L2-side B", "meas. HBM B",
                 r.ideal ? "  HBM = closed form" : "");
   out += buf;
   for (std::size_t i = 0; i < r.points.size(); ++i) {
     const IoPoint& p = r.points[i];
     const auto ml = p.measured_l2_bytes();
     const auto md = p.measured_dram_bytes();
-    std::snprintf(buf, sizeof buf, "%-*s %14llu %14llu %14llu %14s %14s%s\n", width, labels[i].c_str(),
+    std::snprintf(buf, sizeof buf, "%-*s %14llu %14llu %14llu %15s %14s%s\n", width, labels[i].c_str(),
                   static_cast<unsigned long long>(p.closed_form.total()),
                   static_cast<unsigned long long>(p.sim.l2.total()),
                   static_cast<unsigned long long>(p.sim_dram_bytes()),
