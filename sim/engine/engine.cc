@@ -8,6 +8,7 @@
 #include "sim/core/error.h"
 #include "sim/core/interrupt.h"
 #include "sim/engine/timeline_sink.h"
+#include "sim/hw/config_loader.h"
 
 namespace memwall {
 namespace {
@@ -48,11 +49,18 @@ std::size_t pipe_of(const Op& op) {
 /// Compute and shared-memory ops run on an SM pipe; the others are memory ops, waits, barriers.
 bool is_pipe_op(OpKind kind) { return kind == OpKind::compute || kind == OpKind::smem; }
 
+/// `config`, once it has passed validate_config: a config built in code meets the loader's checks
+/// before the models of the chip are built from it (they trust its geometry and rates).
+const HardwareConfig& validated(const HardwareConfig& config) {
+  validate_config(config);
+  return config;
+}
+
 }  // namespace
 
 Engine::Engine(const HardwareConfig& config, TraceSource& source, const SimOptions& options,
        TimelineSink* timeline)
-    : m_config(config),
+    : m_config(validated(config)),
       m_source(source),
       m_options(options),
       m_timeline(timeline),

@@ -61,6 +61,10 @@ struct XbarConfig {
 };
 
 /// The L2 cache: sectored, set-associative, split into address-hashed slices and partitions.
+/// The most sectors per L2 line the L2 model holds (a way's word keeps one valid and one dirty bit
+/// per sector); the loader refuses a config with more.
+inline constexpr std::uint64_t kMaxSectorsPerLine = 8;
+
 struct L2Config {
   Bytes size;                    ///< total capacity; = slices * sets_per_slice * ways * line_size
   Bytes line_size;               ///< bytes per line (tag granularity), a power of two

@@ -526,6 +526,12 @@ void validate_with_positions(const HardwareConfig& c, const PositionOf& at) {
     fail("l2.sector_size", format_bytes(c.l2.sector_size) + " does not divide l2.line_size (" +
                                format_bytes(c.l2.line_size) + ")");
   }
+  if (line / c.l2.sector_size.count > kMaxSectorsPerLine) {
+    fail("l2.sector_size", format_bytes(c.l2.sector_size) + " makes " +
+                               std::to_string(line / c.l2.sector_size.count) + " sectors per " +
+                               format_bytes(c.l2.line_size) + " line; the L2 model holds at most " +
+                               std::to_string(kMaxSectorsPerLine) + " (one valid and one dirty bit each)");
+  }
   if (c.l2.partitions == 0 || c.l2.slices % c.l2.partitions != 0) {
     fail("l2.slices", std::to_string(c.l2.slices) + " slices cannot be split evenly into " +
                           std::to_string(c.l2.partitions) + " partitions (l2.partitions)");
@@ -692,8 +698,34 @@ HardwareConfig load_config(const std::string& path_or_preset,
   return config;
 }
 
+/// A key's value in base units, as check_bounds takes it (0 for text).
+double base_units(const KeyValue& value) {
+  struct {
+    double operator()(const std::string&) const { return 0; }
+    double operator()(Bytes b) const { return static_cast<double>(b.count); }
+    double operator()(Bandwidth b) const { return b.bytes_per_second; }
+    double operator()(Frequency f) const { return f.hertz; }
+    double operator()(Tick t) const { return static_cast<double>(t); }
+    double operator()(std::uint64_t n) const { return static_cast<double>(n); }
+    double operator()(double x) const { return x; }
+  } visit;
+  return std::visit(visit, value);
+}
+
 void validate_config(const HardwareConfig& config) {
-  validate_with_positions(config, [&](const std::string&) { return SourcePos{config.source_file, 0, 0}; });
+  const SourcePos file{config.source_file, 0, 0};
+  // A config built in code has not been through the parser: each key's range and maximum first,
+  // as the loader applies them to the text.
+  for (const KeyDecl& key : config_schema()) {
+    if (key.fetch == nullptr || key.type == KeyType::kString) continue;
+    const KeyValue value = key.fetch(config);
+    try {
+      check_bounds(key, base_units(value), format_key_value(key, value, config.sm.clock));
+    } catch (const UnitError& e) {
+      throw ConfigError(file, std::string(key.path), e.what());
+    }
+  }
+  validate_with_positions(config, [&](const std::string&) { return file; });
 }
 
 }  // namespace memwall

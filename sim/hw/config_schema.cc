@@ -406,7 +406,8 @@ std::string config_reference_markdown() {
   md += "Besides each key's type and range, a config must satisfy:\n\n";
   md += "- `sm.smem_per_block` <= `sm.smem_per_sm`; `sm.max_threads_per_block` <= "
         "`sm.max_threads_per_sm`.\n";
-  md += "- `l2.line_size` is a power of two; `l2.sector_size` divides it.\n";
+  md += "- `l2.line_size` is a power of two; `l2.sector_size` divides it, into at most " +
+        std::to_string(kMaxSectorsPerLine) + " sectors per line.\n";
   md += "- `l2.size` is a whole number (>= 1) of sets of `l2.slices` x `l2.ways` x `l2.line_size` "
         "bytes (sets per slice need not be a power of two).\n";
   md += "- `l2.slices` is a multiple of `l2.partitions`.\n";
@@ -417,6 +418,9 @@ std::string config_reference_markdown() {
         "`l2.size` <= 1 GiB, `hbm.capacity` <= 1 PiB, `l2.slices` and `hbm.channels` <= 1024.\n";
   md += "- The topology built from it (every SM reaches every HBM channel through the crossbar and "
         "every L2 slice; the request path has no cycle).\n";
+  md += "\nThese checks, and each key's range, are made once, where a config is loaded (or, for one "
+        "built in code, by `validate_config` when a simulation starts); the models of the chip "
+        "built from it (L2, HBM, crossbar) do not check its geometry again.\n";
   return md;
 }
 

@@ -14,10 +14,8 @@ Hbm::Hbm(const HardwareConfig& c, const Topology& topology)
       m_row_size(c.hbm.row_size.count),
       m_row_miss_penalty(c.hbm.row_miss_penalty),
       m_banks(c.hbm.banks_per_channel) {
-  if (m_interleave == 0 || m_channels == 0 || m_row_size == 0 || m_banks == 0 || c.l2.sector_size.count == 0 ||
-      !(c.hbm.bandwidth.bytes_per_second > 0.0) || !(c.efficiency.hbm > 0.0)) {
-    throw UsageError("hbm: interleave, channels, row_size, bandwidth and efficiency.hbm must be > 0");
-  }
+  // `c` is validated (validate_config): interleave, channels, row size, banks, bandwidth and
+  // efficiency.hbm are positive.
   if (std::has_single_bit(m_interleave) && m_interleave > 1) {
     m_interleave_shift = static_cast<std::uint32_t>(std::countr_zero(m_interleave));
   }

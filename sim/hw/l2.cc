@@ -34,28 +34,12 @@ L2::L2(const HardwareConfig& c, const Topology& topology)
       m_sets_per_slice(0),
       m_sets(0),
       m_ways(c.l2.ways) {
-  if (m_line_bytes == 0 || !std::has_single_bit(m_line_bytes) || m_sector_bytes == 0 ||
-      m_line_bytes % m_sector_bytes != 0 || m_line_bytes / m_sector_bytes > 8) {
-    throw UsageError("l2: line_size must be a power of two, a multiple of sector_size, and at most "
-                     "8 sectors");
-  }
-  const std::uint32_t partitions = c.l2.partitions == 0 ? 1 : c.l2.partitions;
-  if (c.l2.slices == 0 || m_ways == 0 || c.l2.slices % partitions != 0 ||
-      !(c.l2.bandwidth.bytes_per_second > 0.0) || !(c.efficiency.l2 > 0.0)) {
-    throw UsageError("l2: slices, ways, bandwidth and efficiency.l2 must be > 0, and slices a "
-                     "multiple of partitions");
-  }
+  // The geometry was validated with the config (validate_config: a power-of-two line of at most
+  // kMaxSectorsPerLine sectors, whole sets per slice, positive counts and rates).
   m_sectors_per_line = static_cast<std::uint32_t>(m_line_bytes / m_sector_bytes);
-  m_sets_per_slice = c.l2.size.count / (std::uint64_t{c.l2.slices} * m_ways * m_line_bytes);
-  if (m_sets_per_slice == 0) {
-    throw UsageError("l2: size " + format_bytes(c.l2.size) + " is less than one set per slice");
-  }
-  if (!(c.efficiency.l2_capacity > 0.0) || c.efficiency.l2_capacity > 1.0) {
-    throw UsageError("l2: efficiency.l2_capacity must be in (0, 1]");
-  }
   m_sets_per_slice = derive(c).l2_usable_sets_per_slice;
   m_sets = c.l2.slices * m_sets_per_slice;
-  if (m_sets >= (std::uint64_t{1} << 32)) throw UsageError("l2: more than 2^32 sets");
+  // l2.size is at most 1 GiB (its schema maximum) and a line at least 1 byte: under 2^32 sets.
   m_set_mod = FastMod32(static_cast<std::uint32_t>(m_sets));
   m_sector_bits = (1u << m_sectors_per_line) - 1;
   m_tag_shift = 2 * m_sectors_per_line;

@@ -54,9 +54,8 @@ struct L2Outcome {
 
 class L2 {
  public:
-  /// Throws UsageError if the geometry cannot be simulated (line not a power of two, sector not
-  /// dividing it, more than 8 sectors per line, no whole set per slice).
-  /// Each slice's bandwidth is its edge's in `topology`, × efficiency.l2.
+  /// `config` is a validated one (load_config or validate_config: the geometry is checked there,
+  /// once, with the key and its place). Each slice's bandwidth is its edge's in `topology`, × efficiency.l2.
   L2(const HardwareConfig& config, const Topology& topology);
   /// The same on the topology `config` builds.
   explicit L2(const HardwareConfig& config) : L2(config, Topology(config)) {}

@@ -248,6 +248,25 @@ TEST_CASE("validate_config checks a config built in code and names its source", 
   c = load_config("teaching-gpu");
   c.l2.sector_size = Bytes{48};
   CHECK_THROWS_WITH(validate_config(c), Catch::Contains("l2.sector_size: 48 B does not divide l2.line_size"));
+  // Each key's own range too, as the loader applies it to the text: the models of the chip are
+  // built from validated configs only and do not check their geometry again.
+  c = load_config("teaching-gpu");
+  c.source_file = "built-in";
+  c.l2.ways = 0;
+  CHECK_THROWS_WITH(validate_config(c), Catch::StartsWith("built-in: l2.ways: must be greater than zero"));
+  c = load_config("teaching-gpu");
+  c.source_file = "built-in";
+  c.efficiency.hbm = 1.5;
+  CHECK_THROWS_WITH(validate_config(c), Catch::StartsWith("built-in: efficiency.hbm: must be in (0, 1]"));
+}
+
+TEST_CASE("A line of more sectors than the L2 model holds is refused at load, naming the key",
+          "[config]") {
+  // 128-byte lines of 8-byte sectors: 16 sectors, twice the model's kMaxSectorsPerLine.
+  const Case c = bad("  ways: 16", "  ways: 16\n  sector_size: 8 B", "8 B\n");
+  CHECK_THAT(c.message, Catch::StartsWith(c.expected_prefix +
+                                          "l2.sector_size: 8 B makes 16 sectors per 128 B line") &&
+                            Catch::Contains("at most 8"));
 }
 
 TEST_CASE("A key without a value is reported at the key", "[config]") {
