@@ -5,7 +5,8 @@
 #               harness briefly on its checked-in corpus in build-fuzz/ (when clang is present)
 # `make build` alone builds into build/; `make test-unit`, `make test-asan` and `make test-fuzz`
 # run one step each; `make fuzz-long` runs each harness for 10^6 executions (docs/reliability.md);
-# `make clean` removes the build directories.
+# `make format` rewrites the C++ and CUDA sources to follow .clang-format; `make clean` removes the
+# build directories.
 
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
@@ -15,7 +16,7 @@ CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 # for /usr/bin/python3: the memwall module (python/), its tests (tests/python/), memwall.plot and
 # the notebooks (docs/notebooks/); chromium loads the `run --html` page in tests/e2e/html_report.py.
 PACKAGES := cmake make g++ libboost-graph-dev libeigen3-dev libspdlog-dev libyaml-cpp-dev \
-            libcli11-dev catch2 clang libclang-rt-14-dev \
+            libcli11-dev catch2 clang libclang-rt-14-dev clang-format \
             python3-dev pybind11-dev python3-pybind11 python3-pytest python3-pandas \
             python3-matplotlib python3-nbconvert python3-ipykernel chromium
 
@@ -26,7 +27,7 @@ FUZZ_SECONDS ?= 20
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: deps build demo check test test-unit test-asan test-fuzz fuzz-long docs-refresh clean
+.PHONY: deps build demo check test test-unit test-asan test-fuzz fuzz-long docs-refresh format clean
 
 deps:
 	@missing=""; for p in $(PACKAGES); do \
@@ -101,6 +102,10 @@ docs-refresh: deps
 	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
 	cmake --build $(BUILD) -j $(JOBS) --target memwall
 	python3 tests/e2e/doc_blocks.py --update --memwall $(BUILD)/memwall
+
+# Rewrites every tracked C++ and CUDA source to follow .clang-format (the `format` test checks it).
+format:
+	git ls-files '*.cc' '*.h' '*.cu' '*.cuh' | xargs clang-format -i
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

@@ -13,9 +13,9 @@ namespace memwall::explain {
 /// The tally one or more CountingAllocators report to. All figures are bytes requested.
 struct AllocationCounter {
   std::uint64_t current_bytes = 0;  ///< live now
-  std::uint64_t peak_bytes = 0;     ///< largest current_bytes ever reached
-  std::uint64_t total_bytes = 0;    ///< sum of every allocation (frees do not subtract)
-  std::uint64_t allocations = 0;    ///< number of allocate() calls
+  std::uint64_t peak_bytes = 0;  ///< largest current_bytes ever reached
+  std::uint64_t total_bytes = 0;  ///< sum of every allocation (frees do not subtract)
+  std::uint64_t allocations = 0;  ///< number of allocate() calls
 
   void on_allocate(std::uint64_t bytes) {
     current_bytes += bytes;
@@ -49,7 +49,9 @@ class CountingAllocator {
 
   AllocationCounter* counter() const { return m_counter; }
   template <class U>
-  bool operator==(const CountingAllocator<U>& other) const { return m_counter == other.counter(); }
+  bool operator==(const CountingAllocator<U>& other) const {
+    return m_counter == other.counter();
+  }
 
  private:
   AllocationCounter* m_counter;

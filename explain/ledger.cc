@@ -35,8 +35,8 @@ void generate_row(const LedgerOptions& o, LedgerResult& r) {
     const std::uint64_t tile = std::min(o.tile, o.row_len);
     const std::uint64_t last_tile_begin = (o.row_len - 1) / tile * tile;
     const std::uint64_t planted =
-        last_tile_begin + static_cast<std::uint64_t>(random.uniform() *
-                                                     static_cast<double>(o.row_len - last_tile_begin));
+        last_tile_begin + static_cast<std::uint64_t>(
+                              random.uniform() * static_cast<double>(o.row_len - last_tile_begin));
     const double rest_max = *std::max_element(r.scores.begin(), r.scores.end());
     r.scores[planted] = rest_max + kLedgerLateMaxGap;
   }
@@ -113,12 +113,13 @@ std::string format_ledger(const LedgerResult& r) {
   std::string out;
   char line[256];
   const LedgerOptions& o = r.options;
-  std::snprintf(line, sizeof line,
-                "online softmax ledger: one row of %llu scores (%g x normal%s), tiles of %llu, seed %llu\n",
-                static_cast<unsigned long long>(o.row_len), kLedgerScoreScale,
-                o.late_max ? ", maximum planted in the last tile" : "",
-                static_cast<unsigned long long>(std::min(o.tile, o.row_len)),
-                static_cast<unsigned long long>(o.seed));
+  std::snprintf(
+      line, sizeof line,
+      "online softmax ledger: one row of %llu scores (%g x normal%s), tiles of %llu, seed %llu\n",
+      static_cast<unsigned long long>(o.row_len), kLedgerScoreScale,
+      o.late_max ? ", maximum planted in the last tile" : "",
+      static_cast<unsigned long long>(std::min(o.tile, o.row_len)),
+      static_cast<unsigned long long>(o.seed));
   out += line;
   std::snprintf(line, sizeof line, "%6s %15s %11s %11s %22s %22s %22s\n", "tile", "scores",
                 "tile max", "m", "rescale exp(m_old-m)", "l (rescaled)", "l (no rescale)");
@@ -136,13 +137,16 @@ std::string format_ledger(const LedgerResult& r) {
                 static_cast<unsigned long long>(r.argmax),
                 static_cast<unsigned long long>(r.argmax / std::min(o.tile, o.row_len)));
   out += line;
-  std::snprintf(line, sizeof line, "all at once:        l = %.15e  o = sum softmax(s)_j v_j = %+.15f\n",
+  std::snprintf(line, sizeof line,
+                "all at once:        l = %.15e  o = sum softmax(s)_j v_j = %+.15f\n",
                 r.reference_sum, r.reference_output);
   out += line;
-  std::snprintf(line, sizeof line, "streamed, rescaled: l = %.15e  o = %+.15f  max abs error %.3e\n",
-                r.steps.back().l, r.online_output, r.online_error);
+  std::snprintf(line, sizeof line,
+                "streamed, rescaled: l = %.15e  o = %+.15f  max abs error %.3e\n", r.steps.back().l,
+                r.online_output, r.online_error);
   out += line;
-  std::snprintf(line, sizeof line, "streamed, no rescale: l = %.15e  o = %+.15f  max abs error %.3e\n",
+  std::snprintf(line, sizeof line,
+                "streamed, no rescale: l = %.15e  o = %+.15f  max abs error %.3e\n",
                 r.steps.back().l_no_rescale, r.no_rescale_output, r.no_rescale_error);
   out += line;
   out +=

@@ -26,7 +26,8 @@ void axpy(double alpha, const double* x, double* y, std::uint64_t n) {
 }
 
 void check_shape(const AttentionInputs& in) {
-  if (in.seq == 0 || in.head_dim == 0) throw UsageError("race: the sequence length and head dim must be at least 1");
+  if (in.seq == 0 || in.head_dim == 0)
+    throw UsageError("race: the sequence length and head dim must be at least 1");
   const std::uint64_t elements = in.seq * in.head_dim;
   if (in.q.size() != elements || in.k.size() != elements || in.v.size() != elements) {
     throw UsageError("race: Q, K and V must each hold seq x head_dim elements");
@@ -56,7 +57,8 @@ std::string format_mib(std::uint64_t bytes) {
 
 }  // namespace
 
-AttentionInputs make_attention_inputs(std::uint64_t seq, std::uint64_t head_dim, std::uint64_t seed) {
+AttentionInputs make_attention_inputs(std::uint64_t seq, std::uint64_t head_dim,
+                                      std::uint64_t seed) {
   AttentionInputs in;
   in.seq = seq;
   in.head_dim = head_dim;
@@ -173,11 +175,13 @@ std::vector<RaceRow> run_race(const RaceOptions& options) {
   if (options.seqs.empty()) throw UsageError("race: --seq needs at least one sequence length");
   for (std::uint64_t n : options.seqs) {
     if (n == 0 || n > kMaxRaceSeq) {
-      throw UsageError("race: --seq " + std::to_string(n) + " is outside 1.." + std::to_string(kMaxRaceSeq));
+      throw UsageError("race: --seq " + std::to_string(n) + " is outside 1.." +
+                       std::to_string(kMaxRaceSeq));
     }
   }
   if (options.head_dim == 0 || options.head_dim > 1024) {
-    throw UsageError("race: --head-dim " + std::to_string(options.head_dim) + " is outside 1..1024");
+    throw UsageError("race: --head-dim " + std::to_string(options.head_dim) +
+                     " is outside 1..1024");
   }
   if (options.tile == 0) throw UsageError("race: --tile must be at least 1");
   if (options.repeat == 0) throw UsageError("race: --repeat must be at least 1");
@@ -209,18 +213,20 @@ std::vector<RaceRow> run_race(const RaceOptions& options) {
 std::string format_race(const RaceOptions& options, const std::vector<RaceRow>& rows) {
   std::string out;
   char line[320];
-  std::snprintf(line, sizeof line,
-                "CPU race, double precision: naive attention (full N x N scores) vs tiled attention "
-                "(online softmax, %llu x %llu score tiles)\n"
-                "d = %llu, seed %llu, wall-clock median of %llu runs after one warm-up; memory = bytes "
-                "requested by each implementation's buffers (Q, K, V inputs not counted)\n",
-                static_cast<unsigned long long>(options.tile), static_cast<unsigned long long>(options.tile),
-                static_cast<unsigned long long>(options.head_dim),
-                static_cast<unsigned long long>(options.seed),
-                static_cast<unsigned long long>(options.repeat));
+  std::snprintf(
+      line, sizeof line,
+      "CPU race, double precision: naive attention (full N x N scores) vs tiled attention "
+      "(online softmax, %llu x %llu score tiles)\n"
+      "d = %llu, seed %llu, wall-clock median of %llu runs after one warm-up; memory = bytes "
+      "requested by each implementation's buffers (Q, K, V inputs not counted)\n",
+      static_cast<unsigned long long>(options.tile), static_cast<unsigned long long>(options.tile),
+      static_cast<unsigned long long>(options.head_dim),
+      static_cast<unsigned long long>(options.seed),
+      static_cast<unsigned long long>(options.repeat));
   out += line;
   std::snprintf(line, sizeof line, "%7s %12s %12s %18s %16s %16s %10s %12s\n", "N", "naive ms",
-                "tiled ms", "winner", "naive peak MiB", "tiled peak MiB", "mem ratio", "max |diff|");
+                "tiled ms", "winner", "naive peak MiB", "tiled peak MiB", "mem ratio",
+                "max |diff|");
   out += line;
   for (const RaceRow& r : rows) {
     char winner[48];
@@ -230,8 +236,8 @@ std::string format_race(const RaceOptions& options, const std::vector<RaceRow>& 
       std::snprintf(winner, sizeof winner, "naive x%.2f", r.tiled_seconds / r.naive_seconds);
     }
     std::snprintf(line, sizeof line, "%7llu %12.3f %12.3f %18s %16s %16s %10.1f %12.3e%s\n",
-                  static_cast<unsigned long long>(r.seq), r.naive_seconds * 1e3, r.tiled_seconds * 1e3,
-                  winner, format_mib(r.naive_memory.peak_bytes).c_str(),
+                  static_cast<unsigned long long>(r.seq), r.naive_seconds * 1e3,
+                  r.tiled_seconds * 1e3, winner, format_mib(r.naive_memory.peak_bytes).c_str(),
                   format_mib(r.tiled_memory.peak_bytes).c_str(),
                   static_cast<double>(r.naive_memory.peak_bytes) /
                       static_cast<double>(r.tiled_memory.peak_bytes),

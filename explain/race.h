@@ -16,19 +16,20 @@ namespace memwall::explain {
 
 /// Attention inputs: Q, K, V row-major, each seq × head_dim.
 struct AttentionInputs {
-  std::uint64_t seq = 0;       ///< N, rows of Q, K and V
+  std::uint64_t seq = 0;  ///< N, rows of Q, K and V
   std::uint64_t head_dim = 0;  ///< d, columns
   std::vector<double> q, k, v;
 };
 
 /// Q, K and V filled with standard normals from `seed` (deterministic). Not counted: both
 /// implementations read the same inputs.
-AttentionInputs make_attention_inputs(std::uint64_t seq, std::uint64_t head_dim, std::uint64_t seed);
+AttentionInputs make_attention_inputs(std::uint64_t seq, std::uint64_t head_dim,
+                                      std::uint64_t seed);
 
 /// One implementation's output and what its buffers requested.
 struct AttentionRun {
   std::vector<double> output;  ///< O, seq × head_dim, row-major
-  AllocationCounter memory;    ///< every byte its working buffers (and O) requested
+  AllocationCounter memory;  ///< every byte its working buffers (and O) requested
 };
 
 /// softmax(Q Kᵀ / √d) V with the full N×N score matrix S (softmax in place). Its buffers:
@@ -51,10 +52,10 @@ double max_abs_difference(const std::vector<double>& a, const std::vector<double
 /// Parameters of a race.
 struct RaceOptions {
   std::vector<std::uint64_t> seqs;  ///< N values, each in [1, kMaxRaceSeq]; one result row each
-  std::uint64_t head_dim = 64;      ///< d, in [1, 1024]
-  std::uint64_t tile = 64;          ///< tiled implementation's block size, >= 1
-  std::uint64_t repeat = 5;         ///< timed runs per implementation (after one warm-up), >= 1
-  std::uint64_t seed = 1;           ///< input generator seed
+  std::uint64_t head_dim = 64;  ///< d, in [1, 1024]
+  std::uint64_t tile = 64;  ///< tiled implementation's block size, >= 1
+  std::uint64_t repeat = 5;  ///< timed runs per implementation (after one warm-up), >= 1
+  std::uint64_t seed = 1;  ///< input generator seed
 };
 
 /// Largest N accepted (the naive score matrix is then 2 GiB).
@@ -65,12 +66,12 @@ inline constexpr double kRaceTolerance = 1e-10;
 /// One row of the race: one N.
 struct RaceRow {
   std::uint64_t seq = 0;
-  double naive_seconds = 0;   ///< median wall-clock of `repeat` runs
-  double tiled_seconds = 0;   ///< median wall-clock of `repeat` runs
+  double naive_seconds = 0;  ///< median wall-clock of `repeat` runs
+  double tiled_seconds = 0;  ///< median wall-clock of `repeat` runs
   AllocationCounter naive_memory;
   AllocationCounter tiled_memory;
-  double max_abs_diff = 0;    ///< between the two outputs
-  bool agree = false;         ///< max_abs_diff <= kRaceTolerance
+  double max_abs_diff = 0;  ///< between the two outputs
+  bool agree = false;  ///< max_abs_diff <= kRaceTolerance
 };
 
 /// Runs the race for each N in order. Throws UsageError on bad options.

@@ -28,8 +28,8 @@ const JsonValue& member(const std::string& what, const JsonValue& object, const 
   return *v;
 }
 
-std::uint64_t count_member(const std::string& what, const JsonValue& object, const std::string& path,
-                           const char* key) {
+std::uint64_t count_member(const std::string& what, const JsonValue& object,
+                           const std::string& path, const char* key) {
   const JsonValue& v = member(what, object, path, key);
   if (v.type != JsonValue::Type::number || v.number < 0) {
     report_error(what, v, path + key, "expected a non-negative number");
@@ -55,25 +55,31 @@ double seconds_member(const std::string& what, const JsonValue& object, const st
 void read_run(const std::string& what, const JsonValue& run, const std::string& run_path,
               const std::string& fallback_name, const RooflineChip& chip,
               std::vector<KernelPoint>& out) {
-  if (run.type != JsonValue::Type::object) report_error(what, run, run_path.empty() ? "(top level)" : run_path, "expected an object (a run)");
+  if (run.type != JsonValue::Type::object)
+    report_error(what, run, run_path.empty() ? "(top level)" : run_path,
+                 "expected an object (a run)");
   std::string run_name = fallback_name;
   if (const JsonValue* workload = run.get("workload")) {
-    if (const JsonValue* name = workload->get("name"); name && name->type == JsonValue::Type::string) {
+    if (const JsonValue* name = workload->get("name");
+        name && name->type == JsonValue::Type::string) {
       run_name = name->text;
     }
   }
   const JsonValue& kernels = member(what, run, run_path, "kernels");
-  if (kernels.type != JsonValue::Type::array) report_error(what, kernels, run_path + "kernels", "expected an array");
+  if (kernels.type != JsonValue::Type::array)
+    report_error(what, kernels, run_path + "kernels", "expected an array");
   for (std::size_t i = 0; i < kernels.items.size(); ++i) {
     const JsonValue& k = kernels.items[i];
     const std::string path = run_path + "kernels[" + std::to_string(i) + "].";
     if (k.type != JsonValue::Type::object) report_error(what, k, path, "expected an object");
     const JsonValue& name = member(what, k, path, "name");
-    if (name.type != JsonValue::Type::string) report_error(what, name, path + "name", "expected a string");
+    if (name.type != JsonValue::Type::string)
+      report_error(what, name, path + "name", "expected a string");
     KernelPoint p;
     p.name = run_name + "/" + name.text;
     p.flops = count_member(what, k, path, "flops");
-    p.dram_bytes = count_member(what, k, path, "dram_read_bytes") + count_member(what, k, path, "dram_write_bytes");
+    p.dram_bytes = count_member(what, k, path, "dram_read_bytes") +
+                   count_member(what, k, path, "dram_write_bytes");
     p.time_s = seconds_member(what, k, path, "time_s");
     const double flops = static_cast<double>(p.flops);
     p.intensity = p.dram_bytes == 0 ? kInf : flops / static_cast<double>(p.dram_bytes);
@@ -100,7 +106,8 @@ std::string json_number(double v) {
 std::string chart(const Roofline& r, int width, int height) {
   const RooflineChip& c = r.chip;
   // Axis ranges in decades, wide enough for both ridge points, the asked intensities and kernels.
-  double x_min = std::min(c.ridge_fp32, c.ridge_tensor), x_max = std::max(c.ridge_fp32, c.ridge_tensor);
+  double x_min = std::min(c.ridge_fp32, c.ridge_tensor),
+         x_max = std::max(c.ridge_fp32, c.ridge_tensor);
   double y_min = c.peak_fp32_flops, y_max = c.peak_tensor_flops;
   for (const RooflinePoint& p : r.points) {
     if (p.intensity > 0) {
@@ -117,7 +124,8 @@ std::string chart(const Roofline& r, int width, int height) {
   }
   const double lx0 = std::floor(std::log10(x_min / 3.0));
   const double lx1 = std::max(std::ceil(std::log10(x_max * 3.0)), lx0 + 2.0);
-  y_min = std::min(y_min, attainable_flops(c.peak_tensor_flops, c.hbm_bandwidth, std::pow(10.0, lx0)));
+  y_min =
+      std::min(y_min, attainable_flops(c.peak_tensor_flops, c.hbm_bandwidth, std::pow(10.0, lx0)));
   const double ly0 = std::floor(std::log10(y_min));
   const double ly1 = std::max(std::log10(y_max * 1.5), ly0 + 1.0);
 
@@ -126,11 +134,15 @@ std::string chart(const Roofline& r, int width, int height) {
     return std::clamp(col, 0, width - 1);
   };
   auto row_of = [&](double y) {  // 0 = top row
-    const int from_bottom = static_cast<int>(std::floor((std::log10(y) - ly0) / (ly1 - ly0) * height));
+    const int from_bottom =
+        static_cast<int>(std::floor((std::log10(y) - ly0) / (ly1 - ly0) * height));
     return height - 1 - std::clamp(from_bottom, 0, height - 1);
   };
-  std::vector<std::string> grid(static_cast<std::size_t>(height), std::string(static_cast<std::size_t>(width), ' '));
-  auto put = [&](int row, int col, char ch) { grid[static_cast<std::size_t>(row)][static_cast<std::size_t>(col)] = ch; };
+  std::vector<std::string> grid(static_cast<std::size_t>(height),
+                                std::string(static_cast<std::size_t>(width), ' '));
+  auto put = [&](int row, int col, char ch) {
+    grid[static_cast<std::size_t>(row)][static_cast<std::size_t>(col)] = ch;
+  };
   for (int col = 0; col < width; ++col) {
     const double x = std::pow(10.0, lx0 + (col + 0.5) / width * (lx1 - lx0));
     const double slope = x * c.hbm_bandwidth;
@@ -138,7 +150,8 @@ std::string chart(const Roofline& r, int width, int height) {
       put(row_of(slope), col, '/');
     } else {
       put(row_of(c.peak_fp32_flops), col, '-');
-      put(row_of(std::min(slope, c.peak_tensor_flops)), col, slope < c.peak_tensor_flops ? '/' : '=');
+      put(row_of(std::min(slope, c.peak_tensor_flops)), col,
+          slope < c.peak_tensor_flops ? '/' : '=');
     }
   }
   for (const RooflinePoint& p : r.points) {
@@ -168,13 +181,16 @@ std::string chart(const Roofline& r, int width, int height) {
     const std::string text = "1e" + std::to_string(static_cast<int>(decade));
     const int col = 8 + static_cast<int>(std::lround((decade - lx0) / (lx1 - lx0) * width));
     const int at = std::min(col, static_cast<int>(axis.size() - text.size()));
-    if (axis.substr(static_cast<std::size_t>(std::max(0, at - 1)), text.size() + 1).find_first_not_of(' ') != std::string::npos) continue;
+    if (axis.substr(static_cast<std::size_t>(std::max(0, at - 1)), text.size() + 1)
+            .find_first_not_of(' ') != std::string::npos)
+      continue;
     axis.replace(static_cast<std::size_t>(at), text.size(), text);
   }
   while (!axis.empty() && axis.back() == ' ') axis.pop_back();
   out += axis + "\n";
   out += std::string(static_cast<std::size_t>(width) - 4, ' ') + "FLOP/byte (log)\n";
-  out += "  '/' I x HBM bandwidth   '=' tensor peak   '-' fp32 peak   'o' asked intensities   A.. kernels\n";
+  out +=
+      "  '/' I x HBM bandwidth   '=' tensor peak   '-' fp32 peak   'o' asked intensities   A.. kernels\n";
   return out;
 }
 
@@ -202,7 +218,8 @@ std::vector<KernelPoint> read_report_kernels(const std::string& text, const std:
   std::vector<KernelPoint> out;
   if (doc.type == JsonValue::Type::array) {
     for (std::size_t i = 0; i < doc.items.size(); ++i) {
-      read_run(what, doc.items[i], "[" + std::to_string(i) + "].", "run" + std::to_string(i), chip, out);
+      read_run(what, doc.items[i], "[" + std::to_string(i) + "].", "run" + std::to_string(i), chip,
+               out);
     }
   } else {
     read_run(what, doc, "", "run", chip, out);
@@ -236,32 +253,36 @@ std::string format_roofline(const Roofline& r, int width, int height) {
   std::snprintf(line, sizeof line,
                 "  peak tensor %s, peak fp32 %s, HBM %s\n"
                 "  ridge points: tensor %.1f FLOP/byte, fp32 %.2f FLOP/byte (peak / bandwidth)\n",
-                format_si(c.peak_tensor_flops, "FLOP/s").c_str(), format_si(c.peak_fp32_flops, "FLOP/s").c_str(),
+                format_si(c.peak_tensor_flops, "FLOP/s").c_str(),
+                format_si(c.peak_fp32_flops, "FLOP/s").c_str(),
                 format_bandwidth(Bandwidth{c.hbm_bandwidth}).c_str(), c.ridge_tensor, c.ridge_fp32);
   out += line;
   if (!r.points.empty()) {
-    std::snprintf(line, sizeof line, "\n%14s %22s %22s\n", "FLOP/byte", "attainable tensor", "attainable fp32");
+    std::snprintf(line, sizeof line, "\n%14s %22s %22s\n", "FLOP/byte", "attainable tensor",
+                  "attainable fp32");
     out += line;
     for (const RooflinePoint& p : r.points) {
-      std::snprintf(line, sizeof line, "%14g %22s %22s   %s\n", p.intensity,
-                    format_si(p.attainable_tensor, "FLOP/s").c_str(),
-                    format_si(p.attainable_fp32, "FLOP/s").c_str(),
-                    p.intensity < c.ridge_tensor ? "memory-bound (tensor)" : "compute-bound (tensor)");
+      std::snprintf(
+          line, sizeof line, "%14g %22s %22s   %s\n", p.intensity,
+          format_si(p.attainable_tensor, "FLOP/s").c_str(),
+          format_si(p.attainable_fp32, "FLOP/s").c_str(),
+          p.intensity < c.ridge_tensor ? "memory-bound (tensor)" : "compute-bound (tensor)");
       out += line;
     }
   }
   if (!r.kernels.empty()) {
     out += "\nkernels (achieved against the tensor roof min(peak, I x BW)):\n";
-    std::snprintf(line, sizeof line, "   %-30s %12s %16s %16s %9s\n", "kernel", "FLOP/byte", "achieved",
-                  "roof", "of roof");
+    std::snprintf(line, sizeof line, "   %-30s %12s %16s %16s %9s\n", "kernel", "FLOP/byte",
+                  "achieved", "roof", "of roof");
     out += line;
     for (std::size_t i = 0; i < r.kernels.size(); ++i) {
       const KernelPoint& k = r.kernels[i];
       const char mark = i < 26 ? static_cast<char>('A' + i) : ' ';
       if (!k.plotted) {
         std::snprintf(line, sizeof line, "%c  %-30s   not placed: %s\n", mark, k.name.c_str(),
-                      k.flops == 0 ? "no FLOPs" : k.dram_bytes == 0 ? "no DRAM bytes (infinite intensity)"
-                                                                     : "zero time");
+                      k.flops == 0        ? "no FLOPs"
+                      : k.dram_bytes == 0 ? "no DRAM bytes (infinite intensity)"
+                                          : "zero time");
         out += line;
         continue;
       }
@@ -295,7 +316,8 @@ std::string roofline_json(const Roofline& r) {
   for (std::size_t i = 0; i < r.kernels.size(); ++i) {
     const KernelPoint& k = r.kernels[i];
     j += std::string(i ? ",\n    " : "\n    ") + "{\"name\": " + json_quote(k.name) +
-         ", \"flops\": " + std::to_string(k.flops) + ", \"dram_bytes\": " + std::to_string(k.dram_bytes) +
+         ", \"flops\": " + std::to_string(k.flops) +
+         ", \"dram_bytes\": " + std::to_string(k.dram_bytes) +
          ", \"time_s\": " + json_number(k.time_s) + ", \"intensity\": " + json_number(k.intensity) +
          ", \"achieved_flops\": " + json_number(k.achieved_flops) +
          ", \"roof_flops\": " + json_number(k.roof_flops) +
@@ -308,7 +330,8 @@ std::string roofline_json(const Roofline& r) {
     const double x = std::pow(10.0, -2.0 + step / 4.0);
     j += std::string(step ? ",\n    " : "\n    ") + "{\"intensity\": " + json_number(x) +
          ", \"tensor\": " + json_number(attainable_flops(c.peak_tensor_flops, c.hbm_bandwidth, x)) +
-         ", \"fp32\": " + json_number(attainable_flops(c.peak_fp32_flops, c.hbm_bandwidth, x)) + "}";
+         ", \"fp32\": " + json_number(attainable_flops(c.peak_fp32_flops, c.hbm_bandwidth, x)) +
+         "}";
   }
   j += "\n  ]\n}\n";
   return j;

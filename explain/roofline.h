@@ -15,10 +15,10 @@ namespace memwall::explain {
 struct RooflineChip {
   std::string name;
   double peak_tensor_flops = 0;  ///< FLOP/s, dense tensor-core peak, > 0
-  double peak_fp32_flops = 0;    ///< FLOP/s, fp32 peak, > 0
-  double hbm_bandwidth = 0;      ///< bytes/s, > 0
-  double ridge_tensor = 0;       ///< FLOP/byte, peak_tensor_flops / hbm_bandwidth
-  double ridge_fp32 = 0;         ///< FLOP/byte, peak_fp32_flops / hbm_bandwidth
+  double peak_fp32_flops = 0;  ///< FLOP/s, fp32 peak, > 0
+  double hbm_bandwidth = 0;  ///< bytes/s, > 0
+  double ridge_tensor = 0;  ///< FLOP/byte, peak_tensor_flops / hbm_bandwidth
+  double ridge_fp32 = 0;  ///< FLOP/byte, peak_fp32_flops / hbm_bandwidth
 };
 
 /// The roofline figures of a validated config: its name, peaks, HBM bandwidth and ridge points
@@ -30,22 +30,22 @@ double attainable_flops(double peak_flops, double bandwidth, double intensity);
 
 /// The roofs at one requested intensity.
 struct RooflinePoint {
-  double intensity = 0;         ///< FLOP/byte
-  double attainable_tensor = 0; ///< FLOP/s under the tensor roof
-  double attainable_fp32 = 0;   ///< FLOP/s under the fp32 roof
+  double intensity = 0;  ///< FLOP/byte
+  double attainable_tensor = 0;  ///< FLOP/s under the tensor roof
+  double attainable_fp32 = 0;  ///< FLOP/s under the fp32 roof
 };
 
 /// A kernel (or a whole run) of a report, placed on the roofline.
 struct KernelPoint {
-  std::string name;            ///< "RUN/KERNEL" or "RUN (whole run)"
-  std::uint64_t flops = 0;     ///< from the report
+  std::string name;  ///< "RUN/KERNEL" or "RUN (whole run)"
+  std::uint64_t flops = 0;  ///< from the report
   std::uint64_t dram_bytes = 0;  ///< dram_read_bytes + dram_write_bytes
-  double time_s = 0;           ///< from the report
-  double intensity = 0;        ///< flops / dram_bytes (infinite when dram_bytes = 0)
-  double achieved_flops = 0;   ///< flops / time_s (0 when time_s = 0)
-  double roof_flops = 0;       ///< attainable under the tensor roof at `intensity`
-  double fraction_of_roof = 0; ///< achieved_flops / roof_flops
-  bool plotted = false;        ///< has FLOPs, DRAM bytes and time, so it has a place on the chart
+  double time_s = 0;  ///< from the report
+  double intensity = 0;  ///< flops / dram_bytes (infinite when dram_bytes = 0)
+  double achieved_flops = 0;  ///< flops / time_s (0 when time_s = 0)
+  double roof_flops = 0;  ///< attainable under the tensor roof at `intensity`
+  double fraction_of_roof = 0;  ///< achieved_flops / roof_flops
+  bool plotted = false;  ///< has FLOPs, DRAM bytes and time, so it has a place on the chart
 };
 
 /// Reads the simulator's `--json` report `text` (one run object, or an array of runs), taking
@@ -59,7 +59,7 @@ std::vector<KernelPoint> read_report_kernels(const std::string& text, const std:
 struct Roofline {
   RooflineChip chip;
   std::vector<RooflinePoint> points;  ///< one per requested intensity, in the order given
-  std::vector<KernelPoint> kernels;   ///< from the report, in its order
+  std::vector<KernelPoint> kernels;  ///< from the report, in its order
 };
 
 /// Builds the roofline. Throws UsageError on a chip with a non-positive peak or bandwidth, or a

@@ -11,7 +11,8 @@
 namespace memwall::explain {
 namespace {
 
-constexpr WorkloadKind kVariants[] = {WorkloadKind::naive, WorkloadKind::flash1, WorkloadKind::flash2};
+constexpr WorkloadKind kVariants[] = {WorkloadKind::naive, WorkloadKind::flash1,
+                                      WorkloadKind::flash2};
 
 std::string u64(std::uint64_t v) { return std::to_string(v); }
 
@@ -88,17 +89,19 @@ std::string format_traffic(const TrafficTable& t) {
   std::string out;
   char line[320];
   const WorkloadParams& p = t.variants.front().params;
-  std::snprintf(line, sizeof line,
-                "Global-memory traffic from the closed forms: batch %llu x heads %llu, N = %llu, d = %llu%s, "
-                "%s (statistics l, m, L in fp32)\n"
-                "(bytes the kernels request from global memory: HBM bytes if the L2 caught no reuse; "
-                "`memwall run` shows what the L2 saves)\n",
-                static_cast<unsigned long long>(p.batch), static_cast<unsigned long long>(p.heads),
-                static_cast<unsigned long long>(p.seq), static_cast<unsigned long long>(p.head_dim),
-                variant_text(p).c_str(), std::string(to_string(p.dtype)).c_str());
+  std::snprintf(
+      line, sizeof line,
+      "Global-memory traffic from the closed forms: batch %llu x heads %llu, N = %llu, d = %llu%s, "
+      "%s (statistics l, m, L in fp32)\n"
+      "(bytes the kernels request from global memory: HBM bytes if the L2 caught no reuse; "
+      "`memwall run` shows what the L2 saves)\n",
+      static_cast<unsigned long long>(p.batch), static_cast<unsigned long long>(p.heads),
+      static_cast<unsigned long long>(p.seq), static_cast<unsigned long long>(p.head_dim),
+      variant_text(p).c_str(), std::string(to_string(p.dtype)).c_str());
   out += line;
   for (const TrafficVariant& v : t.variants) {
-    std::snprintf(line, sizeof line, "  %-7s %s\n", std::string(to_string(v.kind)).c_str(), workload_plugin(v.kind).tiling_text(v.params).c_str());
+    std::snprintf(line, sizeof line, "  %-7s %s\n", std::string(to_string(v.kind)).c_str(),
+                  workload_plugin(v.kind).tiling_text(v.params).c_str());
     out += line;
   }
   if (!t.flash1_missing.empty()) out += "  " + t.flash1_missing + "\n";
@@ -109,13 +112,13 @@ std::string format_traffic(const TrafficTable& t) {
   for (const TrafficVariant& v : t.variants) {
     const std::string name(to_string(v.kind));
     for (const TensorTraffic& x : v.traffic.by_tensor) {
-      std::snprintf(line, sizeof line, "%-8s %-6s %22s %22s %12s %12s\n", name.c_str(), x.tensor.c_str(),
-                    u64(x.read_bytes).c_str(), u64(x.write_bytes).c_str(), human(x.read_bytes).c_str(),
-                    human(x.write_bytes).c_str());
+      std::snprintf(line, sizeof line, "%-8s %-6s %22s %22s %12s %12s\n", name.c_str(),
+                    x.tensor.c_str(), u64(x.read_bytes).c_str(), u64(x.write_bytes).c_str(),
+                    human(x.read_bytes).c_str(), human(x.write_bytes).c_str());
       out += line;
     }
-    std::snprintf(line, sizeof line, "%-8s %-6s %22s %22s %12s %12s   total %s\n", name.c_str(), "all",
-                  u64(v.traffic.read_bytes).c_str(), u64(v.traffic.write_bytes).c_str(),
+    std::snprintf(line, sizeof line, "%-8s %-6s %22s %22s %12s %12s   total %s\n", name.c_str(),
+                  "all", u64(v.traffic.read_bytes).c_str(), u64(v.traffic.write_bytes).c_str(),
                   human(v.traffic.read_bytes).c_str(), human(v.traffic.write_bytes).c_str(),
                   human(v.total_bytes()).c_str());
     out += line;
@@ -128,9 +131,10 @@ std::string format_traffic(const TrafficTable& t) {
                   "4 x B x H x (Nq(Nkv-Nq) + Nq(Nq+1)/2) x d): %.6e\n",
                   t.matmul_flops);
   } else {
-    std::snprintf(line, sizeof line,
-                  "matmul FLOPs (QK^T and PV, 4 x B x H x %s x d, the same for every variant): %.6e\n",
-                  square ? "N^2" : "Nq x Nkv", t.matmul_flops);
+    std::snprintf(
+        line, sizeof line,
+        "matmul FLOPs (QK^T and PV, 4 x B x H x %s x d, the same for every variant): %.6e\n",
+        square ? "N^2" : "Nq x Nkv", t.matmul_flops);
   }
   out += line;
   for (const TrafficVariant& v : t.variants) {
@@ -182,18 +186,21 @@ std::string traffic_json(const TrafficTable& t) {
   j += "  \"variants\": [\n";
   for (std::size_t i = 0; i < t.variants.size(); ++i) {
     const TrafficVariant& v = t.variants[i];
-    j += "    {\"workload\": \"" + std::string(to_string(v.kind)) + "\", \"block_q\": " +
-         u64(*v.params.block_q) + ", \"block_kv\": " + u64(*v.params.block_kv);
+    j += "    {\"workload\": \"" + std::string(to_string(v.kind)) +
+         "\", \"block_q\": " + u64(*v.params.block_q) +
+         ", \"block_kv\": " + u64(*v.params.block_kv);
     if (v.params.sram_bytes) j += ", \"sram_bytes\": " + u64(*v.params.sram_bytes);
     if (v.params.splits) j += ", \"splits\": " + u64(*v.params.splits);
-    j += ", \"read_bytes\": " + u64(v.traffic.read_bytes) + ", \"write_bytes\": " +
-         u64(v.traffic.write_bytes) + ", \"total_bytes\": " + u64(v.total_bytes()) +
-         ", \"flop_per_byte\": " + json_double(t.matmul_flops / static_cast<double>(v.total_bytes())) +
+    j += ", \"read_bytes\": " + u64(v.traffic.read_bytes) +
+         ", \"write_bytes\": " + u64(v.traffic.write_bytes) +
+         ", \"total_bytes\": " + u64(v.total_bytes()) + ", \"flop_per_byte\": " +
+         json_double(t.matmul_flops / static_cast<double>(v.total_bytes())) +
          ",\n     \"tensors\": [";
     for (std::size_t k = 0; k < v.traffic.by_tensor.size(); ++k) {
       const TensorTraffic& x = v.traffic.by_tensor[k];
-      j += std::string(k ? ", " : "") + "{\"tensor\": \"" + x.tensor + "\", \"read_bytes\": " +
-           u64(x.read_bytes) + ", \"write_bytes\": " + u64(x.write_bytes) + "}";
+      j += std::string(k ? ", " : "") + "{\"tensor\": \"" + x.tensor +
+           "\", \"read_bytes\": " + u64(x.read_bytes) + ", \"write_bytes\": " + u64(x.write_bytes) +
+           "}";
     }
     j += "]}";
     j += i + 1 < t.variants.size() ? ",\n" : "\n";
@@ -202,9 +209,9 @@ std::string traffic_json(const TrafficTable& t) {
   bool first = true;
   for (std::size_t a = 0; a < t.variants.size(); ++a) {
     for (std::size_t b = a + 1; b < t.variants.size(); ++b) {
-      j += std::string(first ? "" : ", ") + "\"" + std::string(to_string(t.variants[a].kind)) + "/" +
-           std::string(to_string(t.variants[b].kind)) + "\": " +
-           json_double(ratio(t.variants[a].total_bytes(), t.variants[b].total_bytes()));
+      j += std::string(first ? "" : ", ") + "\"" + std::string(to_string(t.variants[a].kind)) +
+           "/" + std::string(to_string(t.variants[b].kind)) +
+           "\": " + json_double(ratio(t.variants[a].total_bytes(), t.variants[b].total_bytes()));
       first = false;
     }
   }

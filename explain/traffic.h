@@ -17,16 +17,16 @@ namespace memwall::explain {
 struct TrafficVariant {
   WorkloadKind kind = WorkloadKind::naive;
   WorkloadParams params;  ///< resolved (defaults applied), as the closed form saw them
-  Traffic traffic;        ///< closed_form_traffic(params)
+  Traffic traffic;  ///< closed_form_traffic(params)
   /// Bytes read plus bytes written.
   std::uint64_t total_bytes() const { return traffic.read_bytes + traffic.write_bytes; }
 };
 
 /// The calculator's answer.
 struct TrafficTable {
-  WorkloadParams shape;                 ///< the shape and tiling asked for (unresolved)
-  std::vector<TrafficVariant> variants; ///< naive, flash1 (when it could be sized), flash2
-  std::string flash1_missing;           ///< why flash1 is absent, empty when present
+  WorkloadParams shape;  ///< the shape and tiling asked for (unresolved)
+  std::vector<TrafficVariant> variants;  ///< naive, flash1 (when it could be sized), flash2
+  std::string flash1_missing;  ///< why flash1 is absent, empty when present
   /// 4·B·H·pairs·d: QKᵀ and PV over the (query, key) pairs the mask leaves visible (Nq·Nkv
   /// without it), the work every variant must do at least.
   double matmul_flops = 0;

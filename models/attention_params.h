@@ -57,8 +57,9 @@ inline constexpr ParamSpec kKvHeadsParam{
     .flag = "--kv-heads",
     .type = ParamType::kCount,
     .unit = "heads",
-    .help = "Key/value heads Hkv (grouped-query attention: heads/kv_heads query heads share each "
-            "K/V head; 1 is multi-query); heads must be a multiple",
+    .help =
+        "Key/value heads Hkv (grouped-query attention: heads/kv_heads query heads share each "
+        "K/V head; 1 is multi-query); heads must be a multiple",
     .default_text = "heads",
     .min = 1,
     .field = field_of<&WorkloadParams::kv_heads>(),
@@ -79,8 +80,9 @@ inline constexpr ParamSpec kCausalParam{
     .name = "causal",
     .flag = "--causal",
     .type = ParamType::kSwitch,
-    .help = "Causal mask, aligned bottom-right as FlashAttention-2 >= 2.1 does: query row i sees "
-            "keys j <= i + seq_kv - seq (needs seq <= seq_kv)",
+    .help =
+        "Causal mask, aligned bottom-right as FlashAttention-2 >= 2.1 does: query row i sees "
+        "keys j <= i + seq_kv - seq (needs seq <= seq_kv)",
     .field = field_of<&WorkloadParams::causal>(),
 };
 
@@ -95,10 +97,10 @@ std::uint64_t check_attention_shape(WorkloadParams& p);
 /// rows of K and V are kv_head(bh)·nkv + j.
 struct AttentionShape {
   std::uint64_t batch_heads = 1;  ///< B·H, query heads
-  std::uint64_t group = 1;        ///< G = H / Hkv, query heads per K/V head
-  std::uint64_t nq = 1;           ///< query rows per head
-  std::uint64_t nkv = 1;          ///< keys per K/V head
-  std::uint64_t d = 1;            ///< head dim
+  std::uint64_t group = 1;  ///< G = H / Hkv, query heads per K/V head
+  std::uint64_t nq = 1;  ///< query rows per head
+  std::uint64_t nkv = 1;  ///< keys per K/V head
+  std::uint64_t d = 1;  ///< head dim
   bool causal = false;
 
   /// The K/V head (b·Hkv + h/G) that query head bh = b·H + h reads.

@@ -21,7 +21,7 @@ struct TensorTraffic {
 
 /// Global bytes read and written by a whole workload (all launches, all heads).
 struct Traffic {
-  std::uint64_t read_bytes = 0;   ///< sum of by_tensor[].read_bytes
+  std::uint64_t read_bytes = 0;  ///< sum of by_tensor[].read_bytes
   std::uint64_t write_bytes = 0;  ///< sum of by_tensor[].write_bytes
   std::vector<TensorTraffic> by_tensor;  ///< in the workload's tensor order (its WorkloadInfo)
 

@@ -7,12 +7,12 @@
 #include "models/attention_params.h"
 #include "models/checked_bytes.h"
 #include "models/launch.h"
-#include "models/workload.h"
-#include "sim/core/units.h"
 #include "models/reference.h"
 #include "models/spill.h"
+#include "models/workload.h"
 #include "sim/core/error.h"
 #include "sim/core/interrupt.h"
+#include "sim/core/units.h"
 
 namespace memwall {
 namespace {
@@ -65,7 +65,8 @@ class Flash1 final : public BackendWorkload<Flash1> {
       const auto e = [](std::uint64_t x) { return static_cast<Eigen::Index>(x); };
       be.t(m_o).block(e(bh * n + r0), 0, e(rows), e(d)).setZero();
       be.t(m_l).block(e(bh), e(r0), 1, e(rows)).setZero();
-      be.t(m_m).block(e(bh), e(r0), 1, e(rows))
+      be.t(m_m)
+          .block(e(bh), e(r0), 1, e(rows))
           .setConstant(-std::numeric_limits<double>::infinity());
     }
     rec.store(m_o, box(m_o, bh * n + r0, rows, 0, d));
@@ -115,7 +116,7 @@ class Flash1 final : public BackendWorkload<Flash1> {
         }
         if (sk > 0) rec.load(m_spill, spill_box(sp.kv_offset, sk * d), kSpillTag);
         if (sq > 0 || sk > 0) rec.wait(kSpillTag);
-        rec.smem((rows + cols) * d * s);                        // line 9: S = QKᵀ
+        rec.smem((rows + cols) * d * s);  // line 9: S = QKᵀ
         rec.compute(ComputeUnit::mma_sync, 2 * rows * cols * d);
         if (ss > 0) {  // score rows with no room: S written, read back by the softmax
           rec.store(m_spill, spill_box(sp.score_offset, ss * cols));
@@ -129,14 +130,14 @@ class Flash1 final : public BackendWorkload<Flash1> {
         if (sk > 0) rec.load(m_spill, spill_box(v_offset, sk * d), kSpillTag);
         if (ss > 0) rec.load(m_spill, spill_box(sp.score_offset, ss * cols), kSpillTag);
         if (sk > 0 || ss > 0) rec.wait(kSpillTag);
-        rec.smem(cols * d * s);                                 // line 12: P̃V
+        rec.smem(cols * d * s);  // line 12: P̃V
         rec.compute(ComputeUnit::mma_sync, 2 * rows * cols * d);
-        rec.compute(ComputeUnit::fp32, 3 * rows * d);           // line 12: rescale and divide
+        rec.compute(ComputeUnit::fp32, 3 * rows * d);  // line 12: rescale and divide
         if constexpr (Backend::kNumeric) {
           throw_if_interrupted();  // a head's numerics can take seconds at large N: poll per block
           update(be, bh, r0, rows, c0, cols, scale, Spilled{sq, sk, ss}, masked);
         }
-        rec.store(m_o, box(m_o, bh * n + r0, rows, 0, d));     // lines 12–13
+        rec.store(m_o, box(m_o, bh * n + r0, rows, 0, d));  // lines 12–13
         rec.store(m_l, box(m_l, bh, 1, r0, rows));
         rec.store(m_m, box(m_m, bh, 1, r0, rows));
         rec.barrier();
@@ -159,8 +160,8 @@ class Flash1 final : public BackendWorkload<Flash1> {
     constexpr double kMinusInf = -std::numeric_limits<double>::infinity();
     const auto e = [](std::uint64_t x) { return static_cast<Eigen::Index>(x); };
     const auto scratch = [&](std::uint64_t offset, std::uint64_t r, std::uint64_t c) {
-      return Eigen::Map<Matrix>(
-          be.t(m_spill).data() + e(bh * m_plan.scratch_elements + offset), e(r), e(c));
+      return Eigen::Map<Matrix>(be.t(m_spill).data() + e(bh * m_plan.scratch_elements + offset),
+                                e(r), e(c));
     };
     const auto through_scratch = [&](auto&& tile, std::uint64_t offset, std::uint64_t r) {
       if (r == 0) return;
@@ -276,8 +277,9 @@ class Flash1Plugin final : public WorkloadPlugin {
     checked_mul(qkv, checked_mul(passes, 2, "flash1 passes"), "the Q and O traffic of flash1");
     resolve_spill(p, kFlash1Loop);
     if (plan_spill(p, kFlash1Loop).active && (p.causal || p.kv_seq() != p.seq)) {
-      throw UsageError("allow_spill is modelled for full attention only (no causal mask, "
-                       "seq_kv = seq); reduce block_q/block_kv so that the tiles fit instead");
+      throw UsageError(
+          "allow_spill is modelled for full attention only (no causal mask, "
+          "seq_kv = seq); reduce block_q/block_kv so that the tiles fit instead");
     }
   }
 
@@ -321,7 +323,8 @@ class Flash1Plugin final : public WorkloadPlugin {
   }
 
   std::string tiling_text(const WorkloadParams& p) const override {
-    std::string out = "Br = " + std::to_string(*p.block_q) + ", Bc = " + std::to_string(*p.block_kv);
+    std::string out =
+        "Br = " + std::to_string(*p.block_q) + ", Bc = " + std::to_string(*p.block_kv);
     if (p.sram_bytes) out += " (M = " + format_bytes(Bytes{*p.sram_bytes}) + ")";
     return out;
   }
@@ -341,8 +344,9 @@ class Flash1Plugin final : public WorkloadPlugin {
   /// Algorithm 1's block sizes from the on-chip memory M, for those not given.
   static void fill_blocks(WorkloadParams& p) {
     if (!p.sram_bytes) {
-      throw UsageError("flash1's default block sizes need the on-chip memory size M: give "
-                       "sram_bytes (--sram SIZE or --config FILE) or both block_q and block_kv");
+      throw UsageError(
+          "flash1's default block sizes need the on-chip memory size M: give "
+          "sram_bytes (--sram SIZE or --config FILE) or both block_q and block_kv");
     }
     const std::uint64_t m_elems = *p.sram_bytes / p.element_size();
     if (m_elems < 4 * p.head_dim) {

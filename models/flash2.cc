@@ -10,9 +10,9 @@
 #include "models/attention_params.h"
 #include "models/checked_bytes.h"
 #include "models/launch.h"
-#include "models/workload.h"
 #include "models/reference.h"
 #include "models/spill.h"
+#include "models/workload.h"
 #include "sim/core/error.h"
 #include "sim/core/interrupt.h"
 
@@ -38,15 +38,20 @@ FlashLoop flash2_loop(const WorkloadParams& p) { return {*p.stages, false}; }
 /// How resolved `p`'s flash2 kernel splits its work: the shape it runs (decode packed), its Q
 /// blocks and K/V blocks, and the split-KV chunking.
 struct Flash2Grid {
-  AttentionShape a;             ///< the shape the kernel runs (flash2_shape)
-  std::uint64_t br = 1, bc = 1; ///< block_q, block_kv
-  std::uint64_t tr = 1, tc = 1; ///< Q blocks per head, K/V blocks per K/V head
-  std::uint64_t splits = 1;     ///< S
+  AttentionShape a;  ///< the shape the kernel runs (flash2_shape)
+  std::uint64_t br = 1, bc = 1;  ///< block_q, block_kv
+  std::uint64_t tr = 1, tc = 1;  ///< Q blocks per head, K/V blocks per K/V head
+  std::uint64_t splits = 1;  ///< S
   std::uint64_t per_split = 1;  ///< K/V blocks per split, ⌈tc / S⌉
 
   explicit Flash2Grid(const WorkloadParams& p)
-      : a(flash2_shape(p)), br(*p.block_q), bc(*p.block_kv), tr(ceil_div(a.nq, br)),
-        tc(ceil_div(a.nkv, bc)), splits(*p.splits), per_split(ceil_div(tc, splits)) {}
+      : a(flash2_shape(p)),
+        br(*p.block_q),
+        bc(*p.block_kv),
+        tr(ceil_div(a.nq, br)),
+        tc(ceil_div(a.nkv, bc)),
+        splits(*p.splits),
+        per_split(ceil_div(tc, splits)) {}
 
   /// Rows of Q block m.
   std::uint64_t rows(std::uint64_t m) const { return std::min(br, a.nq - m * br); }
@@ -128,7 +133,8 @@ class Flash2 final : public BackendWorkload<Flash2> {
     if (jb == je) {  // the mask hides this split's whole chunk: O = 0, L = −∞, as FA2 writes
       if constexpr (Backend::kNumeric) {
         be.t(m_o_accum).block(e(acc_row), 0, e(rows), e(d)).setZero();
-        be.t(m_l_accum).block(e(split * a.batch_heads + bh), e(r0), 1, e(rows))
+        be.t(m_l_accum)
+            .block(e(split * a.batch_heads + bh), e(r0), 1, e(rows))
             .setConstant(-std::numeric_limits<double>::infinity());
       }
       rec.store(m_o_accum, box(m_o_accum, acc_row, rows, 0, d));
@@ -145,8 +151,8 @@ class Flash2 final : public BackendWorkload<Flash2> {
       return sp.kv_offset + ((j % sp.kv_buffers) * 2 + (v ? 1 : 0)) * sp.kv_spilled(bc) * d;
     };
     const auto scratch = [&](auto& data, std::uint64_t offset, std::uint64_t r, std::uint64_t c) {
-      return Eigen::Map<Matrix>(data.t(m_spill).data() + e(cta * sp.scratch_elements + offset), e(r),
-                                e(c));
+      return Eigen::Map<Matrix>(data.t(m_spill).data() + e(cta * sp.scratch_elements + offset),
+                                e(r), e(c));
     };
 
     rec.load(m_q, box(m_q, bh * nq + r0, rows, 0, d), 0);
@@ -239,7 +245,7 @@ class Flash2 final : public BackendWorkload<Flash2> {
     }
 
     rec.compute(ComputeUnit::fp32, crows * d + crows);  // O / ℓ, L = m + log ℓ
-    rec.compute(ComputeUnit::sfu, 2 * crows);            // reciprocal and log per row
+    rec.compute(ComputeUnit::sfu, 2 * crows);  // reciprocal and log per row
     const std::uint8_t o_out = split_out ? m_o_accum : m_o, l_out = split_out ? m_l_accum : m_l;
     const std::uint64_t o_row = split_out ? acc_row : bh * nq + r0;
     const std::uint64_t l_row = split_out ? split * a.batch_heads + bh : bh;
@@ -405,13 +411,15 @@ class Flash2Plugin final : public WorkloadPlugin {
     }
     const std::uint64_t s = p.element_size();
     checked_mul({a.batch_heads, tr, a.nkv, p.head_dim, s, 2}, "the K and V traffic of flash2");
-    checked_mul({*p.splits, a.batch_heads, a.nq, p.head_dim, 4}, "O_accum (splits·batch·heads·seq·head_dim)");
+    checked_mul({*p.splits, a.batch_heads, a.nq, p.head_dim, 4},
+                "O_accum (splits·batch·heads·seq·head_dim)");
     resolve_spill(p, flash2_loop(p));
     if (plan_spill(p, flash2_loop(p)).active &&
         (p.causal || a.nkv != p.seq || *p.splits > 1 || a.nq != p.seq)) {
-      throw UsageError("allow_spill is modelled for full attention only (no causal mask, "
-                       "seq_kv = seq, splits 1, no decode packing); reduce block_q/block_kv/stages "
-                       "so that the tiles fit instead");
+      throw UsageError(
+          "allow_spill is modelled for full attention only (no causal mask, "
+          "seq_kv = seq, splits 1, no decode packing); reduce block_q/block_kv/stages "
+          "so that the tiles fit instead");
     }
   }
 
@@ -419,13 +427,13 @@ class Flash2Plugin final : public WorkloadPlugin {
     const Flash2Grid g(p);
     const std::uint64_t d = p.head_dim;
     const std::uint64_t br = std::min(g.br, g.a.nq), bc = std::min(g.bc, g.a.nkv);
-    KernelInfo fwd = make_launch(
-        "flash2_fwd", g.a.batch_heads * g.tr * g.splits, kThreads,
-        flash_tile_smem_bytes(p, *p.stages, g.a.nq),
-        kernel_registers(p, "flash2_fwd", *p.block_q, *p.block_kv, *p.stages, br * d + br * bc,
-                         kThreads));
+    KernelInfo fwd = make_launch("flash2_fwd", g.a.batch_heads * g.tr * g.splits, kThreads,
+                                 flash_tile_smem_bytes(p, *p.stages, g.a.nq),
+                                 kernel_registers(p, "flash2_fwd", *p.block_q, *p.block_kv,
+                                                  *p.stages, br * d + br * bc, kThreads));
     // A spilling CTA declares exactly the limit: what fits is all it keeps on chip.
-    if (const SpillPlan plan = spill_plan(p); plan.active) fwd.smem_bytes_per_cta = plan.limit_bytes;
+    if (const SpillPlan plan = spill_plan(p); plan.active)
+      fwd.smem_bytes_per_cta = plan.limit_bytes;
     if (g.splits == 1) return {fwd};
     // The combine keeps the splits' logsumexp rows in shared memory; a thread holds its share of
     // the O rows in fp32.
@@ -456,7 +464,8 @@ class Flash2Plugin final : public WorkloadPlugin {
   }
 
   std::string tiling_text(const WorkloadParams& p) const override {
-    std::string out = "Br = " + std::to_string(*p.block_q) + ", Bc = " + std::to_string(*p.block_kv);
+    std::string out =
+        "Br = " + std::to_string(*p.block_q) + ", Bc = " + std::to_string(*p.block_kv);
     if (p.splits && *p.splits > 1) out += ", " + std::to_string(*p.splits) + " splits";
     return out;
   }
@@ -465,7 +474,8 @@ class Flash2Plugin final : public WorkloadPlugin {
                    std::uint64_t /*smem_per_block*/) const override {
     // Theorem 2's blocks for M: Bc = Br = ⌈M / 4d⌉ elements.
     if (!sram_bytes || (p.block_q && p.block_kv)) return;
-    const auto bc = static_cast<std::uint32_t>(ceil_div(*sram_bytes / element_bytes(p.dtype), 4 * p.head_dim));
+    const auto bc =
+        static_cast<std::uint32_t>(ceil_div(*sram_bytes / element_bytes(p.dtype), 4 * p.head_dim));
     if (!p.block_q) p.block_q = bc;
     if (!p.block_kv) p.block_kv = bc;
   }
@@ -515,7 +525,8 @@ std::uint32_t flash2_num_splits_heuristic(std::uint64_t batch_nheads_mblocks, st
   }
   // The fewest splits within 85% of the best wave efficiency.
   for (std::uint64_t n = 1; n <= max_splits; ++n) {
-    if (eligible(n) && efficiency[n] >= 0.85f * max_efficiency) return static_cast<std::uint32_t>(n);
+    if (eligible(n) && efficiency[n] >= 0.85f * max_efficiency)
+      return static_cast<std::uint32_t>(n);
   }
   return 1;
 }
@@ -525,9 +536,9 @@ std::uint32_t flash2_auto_splits(const WorkloadParams& p) {
   // FlashAttention-2's split-KV kernel blocks (set_params_splitkv): 64 query rows; 256, 128 or
   // 64 keys for head_dim <= 64, <= 128, above; two 128-thread CTAs per SM.
   const std::uint64_t block_n = p.head_dim <= 64 ? 256 : p.head_dim <= 128 ? 128 : 64;
-  const std::uint32_t n = flash2_num_splits_heuristic(
-      a.batch_heads * ceil_div(a.nq, 64), 2 * std::uint64_t{p.sm_count}, ceil_div(a.nkv, block_n),
-      128);
+  const std::uint32_t n =
+      flash2_num_splits_heuristic(a.batch_heads * ceil_div(a.nq, 64), 2 * std::uint64_t{p.sm_count},
+                                  ceil_div(a.nkv, block_n), 128);
   // This model's K/V blocks (block_kv) can be fewer than FlashAttention-2's.
   return static_cast<std::uint32_t>(std::min<std::uint64_t>(n, ceil_div(a.nkv, *p.block_kv)));
 }

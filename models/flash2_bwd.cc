@@ -111,8 +111,12 @@ class Flash2Bwd final : public AttentionBackwardWorkload<Flash2Bwd> {
     rec.compute(ComputeUnit::fp32, 2 * rows * d);
     if constexpr (Backend::kNumeric) {
       be.t(m_d).block(e(bh), e(r0), 1, e(rows)) =
-          be.t(m_do).middleRows(e(row), e(rows)).cwiseProduct(be.t(m_o).middleRows(e(row), e(rows)))
-              .rowwise().sum().transpose();
+          be.t(m_do)
+              .middleRows(e(row), e(rows))
+              .cwiseProduct(be.t(m_o).middleRows(e(row), e(rows)))
+              .rowwise()
+              .sum()
+              .transpose();
       be.t(m_dq_accum).middleRows(e(row), e(rows)).setZero();
     }
     rec.store(m_d, box(m_d, bh, 1, r0, rows));
@@ -173,9 +177,8 @@ class Flash2Bwd final : public AttentionBackwardWorkload<Flash2Bwd> {
           }
         }
         dv += p.transpose() * dout;
-        Matrix ds = p.cwiseProduct(
-            (dout * vb.transpose()).colwise() -
-            be.t(m_d).block(e(bh), e(r0), 1, e(rows)).transpose().col(0));
+        Matrix ds = p.cwiseProduct((dout * vb.transpose()).colwise() -
+                                   be.t(m_d).block(e(bh), e(r0), 1, e(rows)).transpose().col(0));
         be.t(m_dq_accum).middleRows(e(row), e(rows)) += ds * kb;
         dk += ds.transpose() * q;
       }

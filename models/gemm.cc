@@ -51,10 +51,11 @@ class Gemm final : public BackendWorkload<Gemm> {
     const WorkloadParams& p = params();
     if (p.gemm == GemmKernel::wgmma) {
       const WgmmaGemm g = wgmma_of(p, m_a, m_b, m_c);
-      wgmma_gemm_cta(g, cta, g.grid(p.sm_count), 1.0,
-                     [this](std::uint8_t id, std::uint64_t r, std::uint64_t rs, std::uint64_t c,
-                            std::uint64_t cs) { return box(id, r, rs, c, cs); },
-                     be, rec);
+      wgmma_gemm_cta(
+          g, cta, g.grid(p.sm_count), 1.0,
+          [this](std::uint8_t id, std::uint64_t r, std::uint64_t rs, std::uint64_t c,
+                 std::uint64_t cs) { return box(id, r, rs, c, cs); },
+          be, rec);
       return;
     }
     const std::uint64_t s = p.element_size();
@@ -148,8 +149,10 @@ class GemmPlugin final : public WorkloadPlugin {
     if (p.gemm == GemmKernel::wgmma) {
       if (!p.tile_k) p.tile_k = static_cast<std::uint32_t>(kWgmmaTileK);
       if (*p.tile_k != kWgmmaTileK) {
-        throw UsageError("--gemm wgmma: tile_k must be 64 (the kernel's K-tile: one 128-byte "
-                         "row of fp16), got " + std::to_string(*p.tile_k));
+        throw UsageError(
+            "--gemm wgmma: tile_k must be 64 (the kernel's K-tile: one 128-byte "
+            "row of fp16), got " +
+            std::to_string(*p.tile_k));
       }
       check_wgmma_tile(*p.tile_m, *p.tile_n, "tile_m", "tile_n");
       check_wgmma_runs(wgmma_of(p, 0, 1, 2), p);

@@ -7,9 +7,9 @@
 #include "models/attention_params.h"
 #include "models/checked_bytes.h"
 #include "models/launch.h"
+#include "models/reference.h"
 #include "models/wgmma_gemm.h"
 #include "models/workload.h"
-#include "models/reference.h"
 
 namespace memwall {
 namespace {
@@ -82,10 +82,11 @@ class Naive final : public BackendWorkload<Naive> {
     if (p.gemm == GemmKernel::wgmma && kernel != 1) {
       const WgmmaGemm g = kernel == 0 ? wgmma_qk(p) : wgmma_pv(p);
       const double alpha = kernel == 0 ? 1.0 / std::sqrt(static_cast<double>(p.head_dim)) : 1.0;
-      wgmma_gemm_cta(g, cta, g.grid(p.sm_count), alpha,
-                     [this](std::uint8_t id, std::uint64_t r, std::uint64_t rs, std::uint64_t c,
-                            std::uint64_t cs) { return box(id, r, rs, c, cs); },
-                     be, rec);
+      wgmma_gemm_cta(
+          g, cta, g.grid(p.sm_count), alpha,
+          [this](std::uint8_t id, std::uint64_t r, std::uint64_t rs, std::uint64_t c,
+                 std::uint64_t cs) { return box(id, r, rs, c, cs); },
+          be, rec);
       return;
     }
     if (kernel == 0) qk(cta, be, rec);
@@ -145,7 +146,8 @@ class Naive final : public BackendWorkload<Naive> {
     // 256 keys, all three passes (smsp__inst_executed of naive_softmax_kernel at N = 1024, 4096
     // and 16384, exact at all three: traces/measured/h200-pipe-probe). Its schedulers, not a
     // pipe, bound it where HBM does not (15-16 of 16 SMs' issue slots busy per cycle in 16 SMs).
-    rec.compute(ComputeUnit::issue, rows * (kSoftmaxIssuePerRow + ceil_div(kSoftmaxIssuePer1024Keys * nkv, 1024)));
+    rec.compute(ComputeUnit::issue,
+                rows * (kSoftmaxIssuePerRow + ceil_div(kSoftmaxIssuePer1024Keys * nkv, 1024)));
     if constexpr (Backend::kNumeric) {
       for (std::uint64_t q = 0; q < rows; ++q) {
         const auto row = static_cast<Eigen::Index>(bh * n + r0 + q);
@@ -174,10 +176,11 @@ class Naive final : public BackendWorkload<Naive> {
     const std::uint64_t bh = cta / blocks, r0 = (cta % blocks) * r, rows = std::min(r, n - r0);
     const auto width = [&](std::uint64_t c) { return std::min(kc, nkv - c * kc); };
     const auto issue = [&](std::uint64_t c) {
-      rec.load(m_s, box(m_s, bh * n + r0, rows, c * kc, width(c)), static_cast<std::uint16_t>(c & 1));
+      rec.load(m_s, box(m_s, bh * n + r0, rows, c * kc, width(c)),
+               static_cast<std::uint16_t>(c & 1));
     };
-    rec.compute(ComputeUnit::issue, rows * (kStreamIssuePerRow +
-                                           ceil_div(kStreamIssuePer1024Keys * nkv, 1024)));
+    rec.compute(ComputeUnit::issue,
+                rows * (kStreamIssuePerRow + ceil_div(kStreamIssuePer1024Keys * nkv, 1024)));
     for (int pass = 0; pass < 2; ++pass) {
       issue(0);
       for (std::uint64_t c = 0; c < chunks; ++c) {
@@ -208,7 +211,8 @@ class Naive final : public BackendWorkload<Naive> {
         // The online statistics chunk by chunk, as the first pass computes them.
         double mx = -std::numeric_limits<double>::infinity(), sum = 0.0;
         for (Eigen::Index c0 = 0; c0 < seen; c0 += static_cast<Eigen::Index>(kc)) {
-          const auto part = in.segment(c0, std::min<Eigen::Index>(static_cast<Eigen::Index>(kc), seen - c0));
+          const auto part =
+              in.segment(c0, std::min<Eigen::Index>(static_cast<Eigen::Index>(kc), seen - c0));
           const double m2 = std::max(mx, part.maxCoeff());
           sum = sum * std::exp(mx - m2) + (part.array() - m2).exp().sum();
           mx = m2;
@@ -348,8 +352,9 @@ class NaivePlugin final : public WorkloadPlugin {
     const std::uint64_t snn = checked_mul({p.batch_heads(), p.seq, *p.seq_kv, p.element_size()},
                                           "S (batch·heads·seq·seq_kv)");
     checked_mul(qkv, ceil_div(*p.seq_kv, *p.block_kv), "the Q traffic of qk");
-    checked_mul({p.batch_heads(), *p.seq_kv, p.head_dim, p.element_size(),
-                 ceil_div(p.seq, *p.block_q)}, "the K traffic of qk");
+    checked_mul(
+        {p.batch_heads(), *p.seq_kv, p.head_dim, p.element_size(), ceil_div(p.seq, *p.block_q)},
+        "the K traffic of qk");
     checked_mul(snn, 5, "the S and P traffic");
   }
 
@@ -361,9 +366,9 @@ class NaivePlugin final : public WorkloadPlugin {
     const std::uint64_t bk = std::min<std::uint64_t>(*p.block_k, nkv);
     const std::uint64_t rows = std::min<std::uint64_t>(*p.softmax_rows, n);
     const bool stream = *p.softmax_chunk != 0;
-    const KernelInfo softmax =
-        make_launch("softmax", bh * ceil_div(n, *p.softmax_rows), static_cast<std::uint32_t>(32 * rows),
-                    stream ? 0 : rows * nkv * s, stream ? kStreamRegisters : kSoftmaxRegisters);
+    const KernelInfo softmax = make_launch(
+        "softmax", bh * ceil_div(n, *p.softmax_rows), static_cast<std::uint32_t>(32 * rows),
+        stream ? 0 : rows * nkv * s, stream ? kStreamRegisters : kSoftmaxRegisters);
     if (p.gemm == GemmKernel::wgmma) {
       return {wgmma_qk(p).launch("qk", p.sm_count), softmax, wgmma_pv(p).launch("pv", p.sm_count)};
     }
@@ -382,9 +387,7 @@ class NaivePlugin final : public WorkloadPlugin {
     return std::make_unique<Naive>(p);
   }
 
-  Traffic closed_form(const WorkloadParams& p) const override {
-    return naive_traffic(p);
-  }
+  Traffic closed_form(const WorkloadParams& p) const override { return naive_traffic(p); }
 
   SmemAdvice smem_advice(const WorkloadParams& p, const KernelInfo& launch,
                          std::uint64_t limit_bytes) const override {

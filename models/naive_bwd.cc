@@ -192,7 +192,8 @@ class NaiveBwd final : public AttentionBackwardWorkload<NaiveBwd> {
       rec.barrier();
     }
     rec.compute(ComputeUnit::fp32, rows * d);
-    if constexpr (Backend::kNumeric) be.t(m_dq).middleRows(e(bh * nq + r0), e(rows)) = scale() * acc;
+    if constexpr (Backend::kNumeric)
+      be.t(m_dq).middleRows(e(bh * nq + r0), e(rows)) = scale() * acc;
     rec.store(m_dq, box(m_dq, bh * nq + r0, rows, 0, d));
   }
 
@@ -261,8 +262,9 @@ class NaiveBwdPlugin final : public AttentionBackwardPlugin {
     checked_mul({p.batch_heads(), p.seq, p.head_dim, p.element_size(),
                  ceil_div(*p.seq_kv, *p.block_q) + ceil_div(*p.seq_kv, *p.block_kv)},
                 "the dO traffic of naive-bwd");
-    checked_mul({p.batch_heads(), *p.seq_kv, p.head_dim, p.element_size(),
-                 ceil_div(p.seq, *p.block_q)}, "the K and V traffic of naive-bwd");
+    checked_mul(
+        {p.batch_heads(), *p.seq_kv, p.head_dim, p.element_size(), ceil_div(p.seq, *p.block_q)},
+        "the K and V traffic of naive-bwd");
   }
 
   std::vector<KernelInfo> launches(const WorkloadParams& p) const override {
@@ -272,10 +274,10 @@ class NaiveBwdPlugin final : public AttentionBackwardPlugin {
     const std::uint64_t tkv = ceil_div(a.nkv, bm), tm = ceil_div(a.nq, bm);
     const std::uint64_t rows = std::min<std::uint64_t>(*p.softmax_rows, a.nq);
     // Chunked products keep two stages of their operands; dp one tile of each.
-    const std::uint64_t chunked = 2 * (std::min(bm, a.nkv) * std::min(bk, a.nq) +
-                                       std::min(bk, a.nq) * d) * s;
-    const std::uint64_t chunked_q = 2 * (std::min(bm, a.nq) * std::min(bk, a.nkv) +
-                                         std::min(bk, a.nkv) * d) * s;
+    const std::uint64_t chunked =
+        2 * (std::min(bm, a.nkv) * std::min(bk, a.nq) + std::min(bk, a.nq) * d) * s;
+    const std::uint64_t chunked_q =
+        2 * (std::min(bm, a.nq) * std::min(bk, a.nkv) + std::min(bk, a.nkv) * d) * s;
     const std::uint32_t regs = estimated_registers(bm * d, kMmaThreads);
     std::vector<KernelInfo> out = {
         make_launch("dv", bh * tkv, kMmaThreads, chunked, regs),

@@ -96,7 +96,8 @@ void check_param_bounds(const ParamSpec& spec, const WorkloadParams& p) {
   if (!v || (*v == 0 && !spec.auto_word.empty())) return;  // the auto word, resolved later
   const std::string name(spec.name);
   if (*v < spec.min) {
-    throw UsageError(name + (spec.min == 1 ? " must be > 0" : " must be >= " + std::to_string(spec.min)) +
+    throw UsageError(name +
+                     (spec.min == 1 ? " must be > 0" : " must be >= " + std::to_string(spec.min)) +
                      ", got " + std::to_string(*v));
   }
   if (spec.max != 0 && *v > spec.max) {

@@ -19,9 +19,9 @@ namespace memwall {
 /// How a parameter's value is given and stored.
 enum class ParamType : std::uint8_t {
   kChoice,  ///< one name of a fixed list (dtype: fp16, fp32), stored as the name's index
-  kCount,   ///< a whole number that always has a value (a shape); its default is WorkloadParams'
-  kTile,    ///< a whole number below 2^32, empty until resolution fills its default
-  kBytes,   ///< a byte count, empty unless given or derived; on the command line a size with unit
+  kCount,  ///< a whole number that always has a value (a shape); its default is WorkloadParams'
+  kTile,  ///< a whole number below 2^32, empty until resolution fills its default
+  kBytes,  ///< a byte count, empty unless given or derived; on the command line a size with unit
   kSwitch,  ///< off or on; listed as 1 when on
 };
 
@@ -77,7 +77,8 @@ constexpr ParamField field_of() {
           []() {
             static const WorkloadParams probe{};
             const auto* base = reinterpret_cast<const unsigned char*>(std::addressof(probe));
-            const auto* field = reinterpret_cast<const unsigned char*>(std::addressof(probe.*Member));
+            const auto* field =
+                reinterpret_cast<const unsigned char*>(std::addressof(probe.*Member));
             return static_cast<std::size_t>(field - base);
           }};
 }
@@ -102,8 +103,8 @@ struct ParamSpec {
   /// A default the plugin derives ("128 for head_dim ≤ 64, else 64"); empty: default_value, or
   /// for kCount, kChoice and kSwitch the WorkloadParams default.
   std::string_view default_text{};
-  std::uint64_t min = 0;        ///< smallest accepted value
-  std::uint64_t max = 0;        ///< largest accepted value; 0: only the type's own limit
+  std::uint64_t min = 0;  ///< smallest accepted value
+  std::uint64_t max = 0;  ///< largest accepted value; 0: only the type's own limit
   std::string_view max_reason{};  ///< why `max`, for its error ("K/V blocks in flight")
   std::span<const std::string_view> choices{};  ///< kChoice: the names, by stored index
   /// kTile: a word that may be given instead of a number ("auto"), stored as 0 until the plugin's
@@ -127,8 +128,9 @@ inline constexpr ParamSpec kDtypeParam{
     .name = "dtype",
     .flag = "--dtype",
     .type = ParamType::kChoice,
-    .help = "Element type of the tensors: fp16 (2 bytes) or fp32 (4 bytes); attention's "
-            "statistics L, l, m stay fp32",
+    .help =
+        "Element type of the tensors: fp16 (2 bytes) or fp32 (4 bytes); attention's "
+        "statistics L, l, m stay fp32",
     .choices = kDtypeNames,
     .field = field_of<&WorkloadParams::dtype>(),
 };
@@ -139,9 +141,10 @@ inline constexpr ParamSpec kGemmParam{
     .name = "gemm",
     .flag = "--gemm",
     .type = ParamType::kChoice,
-    .help = "Kernel of the matrix products: mma_sync (a CTA per output tile, warps issuing "
-            "mma.sync) or wgmma (Hopper: TMA loads into a stages-deep ring, wgmma on two consumer "
-            "warpgroups, a persistent grid of one CTA per SM, K-tile 64; models/wgmma_gemm.h)",
+    .help =
+        "Kernel of the matrix products: mma_sync (a CTA per output tile, warps issuing "
+        "mma.sync) or wgmma (Hopper: TMA loads into a stages-deep ring, wgmma on two consumer "
+        "warpgroups, a persistent grid of one CTA per SM, K-tile 64; models/wgmma_gemm.h)",
     .choices = kGemmKernelNames,
     .field = field_of<&WorkloadParams::gemm>(),
     .listed = [](const WorkloadParams& p) { return p.gemm != GemmKernel::mma_sync; },

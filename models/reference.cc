@@ -25,7 +25,8 @@ void masked_softmax_rows(EigenBackend::Matrix& scores, const AttentionShape& a, 
                          Eigen::VectorXd* lse) {
   if (lse != nullptr) lse->resize(scores.rows());
   for (Eigen::Index i = 0; i < scores.rows(); ++i) {
-    const auto seen = static_cast<Eigen::Index>(a.keys_visible(row0 + static_cast<std::uint64_t>(i)));
+    const auto seen =
+        static_cast<Eigen::Index>(a.keys_visible(row0 + static_cast<std::uint64_t>(i)));
     auto row = scores.row(i);
     const double mx = row.head(seen).maxCoeff();
     row.head(seen) = (row.head(seen).array() - mx).exp().matrix();
@@ -126,9 +127,8 @@ VerifyResult verify_workload(const WorkloadParams& params, std::uint64_t seed,
     const std::uint8_t out = w->tensor_id(std::string(names[i]));
     r.output += (i ? ", " : "") + std::string(names[i]);
     r.elements += static_cast<std::uint64_t>(refs[i].size());
-    const double err = data.t(out).allFinite()
-                           ? (data.t(out) - refs[i]).cwiseAbs().maxCoeff()
-                           : std::numeric_limits<double>::infinity();
+    const double err = data.t(out).allFinite() ? (data.t(out) - refs[i]).cwiseAbs().maxCoeff()
+                                               : std::numeric_limits<double>::infinity();
     r.max_abs_error = std::max(r.max_abs_error, err);
   }
   return r;

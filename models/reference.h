@@ -42,7 +42,7 @@ std::uint64_t numeric_bytes(const Workload& workload);
 
 /// What verify_workload found.
 struct VerifyResult {
-  std::string output;          ///< the tensors compared ("O", "C", "dQ, dK, dV")
+  std::string output;  ///< the tensors compared ("O", "C", "dQ, dK, dV")
   std::uint64_t elements = 0;  ///< elements compared, over all of them
   double max_abs_error = 0.0;  ///< max |kernel − reference| over them
 };

@@ -60,8 +60,8 @@ TensorTraffic spill_traffic(const WorkloadParams& p) {
   const std::uint64_t sk = (tc - 1) * plan.kv_spilled(full_c) + plan.kv_spilled(last_c);
   const std::uint64_t scores = 2 * n * ss;
   const std::uint64_t read = tc * d * sq + 2 * tr * d * sk + scores;
-  const std::uint64_t write = plan.kv_outer ? tc * d * sq + 2 * d * sk + scores
-                                            : d * sq + 2 * tr * d * sk + scores;
+  const std::uint64_t write =
+      plan.kv_outer ? tc * d * sq + 2 * d * sk + scores : d * sq + 2 * tr * d * sk + scores;
   const std::uint64_t scale = p.batch_heads() * p.element_size();
   t.read_bytes = read * scale;
   t.write_bytes = write * scale;
@@ -111,8 +111,8 @@ std::string flash_smem_fits(const WorkloadParams& p, const FlashLoop& loop, std:
             std::to_string(rows - per_kv * bc) + " fits at block_kv " + std::to_string(bc);
   }
   if (fits.empty()) {
-    fits = rows >= 1 + per_kv ? "block_q + " + std::to_string(per_kv) + "·block_kv <= " +
-                                    std::to_string(rows) + " fits"
+    fits = rows >= 1 + per_kv ? "block_q + " + std::to_string(per_kv) +
+                                    "·block_kv <= " + std::to_string(rows) + " fits"
                               : "not even one row of each tile fits";
   }
   return fits + " (or pass --allow-spill to spill what does not fit to global memory)";

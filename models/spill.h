@@ -34,19 +34,19 @@ struct FlashLoop {
 /// The spill layout of one resolved flash1/flash2 workload. Row counts are of full-size tiles
 /// (block_q and block_kv clamped to seq); a smaller edge tile spills rows − min(rows, kept).
 struct SpillPlan {
-  bool active = false;              ///< false: the tiles fit (or no spilling asked): no spill ops
-  std::uint64_t limit_bytes = 0;    ///< the shared memory the CTA declares when active
-  std::uint64_t q_keep_rows = 0;    ///< Q rows kept in shared memory (of block_q)
-  std::uint64_t kv_keep_rows = 0;   ///< rows kept in each K and each V buffer (of block_kv)
+  bool active = false;  ///< false: the tiles fit (or no spilling asked): no spill ops
+  std::uint64_t limit_bytes = 0;  ///< the shared memory the CTA declares when active
+  std::uint64_t q_keep_rows = 0;  ///< Q rows kept in shared memory (of block_q)
+  std::uint64_t kv_keep_rows = 0;  ///< rows kept in each K and each V buffer (of block_kv)
   std::uint64_t score_keep_rows = 0;  ///< score-tile rows kept (of block_q, block_kv each)
-  std::uint64_t kv_buffers = 0;     ///< K/V buffer pairs: flash2 stages, flash1 1
-  bool kv_outer = false;            ///< the kernel's FlashLoop::kv_outer
+  std::uint64_t kv_buffers = 0;  ///< K/V buffer pairs: flash2 stages, flash1 1
+  bool kv_outer = false;  ///< the kernel's FlashLoop::kv_outer
 
   // The CTA's scratch slice, in elements of the workload's dtype: [Q | K/V buffers | scores].
-  std::uint64_t kv_offset = 0;      ///< first element of K/V buffer pair b: kv_offset + b·2·kv_spill
-  std::uint64_t score_offset = 0;   ///< first element of the spilled score rows
+  std::uint64_t kv_offset = 0;  ///< first element of K/V buffer pair b: kv_offset + b·2·kv_spill
+  std::uint64_t score_offset = 0;  ///< first element of the spilled score rows
   std::uint64_t scratch_elements = 0;  ///< elements of one CTA's slice (the spill tensor's columns)
-  std::uint64_t scratch_rows = 0;   ///< CTAs with a slice (the spill tensor's rows)
+  std::uint64_t scratch_rows = 0;  ///< CTAs with a slice (the spill tensor's rows)
 
   /// Spilled rows of a Q tile with `rows` rows.
   std::uint64_t q_spilled(std::uint64_t rows) const { return rows - std::min(rows, q_keep_rows); }
@@ -106,17 +106,19 @@ inline constexpr ParamSpec kAllowSpillParam{
     .name = "allow_spill",
     .flag = "--allow-spill",
     .type = ParamType::kSwitch,
-    .help = "Tiles over the shared memory per block (the config's sm.smem_per_block, or --sram) "
-            "are kept on chip as far as they fit and the rest spilled to global memory, instead "
-            "of rejected (see docs/spill.md)",
+    .help =
+        "Tiles over the shared memory per block (the config's sm.smem_per_block, or --sram) "
+        "are kept on chip as far as they fit and the rest spilled to global memory, instead "
+        "of rejected (see docs/spill.md)",
     .field = field_of<&WorkloadParams::allow_spill>(),
 };
 inline constexpr ParamSpec kSmemLimitParam{
     .name = "smem_limit_bytes",
     .type = ParamType::kBytes,
     .unit = "bytes",
-    .help = "Shared memory per CTA the tiles must fit in, set by the command: --config's "
-            "sm.smem_per_block, or --sram with --allow-spill; listed only with allow_spill",
+    .help =
+        "Shared memory per CTA the tiles must fit in, set by the command: --config's "
+        "sm.smem_per_block, or --sram with --allow-spill; listed only with allow_spill",
     .default_text = "none (no limit)",
     .min = 1,
     .field = field_of<&WorkloadParams::smem_limit_bytes>(),

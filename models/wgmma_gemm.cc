@@ -33,17 +33,22 @@ std::uint32_t wgmma_stages(std::uint64_t bm, std::uint64_t bn, std::uint32_t ele
 void check_wgmma_tile(std::uint64_t bm, std::uint64_t bn, const char* bm_name,
                       const char* bn_name) {
   if (bm != 128 && bm != 256) {
-    throw UsageError(std::string("--gemm wgmma: ") + bm_name + " must be 128 or 256 (two consumer "
-                     "warpgroups of m64 wgmmas), got " + std::to_string(bm));
+    throw UsageError(std::string("--gemm wgmma: ") + bm_name +
+                     " must be 128 or 256 (two consumer "
+                     "warpgroups of m64 wgmmas), got " +
+                     std::to_string(bm));
   }
   if (bn != 64 && bn != 128 && bn != 256) {
-    throw UsageError(std::string("--gemm wgmma: ") + bn_name + " must be 64, 128 or 256 (the N "
-                     "of an m64nNk16 wgmma), got " + std::to_string(bn));
+    throw UsageError(std::string("--gemm wgmma: ") + bn_name +
+                     " must be 64, 128 or 256 (the N "
+                     "of an m64nNk16 wgmma), got " +
+                     std::to_string(bn));
   }
 }
 
 void check_wgmma_runs(const WgmmaGemm& g, const WorkloadParams& p) {
-  if (p.dtype != Dtype::fp16) throw UsageError("--gemm wgmma: the kernel is fp16 only (--dtype fp16)");
+  if (p.dtype != Dtype::fp16)
+    throw UsageError("--gemm wgmma: the kernel is fp16 only (--dtype fp16)");
   if (g.stages == 0) {
     throw UsageError("--gemm wgmma: a " + std::to_string(g.bm) + " × " + std::to_string(g.bn) +
                      " tile does not fit two stages in " +

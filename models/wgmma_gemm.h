@@ -28,12 +28,12 @@
 
 namespace memwall {
 
-inline constexpr std::uint64_t kWgmmaTileK = 64;   ///< K elements per stage (one 128-byte row)
+inline constexpr std::uint64_t kWgmmaTileK = 64;  ///< K elements per stage (one 128-byte row)
 inline constexpr std::uint32_t kWgmmaThreads = 384;  ///< producer + two consumer warpgroups
 /// ptxas's registers per thread at entry (__launch_bounds__(384, 1); setmaxnreg then moves them
 /// between warpgroups): every instantiation (traces/measured/h200-hopper-gemm/log.txt).
 inline constexpr std::uint32_t kWgmmaRegisters = 168;
-inline constexpr std::uint64_t kWgmmaGroupM = 8;   ///< M-tiles per group of the tile order
+inline constexpr std::uint64_t kWgmmaGroupM = 8;  ///< M-tiles per group of the tile order
 inline constexpr std::uint32_t kWgmmaMaxStages = 4;
 
 /// The shared memory of a bm × bn CTA with `stages` stages: the operand boxes, the output
@@ -46,8 +46,7 @@ std::uint32_t wgmma_stages(std::uint64_t bm, std::uint64_t bn, std::uint32_t ele
                            std::uint64_t smem_limit);
 /// Throws UsageError unless bm is 128 or 256 and bn 64, 128 or 256 (the wgmma tile shapes the
 /// kernel's two consumer warpgroups and m64nNk16 allow), naming `bm_name` and `bn_name`.
-void check_wgmma_tile(std::uint64_t bm, std::uint64_t bn, const char* bm_name,
-                      const char* bn_name);
+void check_wgmma_tile(std::uint64_t bm, std::uint64_t bn, const char* bm_name, const char* bn_name);
 
 struct WgmmaGemm;
 /// Throws UsageError unless the kernel can run `g` for `p`: fp16, and two stages fit (size_for).
@@ -76,7 +75,9 @@ struct WgmmaGemm {
     stages = wgmma_stages(bm, bn, element_bytes, p.smem_limit_bytes.value_or(0));
   }
   /// The persistent grid on `sm_count` SMs.
-  std::uint64_t grid(std::uint32_t sm_count) const { return std::min<std::uint64_t>(tiles(), sm_count); }
+  std::uint64_t grid(std::uint32_t sm_count) const {
+    return std::min<std::uint64_t>(tiles(), sm_count);
+  }
   /// The launch: grid, 384 threads, the smem of its stages, ptxas's registers.
   KernelInfo launch(const char* name, std::uint32_t sm_count) const;
 
@@ -158,8 +159,9 @@ void wgmma_gemm_cta(const WgmmaGemm& g, std::uint64_t cta, std::uint64_t grid, d
     }
     for (std::uint64_t r0 = 0; r0 < rows; r0 += g.bm / 2) {
       for (std::uint64_t c0 = 0; c0 < cols; c0 += 64) {
-        rec.store(g.c, box(g.c, t.z * g.m + t.m0 + r0, std::min(g.bm / 2, rows - r0), t.n0 + c0,
-                           std::min<std::uint64_t>(64, cols - c0)),
+        rec.store(g.c,
+                  box(g.c, t.z * g.m + t.m0 + r0, std::min(g.bm / 2, rows - r0), t.n0 + c0,
+                      std::min<std::uint64_t>(64, cols - c0)),
                   store_tag);
       }
     }

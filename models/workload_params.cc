@@ -67,8 +67,8 @@ WorkloadKind parse_workload_kind(std::string_view name) {
     }
     throw UsageError(std::string(name) + " is not provided: the backward passes are " + backward);
   }
-  throw UsageError("unknown workload \"" + std::string(name) + "\" (known: " +
-                   workload_names(", ") + ")");
+  throw UsageError("unknown workload \"" + std::string(name) +
+                   "\" (known: " + workload_names(", ") + ")");
 }
 
 Dtype parse_dtype(std::string_view name) {
@@ -84,7 +84,8 @@ std::vector<std::pair<std::string, std::string>> WorkloadParams::named() const {
   std::vector<std::pair<std::string, std::string>> out;
   out.emplace_back("workload", std::string(plugin.name()));
   for (const ParamSpec& spec : plugin.params()) {
-    if (param_listed(spec, *this)) out.emplace_back(std::string(spec.name), param_text(spec, *this));
+    if (param_listed(spec, *this))
+      out.emplace_back(std::string(spec.name), param_text(spec, *this));
   }
   return out;
 }

@@ -62,9 +62,9 @@ struct WorkloadParams {
   Dtype dtype = Dtype::fp16;
 
   // Attention shape (naive, flash1, flash2).
-  std::uint64_t batch = 1;      ///< B
-  std::uint64_t heads = 1;      ///< H
-  std::uint64_t seq = 1024;     ///< N, tokens per head
+  std::uint64_t batch = 1;  ///< B
+  std::uint64_t heads = 1;  ///< H
+  std::uint64_t seq = 1024;  ///< N, tokens per head
   std::uint64_t head_dim = 64;  ///< d
   /// Hkv, key/value heads (grouped-query attention: heads / kv_heads query heads share one; 1 is
   /// multi-query). Resolution fills `heads`.
@@ -76,23 +76,23 @@ struct WorkloadParams {
   bool causal = false;
 
   // Attention tiling.
-  std::optional<std::uint32_t> block_q;       ///< rows of Q per tile (naive bm, flash Br)
-  std::optional<std::uint32_t> block_kv;      ///< rows of K/V per tile (naive bn, flash Bc)
-  std::optional<std::uint32_t> block_k;       ///< naive pv: columns of P per k chunk
-  std::optional<std::uint32_t> stages;        ///< flash2: K/V blocks in flight (pipelining depth)
+  std::optional<std::uint32_t> block_q;  ///< rows of Q per tile (naive bm, flash Br)
+  std::optional<std::uint32_t> block_kv;  ///< rows of K/V per tile (naive bn, flash Bc)
+  std::optional<std::uint32_t> block_k;  ///< naive pv: columns of P per k chunk
+  std::optional<std::uint32_t> stages;  ///< flash2: K/V blocks in flight (pipelining depth)
   std::optional<std::uint32_t> softmax_rows;  ///< naive softmax: rows per CTA
   /// naive softmax: keys per load when it streams its rows from global memory (two reads of S);
   /// 0 keeps the rows whole in shared memory (one read). Resolution derives it when not given.
   std::optional<std::uint32_t> softmax_chunk;
-  std::optional<std::uint64_t> sram_bytes;    ///< flash1: on-chip memory M in bytes (for defaults)
+  std::optional<std::uint64_t> sram_bytes;  ///< flash1: on-chip memory M in bytes (for defaults)
   /// flash2: split-KV chunks of each (head, Q block)'s K/V sequence ("Flash-Decoding"); 0 before
   /// resolution means `auto` (FlashAttention-2's num_splits_heuristic for the config's SMs).
   std::optional<std::uint32_t> splits;
 
   // gemm shape and tiling (C[m×n] = A[m×k]·B[k×n]).
-  std::uint64_t m = 4096;               ///< rows of A and C
-  std::uint64_t n = 4096;               ///< columns of B and C
-  std::uint64_t k = 4096;               ///< columns of A, rows of B
+  std::uint64_t m = 4096;  ///< rows of A and C
+  std::uint64_t n = 4096;  ///< columns of B and C
+  std::uint64_t k = 4096;  ///< columns of A, rows of B
   std::optional<std::uint32_t> tile_m;  ///< output tile rows
   std::optional<std::uint32_t> tile_n;  ///< output tile columns
   std::optional<std::uint32_t> tile_k;  ///< k chunk per loop step

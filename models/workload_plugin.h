@@ -31,9 +31,11 @@ class Workload;
 /// What a plugin says when a launch needs more shared memory per CTA than the limit; the
 /// message reads "kernel K needs X (N B = formula) ... ; reduce `reduce`; `fits`".
 struct SmemAdvice {
-  std::string formula;  ///< how the bytes add up, e.g. "(block_q 128 + 2·block_kv 64)·..."; may be empty
-  std::string reduce;   ///< the parameters that set it, e.g. "block_q/block_kv/stages"
-  std::string fits;     ///< what would fit under the limit, e.g. "softmax_rows <= 3 fits"; may be empty
+  std::string
+      formula;  ///< how the bytes add up, e.g. "(block_q 128 + 2·block_kv 64)·..."; may be empty
+  std::string reduce;  ///< the parameters that set it, e.g. "block_q/block_kv/stages"
+  std::string
+      fits;  ///< what would fit under the limit, e.g. "softmax_rows <= 3 fits"; may be empty
 };
 
 /// One workload. Plugins are stateless singletons; every method is a function of its arguments.

@@ -104,8 +104,10 @@ std::string catalogue_param_help(const CatalogueParam& param) {
     auto it = std::find_if(groups.begin(), groups.end(),
                            [&help](const auto& g) { return g.second == help; });
     const std::string name(use.plugin->name());
-    if (it == groups.end()) groups.emplace_back(name, help);
-    else it->first += ", " + name;
+    if (it == groups.end())
+      groups.emplace_back(name, help);
+    else
+      it->first += ", " + name;
   }
   if (groups.size() == 1 && param.uses.size() == plugin_table().size()) return groups[0].second;
   std::string out;
@@ -119,7 +121,8 @@ void set_workload_param_text(WorkloadParams& p, std::string_view name, std::stri
     return;
   }
   const CatalogueParam* param = find_workload_param(name);
-  if (param == nullptr) throw UsageError("unknown workload parameter \"" + std::string(name) + "\"");
+  if (param == nullptr)
+    throw UsageError("unknown workload parameter \"" + std::string(name) + "\"");
   set_param_text(*param->spec, p, text);
 }
 

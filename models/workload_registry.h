@@ -37,8 +37,8 @@ struct ParamUse {
 
 /// A parameter name as the workloads declare it.
 struct CatalogueParam {
-  const ParamSpec* spec;        ///< the first declaration (name, flag, type, field: all the same)
-  std::vector<ParamUse> uses;   ///< every plugin that declares it, in registration order
+  const ParamSpec* spec;  ///< the first declaration (name, flag, type, field: all the same)
+  std::vector<ParamUse> uses;  ///< every plugin that declares it, in registration order
 };
 
 /// Every parameter of every plugin once, in the order of their fields in WorkloadParams (the

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <ctime>
-#include <filesystem>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
+#include <filesystem>
 #include <memory>
 #include <utility>
 
@@ -16,12 +16,12 @@
 #include "models/workload_registry.h"
 #include "sim/core/error.h"
 #include "sim/core/json.h"
+#include "sim/engine/simulator.h"
 #include "sim/hw/config_loader.h"
 #include "sim/report/provenance.h"
 #include "studies/calibration_load.h"
 #include "studies/parallel_for.h"
 #include "traces/interruptible_source.h"
-#include "sim/engine/simulator.h"
 
 namespace memwall {
 namespace {
@@ -32,13 +32,16 @@ constexpr double kMaxOverhead_s = 100e-6;
 constexpr double kFdStep = 0.05;  ///< forward-difference step in log(parameter)
 constexpr double kMaxStep = 1.0;  ///< largest change of one log(parameter) in a step (a factor e)
 constexpr double kLaunchStart_s = 1e-6;  ///< where a launch overhead below it starts
-constexpr double kOpStart_s = 10e-9;     ///< where a per-op overhead below it starts
+constexpr double kOpStart_s = 10e-9;  ///< where a per-op overhead below it starts
 
-bool is_fraction(FitParam p) { return p != FitParam::op_overhead && p != FitParam::launch_overhead; }
+bool is_fraction(FitParam p) {
+  return p != FitParam::op_overhead && p != FitParam::launch_overhead;
+}
 
 /// Clamps a parameter to its physical range.
 double clamp_param(FitParam p, double v) {
-  return is_fraction(p) ? std::clamp(v, kMinFraction, 1.0) : std::clamp(v, kMinOverhead_s, kMaxOverhead_s);
+  return is_fraction(p) ? std::clamp(v, kMinFraction, 1.0)
+                        : std::clamp(v, kMinOverhead_s, kMaxOverhead_s);
 }
 
 /// The value as the calibrated YAML writes it (4 decimals; whole picoseconds).
@@ -76,7 +79,8 @@ std::string metrics_json(const ErrorMetrics& m) {
          ", \"time_correlation\": " + json_number(m.time_correlation) +
          ", \"dram_mape\": " + json_number(m.dram_mape) +
          ", \"dram_max_error\": " + json_number(m.dram_max_error) +
-         ", \"l2_mape\": " + json_number(m.l2_mape) + ", \"l2_max_error\": " + json_number(m.l2_max_error) + "}";
+         ", \"l2_mape\": " + json_number(m.l2_mape) +
+         ", \"l2_max_error\": " + json_number(m.l2_max_error) + "}";
 }
 
 std::string param_text(FitParam p, double v) {
@@ -102,10 +106,10 @@ std::string fit_param_name(FitParam p) {
 }
 
 std::vector<FitParam> parse_fit_params(const std::string& list) {
-  constexpr FitParam kAll[] = {FitParam::tensor, FitParam::mma_sync,    FitParam::fp32,        FitParam::sfu,
-                               FitParam::l2,     FitParam::hbm,         FitParam::op_overhead,
-                               FitParam::launch_overhead, FitParam::pipe_serial,
-                               FitParam::l2_capacity};
+  constexpr FitParam kAll[] = {
+      FitParam::tensor,      FitParam::mma_sync,   FitParam::fp32,        FitParam::sfu,
+      FitParam::l2,          FitParam::hbm,        FitParam::op_overhead, FitParam::launch_overhead,
+      FitParam::pipe_serial, FitParam::l2_capacity};
   std::vector<FitParam> out;
   std::size_t start = 0;
   while (start <= list.size()) {
@@ -114,8 +118,9 @@ std::vector<FitParam> parse_fit_params(const std::string& list) {
     const auto it = std::find_if(std::begin(kAll), std::end(kAll),
                                  [&](FitParam p) { return fit_param_name(p) == name; });
     if (it == std::end(kAll)) {
-      throw UsageError("--params: unknown parameter \"" + name +
-                       "\" (known: tensor, mma_sync, fp32, sfu, l2, hbm, op_overhead, launch_overhead, pipe_serial, l2_capacity)");
+      throw UsageError(
+          "--params: unknown parameter \"" + name +
+          "\" (known: tensor, mma_sync, fp32, sfu, l2, hbm, op_overhead, launch_overhead, pipe_serial, l2_capacity)");
     }
     if (std::find(out.begin(), out.end(), *it) != out.end()) {
       throw UsageError("--params: \"" + name + "\" given twice");
@@ -135,7 +140,8 @@ double fit_param_value(const HardwareConfig& c, FitParam p) {
     case FitParam::l2: return c.efficiency.l2;
     case FitParam::hbm: return c.efficiency.hbm;
     case FitParam::op_overhead: return static_cast<double>(c.efficiency.op_overhead) * 1e-12;
-    case FitParam::launch_overhead: return static_cast<double>(c.efficiency.launch_overhead) * 1e-12;
+    case FitParam::launch_overhead:
+      return static_cast<double>(c.efficiency.launch_overhead) * 1e-12;
     case FitParam::l2_capacity: return c.efficiency.l2_capacity;
     case FitParam::pipe_serial: return c.efficiency.pipe_serial;
   }
@@ -150,8 +156,12 @@ void set_fit_param(HardwareConfig& c, FitParam p, double v) {
     case FitParam::sfu: c.efficiency.sfu = v; break;
     case FitParam::l2: c.efficiency.l2 = v; break;
     case FitParam::hbm: c.efficiency.hbm = v; break;
-    case FitParam::op_overhead: c.efficiency.op_overhead = static_cast<Tick>(std::llround(v * 1e12)); break;
-    case FitParam::launch_overhead: c.efficiency.launch_overhead = static_cast<Tick>(std::llround(v * 1e12)); break;
+    case FitParam::op_overhead:
+      c.efficiency.op_overhead = static_cast<Tick>(std::llround(v * 1e12));
+      break;
+    case FitParam::launch_overhead:
+      c.efficiency.launch_overhead = static_cast<Tick>(std::llround(v * 1e12));
+      break;
     case FitParam::l2_capacity: c.efficiency.l2_capacity = v; break;
     case FitParam::pipe_serial: c.efficiency.pipe_serial = v; break;
   }
@@ -160,20 +170,23 @@ void set_fit_param(HardwareConfig& c, FitParam p, double v) {
 HoldOutRule parse_hold_out(const std::string& text) {
   const std::size_t eq = text.find('=');
   if (eq == std::string::npos || eq == 0) {
-    throw UsageError("--hold-out: expected NAME=V1,V2,... (e.g. seq=1024,8192 or block_kv=64), got \"" +
-                     text + "\"");
+    throw UsageError(
+        "--hold-out: expected NAME=V1,V2,... (e.g. seq=1024,8192 or block_kv=64), got \"" + text +
+        "\"");
   }
   HoldOutRule rule;
   rule.param = text.substr(0, eq);
   rule.values.clear();
   if (rule.param != "workload" && find_workload_param(rule.param) == nullptr) {
-    throw UsageError("--hold-out: unknown parameter \"" + rule.param +
-                     "\" (workload or a workload parameter: seq, head_dim, block_q, block_kv, stages, ...)");
+    throw UsageError(
+        "--hold-out: unknown parameter \"" + rule.param +
+        "\" (workload or a workload parameter: seq, head_dim, block_q, block_kv, stages, ...)");
   }
   std::size_t start = eq + 1;
   while (true) {
     const std::size_t comma = text.find(',', start);
-    const std::string v = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const std::string v =
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     if (v.empty()) throw UsageError("--hold-out: an empty value in \"" + text + "\"");
     rule.values.push_back(v);
     if (comma == std::string::npos) break;
@@ -214,14 +227,16 @@ std::vector<std::size_t> small_heldout_cases(const std::vector<MeasuredCase>& ca
                                              const HoldOutRule& rule) {
   std::vector<std::size_t> out;
   for (std::size_t i = 0; i < cases.size(); ++i) {
-    if (cases[i].profiled() && is_held_out(cases[i], rule) && cases[i].params.seq <= 1024) out.push_back(i);
+    if (cases[i].profiled() && is_held_out(cases[i], rule) && cases[i].params.seq <= 1024)
+      out.push_back(i);
   }
   return out;
 }
 
 std::vector<KernelComparison> compare_cases(const HardwareConfig& config,
                                             const std::vector<MeasuredCase>& cases,
-                                            const std::vector<std::size_t>& which, unsigned threads) {
+                                            const std::vector<std::size_t>& which,
+                                            unsigned threads) {
   std::vector<std::vector<KernelComparison>> per_case(which.size());
   parallel_for(which.size(), threads, [&](std::size_t slot) {
     const std::size_t ci = which.at(slot);
@@ -311,7 +326,8 @@ double fit_l2_capacity(const HardwareConfig& base, const std::vector<MeasuredCas
     }
     HardwareConfig c = base;
     c.efficiency.l2_capacity = hundredths / 100.0;
-    const double m = error_metrics(compare_cases(c, cases, res.iter_cases, options.threads)).dram_mape;
+    const double m =
+        error_metrics(compare_cases(c, cases, res.iter_cases, options.threads)).dram_mape;
     ++res.evaluations;
     ++res.capacity_evaluations;
     tried.emplace_back(hundredths, m);
@@ -351,7 +367,8 @@ void split_cases(const std::vector<MeasuredCase>& cases, const CalibrationOption
       continue;
     }
     std::uint64_t bytes = 0;
-    for (const KernelSectorBytes& k : count_sector_bytes(cases[i].params)) bytes += k.read_bytes + k.write_bytes;
+    for (const KernelSectorBytes& k : count_sector_bytes(cases[i].params))
+      bytes += k.read_bytes + k.write_bytes;
     if (bytes > options.eval_budget_bytes) {
       ++res.skipped_cases;
       continue;
@@ -387,8 +404,10 @@ void evaluate_rows(const std::vector<MeasuredCase>& cases, const CalibrationOpti
 
 }  // namespace
 
-CalibrationResult evaluate_config(const HardwareConfig& config, const std::vector<MeasuredCase>& cases,
-                                  const std::string& measured_path, const CalibrationOptions& options) {
+CalibrationResult evaluate_config(const HardwareConfig& config,
+                                  const std::vector<MeasuredCase>& cases,
+                                  const std::string& measured_path,
+                                  const CalibrationOptions& options) {
   CalibrationResult res;
   res.measured_path = measured_path;
   res.eval_budget_bytes = options.eval_budget_bytes;
@@ -399,15 +418,18 @@ CalibrationResult evaluate_config(const HardwareConfig& config, const std::vecto
   return res;
 }
 
-CalibrationResult run_calibration(const HardwareConfig& base, const std::vector<MeasuredCase>& cases,
-                                  const std::string& measured_path, const CalibrationOptions& options) {
+CalibrationResult run_calibration(const HardwareConfig& base,
+                                  const std::vector<MeasuredCase>& cases,
+                                  const std::string& measured_path,
+                                  const CalibrationOptions& options) {
   if (options.params.empty()) throw UsageError("calibrate: no parameter to fit");
   CalibrationResult res;
   res.measured_path = measured_path;
   res.eval_budget_bytes = options.eval_budget_bytes;
   // Split the cases; the iterations use the fit cases within the byte budget.
   split_cases(cases, options, res);
-  if (res.iter_cases.empty()) throw UsageError("calibrate: no profiled fit case within the fit budget");
+  if (res.iter_cases.empty())
+    throw UsageError("calibrate: no profiled fit case within the fit budget");
 
   // Stage 1 (when asked): the L2's usable capacity, from the DRAM bytes alone.
   HardwareConfig start = base;
@@ -428,7 +450,8 @@ CalibrationResult run_calibration(const HardwareConfig& base, const std::vector<
   auto config_at = [&](const Eigen::VectorXd& x) {
     HardwareConfig c = start;
     for (std::size_t j = 0; j < np; ++j) {
-      set_fit_param(c, params[j], clamp_param(params[j], std::exp(x(static_cast<Eigen::Index>(j)))));
+      set_fit_param(c, params[j],
+                    clamp_param(params[j], std::exp(x(static_cast<Eigen::Index>(j)))));
     }
     return c;
   };
@@ -464,7 +487,8 @@ CalibrationResult run_calibration(const HardwareConfig& base, const std::vector<
     Eigen::MatrixXd jac(r.size(), n);
     for (Eigen::Index j = 0; j < n; ++j) {
       Eigen::VectorXd xs = x;
-      const bool at_upper = is_fraction(params[static_cast<std::size_t>(j)]) && x(j) + kFdStep > 0.0;
+      const bool at_upper =
+          is_fraction(params[static_cast<std::size_t>(j)]) && x(j) + kFdStep > 0.0;
       const double h = at_upper ? -kFdStep : kFdStep;
       xs(j) += h;
       jac.col(j) = (residuals_at(xs) - r) / h;
@@ -492,7 +516,8 @@ CalibrationResult run_calibration(const HardwareConfig& base, const std::vector<
         accepted = true;
         ++res.iterations;
         if (options.progress) {
-          std::string line = "iteration " + std::to_string(res.iterations) + ": cost " + fmt("%.6f", cost);
+          std::string line =
+              "iteration " + std::to_string(res.iterations) + ": cost " + fmt("%.6f", cost);
           for (std::size_t j = 0; j < np; ++j) {
             line += " " + fit_param_name(params[j]) + "=" +
                     param_text(params[j], std::exp(x(static_cast<Eigen::Index>(j))));
@@ -524,30 +549,31 @@ CalibrationResult run_calibration(const HardwareConfig& base, const std::vector<
 std::string calibrated_yaml(const CalibrationResult& res, const std::string& base_extends,
                             const std::string& date, const std::string& command) {
   std::string y;
-  y += "# " + res.calibrated.name + ", calibrated: the efficiencies below were fitted by `memwall calibrate`\n";
+  y += "# " + res.calibrated.name +
+       ", calibrated: the efficiencies below were fitted by `memwall calibrate`\n";
   y += "# to the real kernels measured on the GPU; every other value comes from the base config.\n";
   y += "# measured: " + res.measured_path + "\n";
   y += "# date (UTC): " + date + "\n";
   y += "# command: " + command + "\n";
-  y += "# fit: Levenberg-Marquardt on log(simulated / ncu kernel time), " + std::to_string(res.iterations) +
-       " steps, " + std::to_string(res.evaluations) + " simulation sweeps over " +
-       std::to_string(res.iter_cases.size()) + " cases\n";
+  y += "# fit: Levenberg-Marquardt on log(simulated / ncu kernel time), " +
+       std::to_string(res.iterations) + " steps, " + std::to_string(res.evaluations) +
+       " simulation sweeps over " + std::to_string(res.iter_cases.size()) + " cases\n";
   if (res.capacity_evaluations > 0) {
     y += "#   l2_capacity first, alone: least DRAM MAPE over the same cases (" +
          std::to_string(res.capacity_evaluations) + " of the sweeps; " +
          fmt("%.2f%%", res.capacity_dram_mape * 100) + ")\n";
   }
-  const std::string rule = res.hold_out.param == "seq"
-                               ? "N" + hold_out_text(res.hold_out).substr(3)
-                               : hold_out_text(res.hold_out);
+  const std::string rule = res.hold_out.param == "seq" ? "N" + hold_out_text(res.hold_out).substr(3)
+                                                       : hold_out_text(res.hold_out);
   y += "#   held out: " + rule + " (" + std::to_string(res.heldout_cases.size()) + " cases)\n";
   auto line = [&](const char* set, const ErrorMetrics& m) {
     char buf[256];
-    std::snprintf(buf, sizeof buf,
-                  "#   %-8s %3zu kernels: time MAPE %.1f%% (worst %.1f%%, r %.3f), DRAM MAPE %.1f%% (worst "
-                  "%.1f%%), SM->L2 MAPE %.2f%%\n",
-                  set, m.rows, m.time_mape * 100, m.time_max_error * 100, m.time_correlation,
-                  m.dram_mape * 100, m.dram_max_error * 100, m.l2_mape * 100);
+    std::snprintf(
+        buf, sizeof buf,
+        "#   %-8s %3zu kernels: time MAPE %.1f%% (worst %.1f%%, r %.3f), DRAM MAPE %.1f%% (worst "
+        "%.1f%%), SM->L2 MAPE %.2f%%\n",
+        set, m.rows, m.time_mape * 100, m.time_max_error * 100, m.time_correlation,
+        m.dram_mape * 100, m.dram_max_error * 100, m.l2_mape * 100);
     y += buf;
   };
   line("fit", res.fit);
@@ -558,14 +584,16 @@ std::string calibrated_yaml(const CalibrationResult& res, const std::string& bas
   y += "efficiency:\n";
   for (const FittedParam& f : res.fitted) {
     char buf[160];
-    std::snprintf(buf, sizeof buf, "  %-16s %-12s # base %s\n", (fit_param_name(f.param) + ":").c_str(),
-                  param_text(f.param, f.value).c_str(), param_text(f.param, f.initial).c_str());
+    std::snprintf(buf, sizeof buf, "  %-16s %-12s # base %s\n",
+                  (fit_param_name(f.param) + ":").c_str(), param_text(f.param, f.value).c_str(),
+                  param_text(f.param, f.initial).c_str());
     y += buf;
   }
   return y;
 }
 
-std::string calibration_to_json(const CalibrationResult& res, const std::vector<MeasuredCase>& cases) {
+std::string calibration_to_json(const CalibrationResult& res,
+                                const std::vector<MeasuredCase>& cases) {
   std::string j = "{\n";
   j += "  \"measured\": " + json_quote(res.measured_path) + ",\n";
   j += "  \"config\": " + json_quote(res.calibrated.source_file) + ",\n";
@@ -576,11 +604,13 @@ std::string calibration_to_json(const CalibrationResult& res, const std::vector<
          json_number(res.fitted[i].value);
   }
   j += "},\n";
-  j += "  \"iterations\": " + std::to_string(res.iterations) + ", \"evaluations\": " +
-       std::to_string(res.evaluations) + ", \"capacity_evaluations\": " + std::to_string(res.capacity_evaluations) +
+  j += "  \"iterations\": " + std::to_string(res.iterations) +
+       ", \"evaluations\": " + std::to_string(res.evaluations) +
+       ", \"capacity_evaluations\": " + std::to_string(res.capacity_evaluations) +
        ", \"iteration_cases\": " + std::to_string(res.iter_cases.size()) +
-       ", \"skipped_cases\": " + std::to_string(res.skipped_cases) + ", \"initial_cost\": " + json_number(res.initial_cost) + ", \"final_cost\": " +
-       json_number(res.final_cost) + ",\n";
+       ", \"skipped_cases\": " + std::to_string(res.skipped_cases) +
+       ", \"initial_cost\": " + json_number(res.initial_cost) +
+       ", \"final_cost\": " + json_number(res.final_cost) + ",\n";
   j += "  \"before_fit\": " + metrics_json(res.before_fit) + ",\n";
   j += "  \"fit\": " + metrics_json(res.fit) + ",\n";
   j += "  \"heldout\": " + metrics_json(res.heldout) + ",\n";
@@ -591,11 +621,15 @@ std::string calibration_to_json(const CalibrationResult& res, const std::vector<
     for (const KernelComparison& r : v) {
       j += first ? "\n" : ",\n";
       first = false;
-      j += "    {\"set\": \"" + std::string(set) + "\", \"case\": " + json_quote(cases[r.case_index].label) +
+      j += "    {\"set\": \"" + std::string(set) +
+           "\", \"case\": " + json_quote(cases[r.case_index].label) +
            ", \"kernel\": " + json_quote(r.kernel) + ", \"line\": " + std::to_string(r.line) +
-           ", \"sim_time_s\": " + json_number(r.sim_time_s) + ", \"meas_time_s\": " + json_number(r.meas_time_s) +
-           ", \"sim_dram_bytes\": " + json_number(r.sim_dram) + ", \"meas_dram_bytes\": " + json_number(r.meas_dram) +
-           ", \"sim_l2_bytes\": " + json_number(r.sim_l2) + ", \"meas_l2_bytes\": " + json_number(r.meas_l2) + "}";
+           ", \"sim_time_s\": " + json_number(r.sim_time_s) +
+           ", \"meas_time_s\": " + json_number(r.meas_time_s) +
+           ", \"sim_dram_bytes\": " + json_number(r.sim_dram) +
+           ", \"meas_dram_bytes\": " + json_number(r.meas_dram) +
+           ", \"sim_l2_bytes\": " + json_number(r.sim_l2) +
+           ", \"meas_l2_bytes\": " + json_number(r.meas_l2) + "}";
     }
   };
   rows(res.fit_rows, "fit");
@@ -604,7 +638,8 @@ std::string calibration_to_json(const CalibrationResult& res, const std::vector<
   return j;
 }
 
-std::string calibration_to_text(const CalibrationResult& res, const std::vector<MeasuredCase>& cases) {
+std::string calibration_to_text(const CalibrationResult& res,
+                                const std::vector<MeasuredCase>& cases) {
   std::string t;
   char buf[512];
   if (res.evaluated_only) {
@@ -614,48 +649,56 @@ std::string calibration_to_text(const CalibrationResult& res, const std::vector<
     }
     t += "\n";
   } else {
-  t += "Fitted (" + std::to_string(res.iterations) + " Levenberg-Marquardt steps, " +
-       std::to_string(res.evaluations) + " sweeps over " + std::to_string(res.iter_cases.size()) +
-       " fit cases; cost " + fmt("%.4f", res.initial_cost) + " -> " + fmt("%.4f", res.final_cost) + "):\n";
-  if (res.capacity_evaluations > 0) {
-    t += "  (l2_capacity first, from DRAM bytes alone: " + std::to_string(res.capacity_evaluations) +
-         " of the sweeps; DRAM MAPE " + fmt("%.2f%%", res.capacity_dram_mape * 100) + " on those cases)\n";
+    t += "Fitted (" + std::to_string(res.iterations) + " Levenberg-Marquardt steps, " +
+         std::to_string(res.evaluations) + " sweeps over " + std::to_string(res.iter_cases.size()) +
+         " fit cases; cost " + fmt("%.4f", res.initial_cost) + " -> " +
+         fmt("%.4f", res.final_cost) + "):\n";
+    if (res.capacity_evaluations > 0) {
+      t += "  (l2_capacity first, from DRAM bytes alone: " +
+           std::to_string(res.capacity_evaluations) + " of the sweeps; DRAM MAPE " +
+           fmt("%.2f%%", res.capacity_dram_mape * 100) + " on those cases)\n";
+    }
+    for (const FittedParam& f : res.fitted) {
+      std::snprintf(buf, sizeof buf, "  efficiency.%-16s %12s   (base %s)\n",
+                    fit_param_name(f.param).c_str(), param_text(f.param, f.value).c_str(),
+                    param_text(f.param, f.initial).c_str());
+      t += buf;
+    }
   }
-  for (const FittedParam& f : res.fitted) {
-    std::snprintf(buf, sizeof buf, "  efficiency.%-16s %12s   (base %s)\n", fit_param_name(f.param).c_str(),
-                  param_text(f.param, f.value).c_str(), param_text(f.param, f.initial).c_str());
-    t += buf;
-  }
-  }
-  t += "\nPer kernel (time: ncu_time_s; DRAM: dram read+write; SM->L2: xbar read+write), errors sim/meas-1:\n";
-  std::snprintf(buf, sizeof buf, "  %-4s %-44s %-10s %11s %11s %8s %12s %12s %8s %8s\n", "set", "case", "kernel",
-                "meas time", "sim time", "error", "meas DRAM", "sim DRAM", "error", "SM->L2");
+  t +=
+      "\nPer kernel (time: ncu_time_s; DRAM: dram read+write; SM->L2: xbar read+write), errors sim/meas-1:\n";
+  std::snprintf(buf, sizeof buf, "  %-4s %-44s %-10s %11s %11s %8s %12s %12s %8s %8s\n", "set",
+                "case", "kernel", "meas time", "sim time", "error", "meas DRAM", "sim DRAM",
+                "error", "SM->L2");
   t += buf;
   auto rows = [&](const std::vector<KernelComparison>& v, const char* set) {
     for (const KernelComparison& r : v) {
-      std::snprintf(buf, sizeof buf, "  %-4s %-44s %-10s %9.3fus %9.3fus %+7.1f%% %12.0f %12.0f %+7.1f%% %+7.2f%%\n",
+      std::snprintf(buf, sizeof buf,
+                    "  %-4s %-44s %-10s %9.3fus %9.3fus %+7.1f%% %12.0f %12.0f %+7.1f%% %+7.2f%%\n",
                     set, cases[r.case_index].label.c_str(), r.kernel.c_str(), r.meas_time_s * 1e6,
-                    r.sim_time_s * 1e6, r.time_error() * 100, r.meas_dram, r.sim_dram, r.dram_error() * 100,
-                    r.l2_error() * 100);
+                    r.sim_time_s * 1e6, r.time_error() * 100, r.meas_dram, r.sim_dram,
+                    r.dram_error() * 100, r.l2_error() * 100);
       t += buf;
     }
   };
   rows(res.fit_rows, "fit");
   rows(res.heldout_rows, "held");
   t += "\nSummary (MAPE = mean |sim/meas - 1|; r = Pearson correlation of log times):\n";
-  auto summary = [&](const char* name, const ErrorMetrics& m, const std::vector<KernelComparison>* v) {
-    std::snprintf(buf, sizeof buf,
-                  "  %-22s %3zu kernels  time MAPE %6.2f%% worst %6.2f%% r %.4f  DRAM MAPE %6.2f%% worst %6.2f%%  "
-                  "SM->L2 MAPE %5.2f%%\n",
-                  name, m.rows, m.time_mape * 100, m.time_max_error * 100, m.time_correlation, m.dram_mape * 100,
-                  m.dram_max_error * 100, m.l2_mape * 100);
+  auto summary = [&](const char* name, const ErrorMetrics& m,
+                     const std::vector<KernelComparison>* v) {
+    std::snprintf(
+        buf, sizeof buf,
+        "  %-22s %3zu kernels  time MAPE %6.2f%% worst %6.2f%% r %.4f  DRAM MAPE %6.2f%% worst %6.2f%%  "
+        "SM->L2 MAPE %5.2f%%\n",
+        name, m.rows, m.time_mape * 100, m.time_max_error * 100, m.time_correlation,
+        m.dram_mape * 100, m.dram_max_error * 100, m.l2_mape * 100);
     t += buf;
     if (v && !v->empty()) {
       const KernelComparison& tw = (*v)[m.time_worst];
       const KernelComparison& dw = (*v)[m.dram_worst];
-      t += "      worst time: " + cases[tw.case_index].label + " " + tw.kernel + " (line " + std::to_string(tw.line) +
-           ")\n      worst DRAM: " + cases[dw.case_index].label + " " + dw.kernel + " (line " +
-           std::to_string(dw.line) + ")\n";
+      t += "      worst time: " + cases[tw.case_index].label + " " + tw.kernel + " (line " +
+           std::to_string(tw.line) + ")\n      worst DRAM: " + cases[dw.case_index].label + " " +
+           dw.kernel + " (line " + std::to_string(dw.line) + ")\n";
     }
   };
   if (!res.evaluated_only) summary("base config (fit set)", res.before_fit, nullptr);
@@ -663,7 +706,8 @@ std::string calibration_to_text(const CalibrationResult& res, const std::vector<
   std::string heldout_name = "held out (";
   if (res.hold_out.param == "seq") {
     heldout_name += "N " + hold_out_flag(res.hold_out).substr(4);
-    for (std::size_t at = heldout_name.find(','); at != std::string::npos; at = heldout_name.find(',', at + 2)) {
+    for (std::size_t at = heldout_name.find(','); at != std::string::npos;
+         at = heldout_name.find(',', at + 2)) {
       heldout_name.insert(at + 1, " ");
     }
   } else {
@@ -673,7 +717,8 @@ std::string calibration_to_text(const CalibrationResult& res, const std::vector<
   summary(heldout_name.c_str(), res.heldout, &res.heldout_rows);
   summary("held out, N <= 1024", res.small_heldout, nullptr);
   if (res.skipped_cases > 0) {
-    t += "  " + std::to_string(res.skipped_cases) + " profiled cases above the evaluation budget (" +
+    t += "  " + std::to_string(res.skipped_cases) +
+         " profiled cases above the evaluation budget (" +
          format_bytes(Bytes{res.eval_budget_bytes}) + " SM->L2) not simulated\n";
   }
   if (res.unprofiled_cases > 0) {
@@ -683,11 +728,13 @@ std::string calibration_to_text(const CalibrationResult& res, const std::vector<
 }
 
 std::string calibrated_extends(const std::string& config, const std::string& output) {
-  const std::filesystem::path base = std::filesystem::absolute(resolve_config_path(config)).lexically_normal();
+  const std::filesystem::path base =
+      std::filesystem::absolute(resolve_config_path(config)).lexically_normal();
   for (const PresetInfo& p : list_presets()) {
     if (std::filesystem::absolute(p.path).lexically_normal() == base) return p.id;
   }
-  const std::filesystem::path dir = std::filesystem::absolute(output).lexically_normal().parent_path();
+  const std::filesystem::path dir =
+      std::filesystem::absolute(output).lexically_normal().parent_path();
   return base.lexically_relative(dir).string();
 }
 
@@ -704,9 +751,11 @@ std::string calibrate_command_line(const std::string& config, const std::string&
                                    const std::string& output, const std::string& params,
                                    const std::string& fit_budget, const std::string& eval_budget,
                                    const std::string& hold_out, unsigned max_iterations) {
-  auto quoted = [](const std::string& s) { return s.find(' ') != std::string::npos ? "\"" + s + "\"" : s; };
-  return "memwall calibrate --config " + quoted(config) + " --measured " + quoted(measured) + " -o " +
-         quoted(output) + " --params " + params + " --fit-budget " + quoted(fit_budget) +
+  auto quoted = [](const std::string& s) {
+    return s.find(' ') != std::string::npos ? "\"" + s + "\"" : s;
+  };
+  return "memwall calibrate --config " + quoted(config) + " --measured " + quoted(measured) +
+         " -o " + quoted(output) + " --params " + params + " --fit-budget " + quoted(fit_budget) +
          (eval_budget.empty() ? "" : " --eval-budget " + quoted(eval_budget)) +
          (hold_out == "seq=1024,8192" ? "" : " --hold-out " + hold_out) + " --max-iterations " +
          std::to_string(max_iterations);

@@ -32,7 +32,15 @@ namespace memwall {
 
 /// A parameter the fit may move: an `efficiency.*` key of the config.
 enum class FitParam : std::uint8_t {
-  tensor, mma_sync, fp32, sfu, l2, hbm, op_overhead, launch_overhead, pipe_serial,
+  tensor,
+  mma_sync,
+  fp32,
+  sfu,
+  l2,
+  hbm,
+  op_overhead,
+  launch_overhead,
+  pipe_serial,
   l2_capacity  ///< fitted to DRAM bytes (not times), before the others: see run_calibration
 };
 
@@ -67,13 +75,13 @@ bool is_held_out(const MeasuredCase& c, const HoldOutRule& rule = {});
 struct KernelComparison {
   std::size_t case_index = 0;
   std::string kernel;
-  int line = 0;            ///< measured row's CSV line
+  int line = 0;  ///< measured row's CSV line
   double sim_time_s = 0;
   double meas_time_s = 0;  ///< ncu_time_s
-  double sim_dram = 0;     ///< bytes read + written back during the kernel
-  double meas_dram = 0;    ///< dram_read_bytes + dram_write_bytes
-  double sim_l2 = 0;       ///< SM → L2 bytes read + written
-  double meas_l2 = 0;      ///< xbar_read_bytes + xbar_write_bytes
+  double sim_dram = 0;  ///< bytes read + written back during the kernel
+  double meas_dram = 0;  ///< dram_read_bytes + dram_write_bytes
+  double sim_l2 = 0;  ///< SM → L2 bytes read + written
+  double meas_l2 = 0;  ///< xbar_read_bytes + xbar_write_bytes
 
   double time_error() const { return sim_time_s / meas_time_s - 1.0; }
   double dram_error() const { return meas_dram > 0 ? sim_dram / meas_dram - 1.0 : 0.0; }
@@ -86,20 +94,21 @@ struct KernelComparison {
 /// model's.
 std::vector<KernelComparison> compare_cases(const HardwareConfig& config,
                                             const std::vector<MeasuredCase>& cases,
-                                            const std::vector<std::size_t>& which, unsigned threads);
+                                            const std::vector<std::size_t>& which,
+                                            unsigned threads);
 
 /// Errors over a set of rows, as fractions (0.05 is 5%).
 struct ErrorMetrics {
   std::size_t rows = 0;
-  double time_mape = 0;         ///< mean |sim/meas − 1| of kernel times
-  double time_max_error = 0;    ///< largest |sim/meas − 1| of kernel times
+  double time_mape = 0;  ///< mean |sim/meas − 1| of kernel times
+  double time_max_error = 0;  ///< largest |sim/meas − 1| of kernel times
   double time_correlation = 0;  ///< Pearson r of log(sim time) against log(measured time)
-  double dram_mape = 0;         ///< over rows whose measured DRAM bytes are > 0
+  double dram_mape = 0;  ///< over rows whose measured DRAM bytes are > 0
   double dram_max_error = 0;
-  double l2_mape = 0;           ///< SM → L2 bytes against xbar bytes
+  double l2_mape = 0;  ///< SM → L2 bytes against xbar bytes
   double l2_max_error = 0;
-  std::size_t time_worst = 0;   ///< index into the rows of the largest time error
-  std::size_t dram_worst = 0;   ///< index into the rows of the largest DRAM error
+  std::size_t time_worst = 0;  ///< index into the rows of the largest time error
+  std::size_t dram_worst = 0;  ///< index into the rows of the largest DRAM error
 };
 
 /// The metrics of `rows` (zeros when empty).
@@ -107,15 +116,16 @@ ErrorMetrics error_metrics(const std::vector<KernelComparison>& rows);
 
 /// What `run_calibration` is asked to do.
 struct CalibrationOptions {
-  std::vector<FitParam> params = {FitParam::l2_capacity, FitParam::mma_sync, FitParam::fp32,
-                                  FitParam::sfu, FitParam::hbm, FitParam::launch_overhead,
-                                  FitParam::pipe_serial};
-  std::uint64_t fit_budget_bytes = 1ull << 30;  ///< fit cases above this (model SM→L2) skip the iterations
+  std::vector<FitParam> params = {
+      FitParam::l2_capacity, FitParam::mma_sync,        FitParam::fp32,       FitParam::sfu,
+      FitParam::hbm,         FitParam::launch_overhead, FitParam::pipe_serial};
+  std::uint64_t fit_budget_bytes =
+      1ull << 30;  ///< fit cases above this (model SM→L2) skip the iterations
   /// Cases above this (model SM→L2 bytes) are not simulated at all (counted in skipped_cases).
   std::uint64_t eval_budget_bytes = ~0ull;
-  unsigned max_iterations = 8;                  ///< Levenberg–Marquardt steps accepted at most
-  HoldOutRule hold_out;                         ///< the cases left out of the fit
-  unsigned threads = 1;                         ///< cases simulated in parallel
+  unsigned max_iterations = 8;  ///< Levenberg–Marquardt steps accepted at most
+  HoldOutRule hold_out;  ///< the cases left out of the fit
+  unsigned threads = 1;  ///< cases simulated in parallel
   /// Progress lines (one per iteration) go here when set.
   void (*progress)(const std::string& line) = nullptr;
 };
@@ -130,45 +140,49 @@ struct FittedParam {
 /// The outcome of a calibration.
 struct CalibrationResult {
   std::string measured_path;
-  HardwareConfig calibrated;              ///< the base config with the fitted values
+  HardwareConfig calibrated;  ///< the base config with the fitted values
   std::vector<FittedParam> fitted;
-  std::vector<std::size_t> fit_cases;     ///< profiled cases, not held out
-  std::vector<std::size_t> iter_cases;    ///< the fit cases within the budget (the iterations' set)
-  std::vector<std::size_t> heldout_cases; ///< profiled cases held out
+  std::vector<std::size_t> fit_cases;  ///< profiled cases, not held out
+  std::vector<std::size_t> iter_cases;  ///< the fit cases within the budget (the iterations' set)
+  std::vector<std::size_t> heldout_cases;  ///< profiled cases held out
   std::vector<std::size_t> small_heldout_cases;  ///< held out with N ≤ 1024: the CI subset
-  HoldOutRule hold_out;                   ///< the rule that chose heldout_cases
-  std::size_t unprofiled_cases = 0;       ///< cases without ncu data (not compared)
-  std::size_t skipped_cases = 0;          ///< profiled cases above the evaluation budget
+  HoldOutRule hold_out;  ///< the rule that chose heldout_cases
+  std::size_t unprofiled_cases = 0;  ///< cases without ncu data (not compared)
+  std::size_t skipped_cases = 0;  ///< profiled cases above the evaluation budget
   std::uint64_t eval_budget_bytes = ~0ull;
-  std::vector<KernelComparison> fit_rows;      ///< final values, every fit case
+  std::vector<KernelComparison> fit_rows;  ///< final values, every fit case
   std::vector<KernelComparison> heldout_rows;  ///< final values, every held-out case
-  ErrorMetrics before_fit;                ///< the base config on the iterations' set
-  ErrorMetrics fit;                       ///< final values, fit cases
-  ErrorMetrics heldout;                   ///< final values, held-out cases
-  ErrorMetrics small_heldout;             ///< final values, held-out cases with N ≤ 1024
-  unsigned iterations = 0;                ///< accepted steps
-  unsigned evaluations = 0;               ///< simulation sweeps over the iterations' set
-  unsigned capacity_evaluations = 0;      ///< of which for l2_capacity (0 when not fitted)
-  double capacity_dram_mape = 0;          ///< DRAM MAPE of the iterations' set at the fitted l2_capacity
-  double initial_cost = 0;                ///< ½Σ log-residual² on the iterations' set, base config
+  ErrorMetrics before_fit;  ///< the base config on the iterations' set
+  ErrorMetrics fit;  ///< final values, fit cases
+  ErrorMetrics heldout;  ///< final values, held-out cases
+  ErrorMetrics small_heldout;  ///< final values, held-out cases with N ≤ 1024
+  unsigned iterations = 0;  ///< accepted steps
+  unsigned evaluations = 0;  ///< simulation sweeps over the iterations' set
+  unsigned capacity_evaluations = 0;  ///< of which for l2_capacity (0 when not fitted)
+  double capacity_dram_mape = 0;  ///< DRAM MAPE of the iterations' set at the fitted l2_capacity
+  double initial_cost = 0;  ///< ½Σ log-residual² on the iterations' set, base config
   double final_cost = 0;
-  bool evaluated_only = false;            ///< from evaluate_config: `calibrated` is the config as given
+  bool evaluated_only = false;  ///< from evaluate_config: `calibrated` is the config as given
 };
 
 /// `memwall calibrate --evaluate`: every profiled case of `cases` (within the evaluation budget)
 /// simulated on `config` as it is, split into the fit and held-out sets as run_calibration splits
 /// them, without fitting anything. `calibrated` is `config`; fitted, before_fit and the costs are
 /// empty. calibration_to_text shows the rows and summaries without a fit section.
-CalibrationResult evaluate_config(const HardwareConfig& config, const std::vector<MeasuredCase>& cases,
-                                  const std::string& measured_path, const CalibrationOptions& options);
+CalibrationResult evaluate_config(const HardwareConfig& config,
+                                  const std::vector<MeasuredCase>& cases,
+                                  const std::string& measured_path,
+                                  const CalibrationOptions& options);
 
 /// Fits `options.params` of `base` to the measured `cases` and evaluates every profiled case.
 /// l2_capacity, when asked for, is fitted first and alone, to the DRAM bytes: the value in
 /// 1.00, 0.95, …, 0.25 with the least DRAM MAPE over the iterations' set, refined in steps of
 /// 0.01 within ±0.04 of it (a tie keeps the value tried first); the other parameters are then fitted to
 /// the times with that capacity.
-CalibrationResult run_calibration(const HardwareConfig& base, const std::vector<MeasuredCase>& cases,
-                                  const std::string& measured_path, const CalibrationOptions& options);
+CalibrationResult run_calibration(const HardwareConfig& base,
+                                  const std::vector<MeasuredCase>& cases,
+                                  const std::string& measured_path,
+                                  const CalibrationOptions& options);
 
 /// The held-out cases with N ≤ 1024 that are profiled (the CI subset, under the default rule), in
 /// file order.

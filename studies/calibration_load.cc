@@ -96,8 +96,10 @@ LoadCheck run_load_check(const std::vector<MeasuredCase>& cases, double toleranc
       r.xbar_read = *k.xbar_read_bytes;
       r.lts_read = *k.l2_read_bytes;
       r.lts_write = *k.l2_write_bytes;
-      r.read_error = r.xbar_read > 0 ? r.model_read / r.xbar_read - 1.0 : (r.model_read > 0 ? 1.0 : 0.0);
-      r.write_error = r.lts_write > 0 ? r.model_write / r.lts_write - 1.0 : (r.model_write > 0 ? 1.0 : 0.0);
+      r.read_error =
+          r.xbar_read > 0 ? r.model_read / r.xbar_read - 1.0 : (r.model_read > 0 ? 1.0 : 0.0);
+      r.write_error =
+          r.lts_write > 0 ? r.model_write / r.lts_write - 1.0 : (r.model_write > 0 ? 1.0 : 0.0);
       r.coalescing = r.model_read > 0 ? r.lts_read / r.model_read : 1.0;
       r.pass = std::abs(r.read_error) <= tolerance && std::abs(r.write_error) <= tolerance;
       check.rows.push_back(std::move(r));

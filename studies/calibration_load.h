@@ -20,7 +20,7 @@ namespace memwall {
 /// SM → L2 bytes of one kernel launch, counted in whole sectors.
 struct KernelSectorBytes {
   std::string name;
-  std::uint64_t read_bytes = 0;   ///< load boxes: Σ rows × sectors spanned by a row × sector bytes
+  std::uint64_t read_bytes = 0;  ///< load boxes: Σ rows × sectors spanned by a row × sector bytes
   std::uint64_t write_bytes = 0;  ///< store boxes, likewise
 };
 
@@ -31,18 +31,18 @@ std::vector<KernelSectorBytes> count_sector_bytes(const WorkloadParams& params,
 
 /// One profiled kernel: model bytes against the three measured counters.
 struct LoadCheckRow {
-  std::size_t case_index = 0;   ///< into the cases given to run_load_check
+  std::size_t case_index = 0;  ///< into the cases given to run_load_check
   std::string kernel;
-  int line = 0;                 ///< the measured row's CSV line
-  double model_read = 0;        ///< bytes
-  double model_write = 0;       ///< bytes
-  double xbar_read = 0;         ///< measured, bytes
-  double lts_read = 0;          ///< measured l2_read_bytes
-  double lts_write = 0;         ///< measured l2_write_bytes
-  double read_error = 0;        ///< model_read / xbar_read − 1
-  double write_error = 0;       ///< model_write / lts_write − 1 (0 when both are 0)
-  double coalescing = 0;        ///< lts_read / model_read (1 when model_read is 0)
-  bool pass = false;            ///< |read_error| and |write_error| within the tolerance
+  int line = 0;  ///< the measured row's CSV line
+  double model_read = 0;  ///< bytes
+  double model_write = 0;  ///< bytes
+  double xbar_read = 0;  ///< measured, bytes
+  double lts_read = 0;  ///< measured l2_read_bytes
+  double lts_write = 0;  ///< measured l2_write_bytes
+  double read_error = 0;  ///< model_read / xbar_read − 1
+  double write_error = 0;  ///< model_write / lts_write − 1 (0 when both are 0)
+  double coalescing = 0;  ///< lts_read / model_read (1 when model_read is 0)
+  bool pass = false;  ///< |read_error| and |write_error| within the tolerance
 };
 
 /// lts read / model read over one group of kernels (one workload's kernel).
@@ -59,9 +59,9 @@ struct CoalescingSummary {
 /// The check over every profiled kernel of `cases`.
 struct LoadCheck {
   double tolerance = 0.02;
-  std::vector<LoadCheckRow> rows;          ///< in case order, then kernel order
+  std::vector<LoadCheckRow> rows;  ///< in case order, then kernel order
   std::vector<CoalescingSummary> summary;  ///< sorted by workload, then kernel
-  std::size_t skipped = 0;                 ///< kernel rows without ncu data
+  std::size_t skipped = 0;  ///< kernel rows without ncu data
   std::size_t failures() const;
 };
 

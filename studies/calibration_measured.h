@@ -16,16 +16,16 @@ namespace memwall {
 
 /// One measured kernel launch of a case.
 struct MeasuredKernel {
-  std::string name;                    ///< qk, softmax, pv or flash2_fwd
-  int line = 0;                        ///< 1-based line of its row in the CSV
-  double time_s = 0;                   ///< CUDA-event median, s
-  std::optional<double> ncu_time_s;    ///< gpu__time_duration under ncu (L2 flushed before it), s
+  std::string name;  ///< qk, softmax, pv or flash2_fwd
+  int line = 0;  ///< 1-based line of its row in the CSV
+  double time_s = 0;  ///< CUDA-event median, s
+  std::optional<double> ncu_time_s;  ///< gpu__time_duration under ncu (L2 flushed before it), s
   std::optional<double> dram_read_bytes;
   std::optional<double> dram_write_bytes;
-  std::optional<double> l2_read_bytes;    ///< lts read sectors from the SMs × 32 (after coalescing)
-  std::optional<double> l2_write_bytes;   ///< lts write sectors from the SMs × 32
+  std::optional<double> l2_read_bytes;  ///< lts read sectors from the SMs × 32 (after coalescing)
+  std::optional<double> l2_write_bytes;  ///< lts write sectors from the SMs × 32
   std::optional<double> xbar_read_bytes;  ///< L1TEX ← L2 bytes counted at the SMs
-  std::optional<double> xbar_write_bytes; ///< L1TEX → L2 bytes counted at the SMs
+  std::optional<double> xbar_write_bytes;  ///< L1TEX → L2 bytes counted at the SMs
 
   /// True when the row carries every ncu column (time and bytes).
   bool profiled() const {
@@ -36,9 +36,9 @@ struct MeasuredKernel {
 
 /// One measured case: a workload's parameters and its kernels in launch order.
 struct MeasuredCase {
-  WorkloadParams params;               ///< as in the CSV (resolved: every tiling field set)
-  std::string label;                   ///< "flash2 B=1 H=8 N=512 d=64 Br=128 Bc=128 st=2"
-  int line = 0;                        ///< line of its first row
+  WorkloadParams params;  ///< as in the CSV (resolved: every tiling field set)
+  std::string label;  ///< "flash2 B=1 H=8 N=512 d=64 Br=128 Bc=128 st=2"
+  int line = 0;  ///< line of its first row
   std::vector<MeasuredKernel> kernels;
 
   /// True when every kernel row is profiled.

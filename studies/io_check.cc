@@ -42,7 +42,8 @@ std::string bytes_text(double v) {
 
 /// A parameter as JSON: a plain whole number bare, anything else quoted.
 std::string json_param(const std::string& v) {
-  const bool digits = !v.empty() && v.size() < 19 && v.find_first_not_of("0123456789") == std::string::npos;
+  const bool digits =
+      !v.empty() && v.size() < 19 && v.find_first_not_of("0123456789") == std::string::npos;
   const bool leading_zero = v.size() > 1 && v[0] == '0';  // "007" is not a JSON number
   return digits && !leading_zero ? v : json_quote(v);
 }
@@ -94,19 +95,23 @@ void add_fits(IoReport& report, const std::string& axis, const std::string& over
     FlatRow key;
     bool has_axis = false;
     for (const auto& field : report.points[i].axes.params) {
-      if (field.first == axis) has_axis = true;
-      else key.push_back(field);
+      if (field.first == axis)
+        has_axis = true;
+      else
+        key.push_back(field);
     }
     if (!has_axis) return;
-    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
-    if (it == groups.end()) groups.push_back({key, {i}});
-    else it->second.push_back(i);
+    auto it =
+        std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
+    if (it == groups.end())
+      groups.push_back({key, {i}});
+    else
+      it->second.push_back(i);
   }
   for (const auto& [key, members] : groups) {
     if (members.size() < 2) continue;
-    for (const std::string metric :
-         {"closed_form_bytes", "sim_l2_bytes", "sim_dram_bytes", "measured_l2_bytes",
-          "measured_dram_bytes"}) {
+    for (const std::string metric : {"closed_form_bytes", "sim_l2_bytes", "sim_dram_bytes",
+                                     "measured_l2_bytes", "measured_dram_bytes"}) {
       std::vector<double> x, y;
       bool complete = true;
       for (const std::size_t i : members) {
@@ -119,7 +124,8 @@ void add_fits(IoReport& report, const std::string& axis, const std::string& over
       }
       std::vector<double> distinct = x;
       std::sort(distinct.begin(), distinct.end());
-      if (!complete || std::unique(distinct.begin(), distinct.end()) - distinct.begin() < 2) continue;
+      if (!complete || std::unique(distinct.begin(), distinct.end()) - distinct.begin() < 2)
+        continue;
       report.fits.push_back(
           {over, metric, key, fit_power_law(x, y), expected_exponent(kind, over), x, y});
     }
@@ -160,8 +166,9 @@ std::optional<double> IoPoint::measured_l2_bytes() const {
 }
 
 std::vector<std::string> ideal_overrides(const HardwareConfig& base) {
-  return {"sm.count=1", "sm.max_ctas_per_sm=1", "l2.partitions=1", "l2.slices=1", "l2.ways=1",
-          size_override("l2.size", base.l2.line_size.count)};
+  return {"sm.count=1",      "sm.max_ctas_per_sm=1",
+          "l2.partitions=1", "l2.slices=1",
+          "l2.ways=1",       size_override("l2.size", base.l2.line_size.count)};
 }
 
 double expected_exponent(WorkloadKind workload, std::string_view over) {
@@ -172,7 +179,8 @@ WorkloadParams io_params(const SweepPoint& point, const HardwareConfig& config) 
   WorkloadParams p = workload_params_of(point);
   const bool has_seq = std::any_of(point.params.begin(), point.params.end(),
                                    [](const Field& f) { return f.first == "seq"; });
-  workload_plugin(p.workload).io_defaults(p, has_seq, sram_of(point), config.sm.smem_per_block.count);
+  workload_plugin(p.workload)
+      .io_defaults(p, has_seq, sram_of(point), config.sm.smem_per_block.count);
   p.smem_limit_bytes = config.sm.smem_per_block.count;
   p.arch = config.sm.arch;
   p.sm_count = config.sm.count;
@@ -185,7 +193,8 @@ IoReport run_io(const SweepPlan& plan, const IoOptions& options, const CsvTable*
   report.ideal = options.ideal;
   const HardwareConfig base = load_config(options.config, options.sets);
   if (options.ideal) report.ideal_overrides = ideal_overrides(base);
-  if (plan.axes().empty() || plan.axes()[0].name != "workload" || plan.axes()[0].values.size() != 1) {
+  if (plan.axes().empty() || plan.axes()[0].name != "workload" ||
+      plan.axes()[0].values.size() != 1) {
     throw UsageError("io: the first axis must be the one workload");
   }
   report.workload = plan.axes()[0].values[0];
@@ -212,12 +221,14 @@ IoReport run_io(const SweepPlan& plan, const IoOptions& options, const CsvTable*
     }
     const int kernel_col = measured->column("kernel");
     for (std::size_t r = 0; r < measured->rows.size(); ++r) {
-      if (kernel_col >= 0 && measured->rows[r][static_cast<std::size_t>(kernel_col)] != "total") continue;
+      if (kernel_col >= 0 && measured->rows[r][static_cast<std::size_t>(kernel_col)] != "total")
+        continue;
       for (const int c : figure_cols) {
         const std::string& cell = measured->rows[r][static_cast<std::size_t>(c)];
         if (cell.empty()) continue;  // not measured
-        (void)parse_measured_count(cell, measured->path + ":" + std::to_string(measured->row_lines[r]) +
-                                             ": column " + measured->header[static_cast<std::size_t>(c)]);
+        (void)parse_measured_count(cell, measured->path + ":" +
+                                             std::to_string(measured->row_lines[r]) + ": column " +
+                                             measured->header[static_cast<std::size_t>(c)]);
       }
       std::vector<std::string> key;
       FlatRow named = measured_variant_cells(
@@ -232,8 +243,8 @@ IoReport run_io(const SweepPlan& plan, const IoOptions& options, const CsvTable*
       if (!fresh) {
         throw UsageError(measured->path + ":" + std::to_string(measured->row_lines[r]) +
                          ": the same point as line " +
-                         std::to_string(measured->row_lines[it->second]) +
-                         " (rows are joined on " + measured_join_columns_text(*measured) +
+                         std::to_string(measured->row_lines[it->second]) + " (rows are joined on " +
+                         measured_join_columns_text(*measured) +
                          (missing.empty() ? std::string(")")
                                           : "; the file has no column " + missing +
                                                 ", so rows that differ only there look the same)"));
@@ -246,7 +257,9 @@ IoReport run_io(const SweepPlan& plan, const IoOptions& options, const CsvTable*
   report.points.resize(plan.count());
   const PointRunner run_one = [&](const SweepPoint& point) -> FlatRow {
     std::vector<std::string> overrides = options.sets;
-    if (options.ideal) overrides.insert(overrides.end(), report.ideal_overrides.begin(), report.ideal_overrides.end());
+    if (options.ideal)
+      overrides.insert(overrides.end(), report.ideal_overrides.begin(),
+                       report.ideal_overrides.end());
     if (const auto sram = sram_of(point)) {
       const std::uint64_t need = std::min(kMaxSmem, std::max(4 * *sram, base.sm.smem_per_sm.count));
       if (need > base.sm.smem_per_sm.count) {
@@ -261,8 +274,10 @@ IoReport run_io(const SweepPlan& plan, const IoOptions& options, const CsvTable*
       params = io_params(point, hw);
     } catch (const Error& e) {
       std::string where;
-      for (const auto& [name, value] : point.params) where += (where.empty() ? "" : " ") + name + "=" + value;
-      throw Error("point " + std::to_string(point.index) + " (" + where + "): " + e.what(), e.exit_code());
+      for (const auto& [name, value] : point.params)
+        where += (where.empty() ? "" : " ") + name + "=" + value;
+      throw Error("point " + std::to_string(point.index) + " (" + where + "): " + e.what(),
+                  e.exit_code());
     }
     IoPoint& out = report.points[point.index];  // each point writes only its own slot
     out.axes = point;
@@ -303,8 +318,10 @@ IoReport run_io(const SweepPlan& plan, const IoOptions& options, const CsvTable*
       ++joined;
     }
     if (joined == 0) {
-      throw UsageError(measured->path + ": no \"total\" row joins any point of this run (rows are "
-                       "joined on " + measured_join_columns_text(*measured) +
+      throw UsageError(measured->path +
+                       ": no \"total\" row joins any point of this run (rows are "
+                       "joined on " +
+                       measured_join_columns_text(*measured) +
                        ", with the tiles this config resolves); check the shape and the config");
     }
   }
@@ -360,7 +377,8 @@ std::string io_to_json(const IoReport& r) {
            ", \"points\": " + std::to_string(f.fit.points) + ", \"group\": " + json_object(f.group);
     for (const auto& [name, values] : {std::pair{"x", &f.x}, std::pair{"y", &f.y}}) {
       out += std::string(", \"") + name + "\": [";
-      for (std::size_t k = 0; k < values->size(); ++k) out += (k ? ", " : "") + number_text((*values)[k]);
+      for (std::size_t k = 0; k < values->size(); ++k)
+        out += (k ? ", " : "") + number_text((*values)[k]);
       out += "]";
     }
     out += "}";
@@ -394,16 +412,16 @@ std::string io_to_text(const IoReport& r) {
   }
   // The measured L2 column is the L2-side lts count (after the request coalescer), not the
   // SM-side bytes of the simulated column beside it: its label says so.
-  std::snprintf(buf, sizeof buf, "%-*s %14s %14s %14s %15s %14s%s\n", width, "point", "closed form B",
-                "SM->L2 B", "HBM B", "meas. L2-side B", "meas. HBM B",
+  std::snprintf(buf, sizeof buf, "%-*s %14s %14s %14s %15s %14s%s\n", width, "point",
+                "closed form B", "SM->L2 B", "HBM B", "meas. L2-side B", "meas. HBM B",
                 r.ideal ? "  HBM = closed form" : "");
   out += buf;
   for (std::size_t i = 0; i < r.points.size(); ++i) {
     const IoPoint& p = r.points[i];
     const auto ml = p.measured_l2_bytes();
     const auto md = p.measured_dram_bytes();
-    std::snprintf(buf, sizeof buf, "%-*s %14llu %14llu %14llu %15s %14s%s\n", width, labels[i].c_str(),
-                  static_cast<unsigned long long>(p.closed_form.total()),
+    std::snprintf(buf, sizeof buf, "%-*s %14llu %14llu %14llu %15s %14s%s\n", width,
+                  labels[i].c_str(), static_cast<unsigned long long>(p.closed_form.total()),
                   static_cast<unsigned long long>(p.sim.l2.total()),
                   static_cast<unsigned long long>(p.sim_dram_bytes()),
                   ml ? bytes_text(*ml).c_str() : "-", md ? bytes_text(*md).c_str() : "-",

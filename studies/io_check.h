@@ -37,23 +37,23 @@ namespace memwall {
 
 /// How `run_io` simulates.
 struct IoOptions {
-  std::string config;              ///< config path or preset name
-  std::vector<std::string> sets;   ///< fixed --set overrides, applied first
-  bool ideal = false;              ///< the two-level model (one SM, single-line L2)
-  bool flush_l2 = false;           ///< flush the L2 between kernels (as Nsight Compute measures)
-  unsigned threads = 1;            ///< points simulated in parallel
-  bool progress = false;           ///< a progress line of the points on stderr (on a terminal only)
+  std::string config;  ///< config path or preset name
+  std::vector<std::string> sets;  ///< fixed --set overrides, applied first
+  bool ideal = false;  ///< the two-level model (one SM, single-line L2)
+  bool flush_l2 = false;  ///< flush the L2 between kernels (as Nsight Compute measures)
+  unsigned threads = 1;  ///< points simulated in parallel
+  bool progress = false;  ///< a progress line of the points on stderr (on a terminal only)
 };
 
 /// One point: its parameters and its three kinds of traffic.
 struct IoPoint {
-  SweepPoint axes;      ///< the sweep's values (workload, seq, sram_bytes, ...)
-  FlatRow params;       ///< resolved workload parameters (WorkloadParams::named), then sram_bytes
+  SweepPoint axes;  ///< the sweep's values (workload, seq, sram_bytes, ...)
+  FlatRow params;  ///< resolved workload parameters (WorkloadParams::named), then sram_bytes
   IoBytes closed_form;  ///< models/closed_forms.h
-  IoSimulated sim;      ///< the simulator
-  bool ideal = false;   ///< simulated in ideal mode
+  IoSimulated sim;  ///< the simulator
+  bool ideal = false;  ///< simulated in ideal mode
   std::optional<FlatRow> measured;  ///< the *_bytes cells of the matching measured row
-  std::string measured_where;       ///< "FILE:LINE" of that row
+  std::string measured_where;  ///< "FILE:LINE" of that row
 
   /// HBM bytes as the metric `sim_dram_bytes`: reads + write-backs, plus in ideal mode what is
   /// still dirty at the end (in the two-level model it is written too).
@@ -66,10 +66,10 @@ struct IoPoint {
 
 /// One fitted exponent.
 struct IoFit {
-  std::string over;    ///< "seq" or "sram"
+  std::string over;  ///< "seq" or "sram"
   std::string metric;  ///< closed_form_bytes, sim_l2_bytes, sim_dram_bytes, measured_l2_bytes,
-                       ///< measured_dram_bytes
-  FlatRow group;       ///< the other axes' values, fixed within the fit
+      ///< measured_dram_bytes
+  FlatRow group;  ///< the other axes' values, fixed within the fit
   PowerFit fit;
   double expected = 0;  ///< the exponent the theory predicts
   std::vector<double> x;  ///< the fitted points: N or M (bytes)

@@ -24,8 +24,8 @@ PowerFit fit_power_law(const std::vector<double>& x, const std::vector<double>& 
     const double xi = x[static_cast<std::size_t>(i)];
     const double yi = y[static_cast<std::size_t>(i)];
     if (!(xi > 0) || !(yi > 0)) {
-      throw UsageError("power-law fit: every value must be positive (got x = " + std::to_string(xi) +
-                       ", y = " + std::to_string(yi) + ")");
+      throw UsageError("power-law fit: every value must be positive (got x = " +
+                       std::to_string(xi) + ", y = " + std::to_string(yi) + ")");
     }
     a(i, 0) = 1.0;
     a(i, 1) = std::log(xi);

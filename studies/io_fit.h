@@ -9,9 +9,9 @@ namespace memwall {
 
 /// The fitted power law y ≈ coefficient · x^exponent.
 struct PowerFit {
-  double exponent = 0;     ///< slope of log y against log x
+  double exponent = 0;  ///< slope of log y against log x
   double coefficient = 0;  ///< exp(intercept)
-  double r_squared = 0;    ///< 1 − SSres/SStot in log space (1 when every log y is equal)
+  double r_squared = 0;  ///< 1 − SSres/SStot in log space (1 when every log y is equal)
   std::size_t points = 0;  ///< number of (x, y) pairs fitted
 };
 

@@ -3,8 +3,8 @@
 #include <memory>
 
 #include "models/model_source.h"
-#include "studies/io_traffic.h"
 #include "sim/engine/simulator.h"
+#include "studies/io_traffic.h"
 #include "traces/interruptible_source.h"
 
 namespace memwall {

@@ -23,10 +23,10 @@ IoBytes closed_form_bytes(const WorkloadParams& params);
 
 /// What one simulation of the workload moved.
 struct IoSimulated {
-  IoBytes l2;                      ///< SM → L2 bytes (loads, stores)
-  IoBytes dram;                    ///< HBM bytes read and written back
+  IoBytes l2;  ///< SM → L2 bytes (loads, stores)
+  IoBytes dram;  ///< HBM bytes read and written back
   std::uint64_t dram_dirty_at_end = 0;  ///< dirty in L2 at the end, never written back
-  double time_s = 0;               ///< simulated time
+  double time_s = 0;  ///< simulated time
 };
 
 /// Simulates resolved `params` on `config`, flushing the L2 between kernels when `flush_l2`.

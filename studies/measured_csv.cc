@@ -70,12 +70,13 @@ CsvTable read_measured_csv(const std::string& path) {
     for (std::size_t i = 0; i < line.size(); ++i) {
       const auto c = static_cast<unsigned char>(line[i]);
       if (c == '\r') {
-        throw UsageError(where + ": a carriage return inside the line (lines must end in \"\\n\" "
+        throw UsageError(where +
+                         ": a carriage return inside the line (lines must end in \"\\n\" "
                          "or \"\\r\\n\", not \"\\r\" alone)");
       }
       if ((c < 0x20 && c != '\t') || c == 0x7f) {
-        throw UsageError(where + ": a control character (byte " + std::to_string(c) + ") at column " +
-                         std::to_string(i + 1) + " of the line");
+        throw UsageError(where + ": a control character (byte " + std::to_string(c) +
+                         ") at column " + std::to_string(i + 1) + " of the line");
       }
     }
     if (line.empty()) continue;
@@ -85,11 +86,13 @@ CsvTable read_measured_csv(const std::string& path) {
       for (std::size_t c = 0; c < cells.size(); ++c) {
         const std::string& name = cells[c];
         const std::string meant = normalised(name);
-        if (name.empty()) throw UsageError(where + ": header cell " + std::to_string(c + 1) + " is empty");
+        if (name.empty())
+          throw UsageError(where + ": header cell " + std::to_string(c + 1) + " is empty");
         if (meant != name) {
           throw UsageError(where + ": header cell " + std::to_string(c + 1) + " " + shown(name) +
                            " is not an exact column name (names are lower case, unpadded: did you "
-                           "mean \"" + meant + "\"?)");
+                           "mean \"" +
+                           meant + "\"?)");
         }
         if (!seen.insert(name).second) {
           throw UsageError(where + ": column \"" + name + "\" appears twice in the header");
@@ -120,7 +123,8 @@ std::uint64_t parse_measured_count(const std::string& cell, const std::string& w
   return v;
 }
 
-std::optional<std::uint64_t> parse_optional_count(const std::string& cell, const std::string& where) {
+std::optional<std::uint64_t> parse_optional_count(const std::string& cell,
+                                                  const std::string& where) {
   if (cell.empty()) return std::nullopt;
   return parse_measured_count(cell, where);
 }
@@ -136,8 +140,10 @@ double parse_measured_seconds(const std::string& cell, const std::string& where)
     ok = ec == std::errc() && ptr == cell.data() + cell.size() && std::isfinite(v) && v >= 0;
   }
   if (!ok) {
-    throw UsageError(where + ": expected a time in seconds (a finite, non-negative decimal number), "
-                     "got " + shown(cell));
+    throw UsageError(where +
+                     ": expected a time in seconds (a finite, non-negative decimal number), "
+                     "got " +
+                     shown(cell));
   }
   return v;
 }

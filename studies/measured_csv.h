@@ -29,7 +29,8 @@ std::size_t measured_column(const CsvTable& table, const std::string& name);
 /// ("m.csv:3: column dram_read_bytes") for the UsageError otherwise.
 std::uint64_t parse_measured_count(const std::string& cell, const std::string& where);
 /// The same, where an empty cell means "not measured".
-std::optional<std::uint64_t> parse_optional_count(const std::string& cell, const std::string& where);
+std::optional<std::uint64_t> parse_optional_count(const std::string& cell,
+                                                  const std::string& where);
 
 /// A time cell in seconds: a finite, non-negative decimal real.
 double parse_measured_seconds(const std::string& cell, const std::string& where);

@@ -39,7 +39,8 @@ FlatRow measured_variant_cells(const CsvTable& table, std::size_t row, const std
     const bool ok = is_causal ? value == "0" || value == "1" : !value.empty() && value != "0";
     if (!ok) {
       throw UsageError(where + ": column " + name + ": expected " +
-                       (is_causal ? "0 or 1" : "a positive whole number") + ", got \"" + cell + "\"");
+                       (is_causal ? "0 or 1" : "a positive whole number") + ", got \"" + cell +
+                       "\"");
     }
     out.emplace_back(name, value);
   }
@@ -54,13 +55,15 @@ std::vector<std::string> variant_join_values(const FlatRow& named) {
   const auto unless_default = [](const std::string& value, const std::string& fallback) {
     return value == fallback ? std::string() : value;
   };
-  return {unless_default(text("kv_heads"), text("heads")), unless_default(text("seq_kv"), text("seq")),
-          unless_default(text("causal"), "0"), unless_default(text("splits"), "1")};
+  return {unless_default(text("kv_heads"), text("heads")),
+          unless_default(text("seq_kv"), text("seq")), unless_default(text("causal"), "0"),
+          unless_default(text("splits"), "1")};
 }
 
 std::string measured_join_columns_text(const CsvTable& table) {
   std::string out;
-  for (const char* name : kMeasuredParamColumns) out += (out.empty() ? "" : ", ") + std::string(name);
+  for (const char* name : kMeasuredParamColumns)
+    out += (out.empty() ? "" : ", ") + std::string(name);
   for (const char* name : kMeasuredVariantColumns) {
     if (table.column(name) >= 0) out += ", " + std::string(name);
   }

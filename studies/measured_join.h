@@ -19,7 +19,7 @@ namespace memwall {
 
 /// The parameter columns of the contract, in its order.
 inline constexpr std::array<const char*, 11> kMeasuredParamColumns = {
-    "workload", "batch", "heads",    "seq",    "head_dim",    "dtype",
+    "workload", "batch",    "heads",   "seq",    "head_dim",    "dtype",
     "block_q",  "block_kv", "block_k", "stages", "softmax_rows"};
 
 /// The attention variant columns, each optional (see above).

@@ -28,7 +28,8 @@ void parallel_for(std::size_t n, unsigned threads, Fn fn) {
     }
   };
   std::vector<std::thread> pool;
-  const unsigned count = static_cast<unsigned>(std::min<std::size_t>(std::max(1u, threads), std::max<std::size_t>(n, 1)));
+  const unsigned count = static_cast<unsigned>(
+      std::min<std::size_t>(std::max(1u, threads), std::max<std::size_t>(n, 1)));
   for (unsigned t = 1; t < count; ++t) pool.emplace_back(worker);
   worker();
   for (std::thread& t : pool) t.join();

@@ -92,7 +92,8 @@ CsvTable read_csv(const std::string& path) {
   return table;
 }
 
-void add_csv_line(CsvTable& table, std::vector<std::string> cells, int line_no, const std::string& where) {
+void add_csv_line(CsvTable& table, std::vector<std::string> cells, int line_no,
+                  const std::string& where) {
   if (table.header.empty()) {
     table.header = std::move(cells);
     return;
@@ -117,7 +118,8 @@ std::string merge_shards(const std::vector<std::string>& paths) {
   for (const std::string& path : paths) {
     const CsvTable table = read_csv(path);
     if (table.header.size() < 2 || table.header[0] != "point" || table.header[1] != "points") {
-      throw UsageError(path + ": not a shard file (its first columns must be \"point\" and "
+      throw UsageError(path +
+                       ": not a shard file (its first columns must be \"point\" and "
                        "\"points\"; write it with memwall sweep --shard I/N)");
     }
     if (table.rows.empty()) continue;  // a shard with no points (more shards than points)
@@ -140,9 +142,10 @@ std::string merge_shards(const std::vector<std::string>& paths) {
           print = cells[2];
           print_where = where;
         } else if (cells[2] != print) {
-          throw UsageError(where + ": a row of another sweep (its config, workload or axes differ "
-                           "from those of " + print_where + ": sweep " + cells[2] + ", not " + print +
-                           ")");
+          throw UsageError(where +
+                           ": a row of another sweep (its config, workload or axes differ "
+                           "from those of " +
+                           print_where + ": sweep " + cells[2] + ", not " + print + ")");
         }
       }
       if (total == 0) {
@@ -176,11 +179,14 @@ std::string merge_shards(const std::vector<std::string>& paths) {
       ++missing;
     }
     throw UsageError("sweep merge: point " + std::to_string(missing) + " of " +
-                     std::to_string(total) + " is in none of the shard files (a shard is missing "
-                     "or unfinished; the sweep size comes from " + total_where + ")");
+                     std::to_string(total) +
+                     " is in none of the shard files (a shard is missing "
+                     "or unfinished; the sweep size comes from " +
+                     total_where + ")");
   }
   const std::size_t skip = header.size() >= 3 && header[2] == "sweep" ? 3 : 2;
-  std::string out = csv_line(std::vector<std::string>(header.begin() + static_cast<std::ptrdiff_t>(skip), header.end()));
+  std::string out = csv_line(
+      std::vector<std::string>(header.begin() + static_cast<std::ptrdiff_t>(skip), header.end()));
   for (const auto& entry : rows) out += csv_line(entry.second.first);
   return out;
 }

@@ -11,10 +11,10 @@ namespace memwall {
 
 /// A parsed CSV file: its header and its rows (each with as many cells as the header).
 struct CsvTable {
-  std::string path;                             ///< for messages
+  std::string path;  ///< for messages
   std::vector<std::string> header;
   std::vector<std::vector<std::string>> rows;
-  std::vector<int> row_lines;                   ///< 1-based line of each row in the file
+  std::vector<int> row_lines;  ///< 1-based line of each row in the file
 
   /// The column index of `name`, or -1.
   int column(std::string_view name) const;
@@ -30,7 +30,8 @@ std::vector<std::string> csv_split(std::string_view line, const std::string& whe
 
 /// Adds the cells of line `line_no` to `table`: as its header when it has none yet, else as a row,
 /// which must have as many cells as the header (UsageError naming `where` otherwise).
-void add_csv_line(CsvTable& table, std::vector<std::string> cells, int line_no, const std::string& where);
+void add_csv_line(CsvTable& table, std::vector<std::string> cells, int line_no,
+                  const std::string& where);
 
 /// Reads a CSV file whose cells hold no line breaks. Throws UsageError naming the file and the line
 /// when it cannot be read, is empty, or a row's cell count differs from the header's.

@@ -64,8 +64,7 @@ class Flattener {
   void array(const JsonValue& v, const std::string& prefix) {
     for (std::size_t index = 0; index < v.items.size(); ++index) {
       const JsonValue& item = v.items[index];
-      const std::string* name =
-          item.type == JsonValue::Type::object ? element_name(item) : nullptr;
+      const std::string* name = item.type == JsonValue::Type::object ? element_name(item) : nullptr;
       if (name != nullptr) {
         object(item, join(prefix, *name), /*skip_name=*/true);
       } else {

@@ -52,7 +52,8 @@ void expand_range(std::string_view option, std::string_view item, std::size_t do
   const bool multiply = rest[step_at] == 'x';
   if (multiply && step < 2) throw range_error(option, item, "the factor must be at least 2");
   if (!multiply && step < 1) throw range_error(option, item, "the step must be at least 1");
-  if (multiply && first == 0) throw range_error(option, item, "a geometric range cannot start at 0");
+  if (multiply && first == 0)
+    throw range_error(option, item, "a geometric range cannot start at 0");
   if (last < first) throw range_error(option, item, "the end is below the start");
   std::uint64_t made = 0;
   for (std::uint64_t v = first; v <= last;) {
@@ -91,9 +92,8 @@ std::vector<std::string> expand_values(std::string_view text, std::string_view o
   std::size_t start = 0;
   while (true) {
     const std::size_t comma = text.find(',', start);
-    const std::string_view item =
-        trim(text.substr(start, comma == std::string_view::npos ? std::string_view::npos
-                                                                : comma - start));
+    const std::string_view item = trim(text.substr(
+        start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
     if (item.empty()) {
       throw UsageError(std::string(option) + ": empty value in list \"" + std::string(text) + "\"");
     }

@@ -19,7 +19,7 @@ using FlatRow = std::vector<Field>;
 
 /// One axis of a sweep: a parameter name (the CSV column) and its values, in the order given.
 struct SweepAxis {
-  std::string name;                 ///< e.g. "seq", "l2.size"
+  std::string name;  ///< e.g. "seq", "l2.size"
   std::vector<std::string> values;  ///< at least one value
 };
 

@@ -5,15 +5,15 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <fstream>
 #include <map>
 #include <mutex>
 #include <optional>
-#include <thread>
 #include <string_view>
+#include <thread>
 
 #include "sim/core/atomic_file.h"
 #include "sim/core/error.h"
@@ -42,7 +42,8 @@ std::string row_checksum(const std::string& print, std::string_view cells_text) 
 
 /// One sidecar line: the point index, the point's parameters (name, value), the figures (name,
 /// value), then the row's checksum.
-std::string partial_line(const std::string& print, const SweepPoint& point, const FlatRow& figures) {
+std::string partial_line(const std::string& print, const SweepPoint& point,
+                         const FlatRow& figures) {
   std::vector<std::string> cells{std::to_string(point.index)};
   for (const auto& [name, value] : point.params) {
     cells.push_back(name);
@@ -80,17 +81,23 @@ std::map<std::uint64_t, FlatRow> read_partial(const std::string& path, const std
     const std::string where = path + ":" + std::to_string(line_no);
     if (line_no == 1) {
       if (line != kPartialMagic + print) {
-        throw UsageError(where + ": left by a different sweep (other config, workload, axes, "
-                         "shard or memwall version)" + advice);
+        throw UsageError(where +
+                         ": left by a different sweep (other config, workload, axes, "
+                         "shard or memwall version)" +
+                         advice);
       }
       continue;
     }
     const std::size_t comma = line.rfind(',');
-    if (comma == std::string::npos || line.substr(comma + 1) != row_checksum(print, line.substr(0, comma))) {
-      throw UsageError(where + ": the row's checksum does not match (a damaged row, or one of "
-                       "another sweep)" + advice);
+    if (comma == std::string::npos ||
+        line.substr(comma + 1) != row_checksum(print, line.substr(0, comma))) {
+      throw UsageError(where +
+                       ": the row's checksum does not match (a damaged row, or one of "
+                       "another sweep)" +
+                       advice);
     }
-    const std::vector<std::string> cells = csv_split(std::string_view(line).substr(0, comma), where);
+    const std::vector<std::string> cells =
+        csv_split(std::string_view(line).substr(0, comma), where);
     char* stop = nullptr;
     const unsigned long long index = std::strtoull(cells[0].c_str(), &stop, 10);
     if (cells[0].empty() || *stop != '\0' || cells[0][0] == '-' || cells[0][0] == '+' ||
@@ -102,13 +109,17 @@ std::map<std::uint64_t, FlatRow> read_partial(const std::string& path, const std
     const std::size_t params = point.params.size();
     bool same = cells.size() >= 1 + 2 * params;
     for (std::size_t i = 0; same && i < params; ++i) {
-      same = cells[1 + 2 * i] == point.params[i].first && cells[2 + 2 * i] == point.params[i].second;
+      same =
+          cells[1 + 2 * i] == point.params[i].first && cells[2 + 2 * i] == point.params[i].second;
     }
     if (!same) {
       std::string claimed;
-      for (const auto& [name, value] : point.params) claimed += (claimed.empty() ? "" : ", ") + name + "=" + value;
-      throw UsageError(where + ": the row claims point " + std::to_string(index) + " but does not "
-                       "hold its parameters (" + claimed + ")" + advice);
+      for (const auto& [name, value] : point.params)
+        claimed += (claimed.empty() ? "" : ", ") + name + "=" + value;
+      throw UsageError(where + ": the row claims point " + std::to_string(index) +
+                       " but does not "
+                       "hold its parameters (" +
+                       claimed + ")" + advice);
     }
     FlatRow figures;
     for (std::size_t i = 1 + 2 * params; i + 1 < cells.size(); i += 2) {
@@ -158,8 +169,9 @@ std::vector<FlatRow> run_points(const SweepPlan& plan, const std::vector<std::ui
     }
   };
 
-  const unsigned n = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(
-                                                                  std::max<std::size_t>(1, indices.size()))));
+  const unsigned n = std::max(
+      1u,
+      std::min<unsigned>(threads, static_cast<unsigned>(std::max<std::size_t>(1, indices.size()))));
   std::vector<std::thread> pool;
   for (unsigned i = 1; i < n; ++i) pool.emplace_back(work);
   work();
@@ -186,7 +198,8 @@ SweepTable sweep_table(const SweepPlan& plan, const std::vector<std::uint64_t>& 
                   "'s, so they cannot share CSV columns");
     }
     std::vector<std::string> cells;
-    if (shard.active()) cells = {std::to_string(indices[i]), std::to_string(plan.count()), sweep_print};
+    if (shard.active())
+      cells = {std::to_string(indices[i]), std::to_string(plan.count()), sweep_print};
     for (const auto& field : plan.point(indices[i]).params) cells.push_back(field.second);
     for (const auto& field : figures[i]) cells.push_back(field.second);
     table.rows.push_back(std::move(cells));
@@ -201,9 +214,9 @@ SweepSummary run_sweep(const SweepPlan& plan, const PointRunner& runner,
   const auto start = Clock::now();
   const std::vector<std::uint64_t> wanted = plan.shard_indices(options.shard);
   const std::string sweep_print = fingerprint(options.identity + "\n" + plan.describe());
-  const std::string print =
-      fingerprint(options.identity + "\n" + plan.describe() + "\nshard=" +
-                  std::to_string(options.shard.index) + "/" + std::to_string(options.shard.count));
+  const std::string print = fingerprint(options.identity + "\n" + plan.describe() +
+                                        "\nshard=" + std::to_string(options.shard.index) + "/" +
+                                        std::to_string(options.shard.count));
   const std::string sidecar = partial_path(options.output);
 
   std::map<std::uint64_t, FlatRow> done;
@@ -213,15 +226,18 @@ SweepSummary run_sweep(const SweepPlan& plan, const PointRunner& runner,
     std::ifstream in(sidecar, std::ios::binary);
     std::string first;
     if (in && std::getline(in, first) && first == kPartialMagic + print) {
-      throw UsageError(sidecar + " holds the finished rows of this same sweep, left by an "
-                       "interrupted run: rerun with --resume to keep them, or --fresh to start over");
+      throw UsageError(
+          sidecar +
+          " holds the finished rows of this same sweep, left by an "
+          "interrupted run: rerun with --resume to keep them, or --fresh to start over");
     }
   }
 
   // Start the sidecar afresh with the rows kept, then append each new row as it finishes.
   {
     std::string kept = kPartialMagic + print + "\n";
-    for (const auto& [index, figures] : done) kept += partial_line(print, plan.point(index), figures);
+    for (const auto& [index, figures] : done)
+      kept += partial_line(print, plan.point(index), figures);
     write_file_atomically(sidecar, kept);
   }
   std::ofstream partial(sidecar, std::ios::binary | std::ios::app);

@@ -50,14 +50,14 @@ SweepTable sweep_table(const SweepPlan& plan, const std::vector<std::uint64_t>& 
 
 /// How `run_sweep` runs and where it writes.
 struct SweepOptions {
-  std::string output;    ///< the CSV file; its sidecar is output + ".partial"
+  std::string output;  ///< the CSV file; its sidecar is output + ".partial"
   unsigned threads = 1;  ///< worker threads, >= 1
-  Shard shard;           ///< which points to run; an active shard adds "point","points","sweep" columns
-  bool resume = false;   ///< keep the rows of an existing sidecar whose fingerprint matches
+  Shard shard;  ///< which points to run; an active shard adds "point","points","sweep" columns
+  bool resume = false;  ///< keep the rows of an existing sidecar whose fingerprint matches
   /// Start afresh over a sidecar of this same sweep; without it (or `resume`) such a sidecar is
   /// an error that asks for one of the two, so that finished rows are never discarded silently.
   bool fresh = false;
-  bool progress = false; ///< draw a progress bar on stderr (the CLI sets it when stderr is a tty)
+  bool progress = false;  ///< draw a progress bar on stderr (the CLI sets it when stderr is a tty)
   /// Text naming everything besides the axes that decides the rows (the resolved config, workload,
   /// fixed options). Goes into the sidecar's fingerprint so a stale one is refused, and into the
   /// "sweep" column of shards so that `sweep merge` refuses shards of different sweeps.
@@ -66,10 +66,10 @@ struct SweepOptions {
 
 /// What a sweep did.
 struct SweepSummary {
-  std::uint64_t points = 0;   ///< rows in the output (this shard's points)
+  std::uint64_t points = 0;  ///< rows in the output (this shard's points)
   std::uint64_t resumed = 0;  ///< rows kept from the sidecar
-  std::uint64_t ran = 0;      ///< points simulated now
-  double seconds = 0;         ///< wall-clock time of the run
+  std::uint64_t ran = 0;  ///< points simulated now
+  double seconds = 0;  ///< wall-clock time of the run
 };
 
 /// Runs the sweep and writes the CSV atomically. Columns: ["point","points","sweep" when sharded], the

@@ -20,11 +20,13 @@ SweepPlan workload_sweep_plan(const std::vector<std::string>& axis_values,
   const auto list = workload_axes();
   for (std::size_t i = 0; i < list.size() && i < axis_values.size(); ++i) {
     if (axis_values[i].empty()) continue;
-    const std::string flag = std::string(list[i].flags).substr(std::string(list[i].flags).rfind(',') + 1);
+    const std::string flag =
+        std::string(list[i].flags).substr(std::string(list[i].flags).rfind(',') + 1);
     SweepAxis axis{list[i].name, expand_values(axis_values[i], flag)};
     if (axis.name == std::string("workload") && axis.values.size() != 1) {
-      throw UsageError("--workload: a sweep runs one workload (its columns depend on it); run one "
-                       "sweep per workload");
+      throw UsageError(
+          "--workload: a sweep runs one workload (its columns depend on it); run one "
+          "sweep per workload");
     }
     axes.push_back(std::move(axis));
   }
@@ -35,7 +37,8 @@ SweepPlan workload_sweep_plan(const std::vector<std::string>& axis_values,
     }
     const std::string key = set.substr(0, eq);
     if (!is_config_axis(key)) {
-      throw UsageError("--set: \"" + key + "\" is not a config key (they read section.key, e.g. "
+      throw UsageError("--set: \"" + key +
+                       "\" is not a config key (they read section.key, e.g. "
                        "l2.size)");
     }
     axes.push_back({key, expand_values(set.substr(eq + 1), "--set " + key)});
@@ -62,7 +65,8 @@ PointRunner simulator_point_runner(std::string config, bool flush_l2_between_ker
       throw;
     } catch (const Error& e) {
       std::string where;
-      for (const auto& [name, value] : point.params) where += (where.empty() ? "" : " ") + name + "=" + value;
+      for (const auto& [name, value] : point.params)
+        where += (where.empty() ? "" : " ") + name + "=" + value;
       throw Error("point " + std::to_string(point.index) + " (" + where + "): " + e.what(),
                   e.exit_code());
     }

@@ -6,18 +6,18 @@ namespace memwall {
 namespace {
 
 std::vector<WorkloadAxis> build_axes() {
-  std::vector<WorkloadAxis> axes = {
-      {"-w,--workload", "workload",
-       "Workload, one per sweep (its columns depend on it): " + workload_names(", ") +
-           " (see `memwall workloads`)"}};
+  std::vector<WorkloadAxis> axes = {{"-w,--workload", "workload",
+                                     "Workload, one per sweep (its columns depend on it): " +
+                                         workload_names(", ") + " (see `memwall workloads`)"}};
   for (const CatalogueParam& param : workload_param_catalogue()) {
     const ParamSpec& spec = *param.spec;
     if (spec.flag.empty()) continue;
     const bool is_switch = spec.type == ParamType::kSwitch;
     const char* values = is_switch ? " (alone: on; or a list of 0 and 1, e.g. 0,1)"
                          : spec.type == ParamType::kChoice ? " (list)"
-                         : spec.type == ParamType::kBytes ? " (list or range of bytes, or sizes with a unit)"
-                                                          : " (list or range)";
+                         : spec.type == ParamType::kBytes
+                             ? " (list or range of bytes, or sizes with a unit)"
+                             : " (list or range)";
     axes.push_back({std::string(spec.flag), std::string(spec.name),
                     catalogue_param_help(param) + values, is_switch});
   }

@@ -17,8 +17,8 @@ namespace memwall {
 /// A workload parameter a sweep can vary: its command-line flag and its axis (column) name.
 struct WorkloadAxis {
   std::string flags;  ///< CLI11 flag spec, e.g. "--seq" (the same spelling as `memwall run`)
-  std::string name;   ///< axis and CSV column name, e.g. "seq"
-  std::string help;   ///< one line for --help
+  std::string name;  ///< axis and CSV column name, e.g. "seq"
+  std::string help;  ///< one line for --help
   /// A switch (causal, allow_spill): its flag alone means 1, or it takes a list of 0 and 1.
   bool is_switch = false;
 };

@@ -25,9 +25,9 @@ namespace {
 
 /// The workload parameter columns of the harness's CSV (docs/cuda.md); the variant columns are
 /// read when the file has them.
-constexpr const char* kRequiredParams[] = {"workload", "batch",   "heads",    "seq",
-                                           "head_dim", "dtype",   "block_q",  "block_kv",
-                                           "block_k",  "stages",  "softmax_rows"};
+constexpr const char* kRequiredParams[] = {"workload", "batch",  "heads",       "seq",
+                                           "head_dim", "dtype",  "block_q",     "block_kv",
+                                           "block_k",  "stages", "softmax_rows"};
 constexpr const char* kOptionalParams[] = {"kv_heads", "seq_kv", "causal", "splits"};
 
 std::string printf_text(const char* format, double v) {
@@ -134,7 +134,8 @@ RawSetting setting_of(const CsvCells& csv, std::size_t r, ChipChange change) {
     const int c_req = csv.column("sms_requested", false);
     s.value = csv.required_number(r, c_sms);
     if (s.value < 1 || s.value != std::floor(s.value)) {
-      throw UsageError(csv.where(r, c_sms) + ": not a whole SM count: \"" + csv.text(r, c_sms) + "\"");
+      throw UsageError(csv.where(r, c_sms) + ": not a whole SM count: \"" + csv.text(r, c_sms) +
+                       "\"");
     }
     const std::string requested = c_req < 0 ? "" : csv.text(r, c_req);
     s.reference = c_req >= 0 && requested.empty();
@@ -148,7 +149,9 @@ RawSetting setting_of(const CsvCells& csv, std::size_t r, ChipChange change) {
     s.reference = !granted;
     s.key = csv.text(r, c_reserve) + "/" + csv.text(r, c_granted);
     const std::string& reserve = csv.text(r, c_reserve);
-    s.label = s.reference ? "none" : "reserve " + (reserve.empty() ? printf_text("%.0fB", s.value) : reserve);
+    s.label = s.reference
+                  ? "none"
+                  : "reserve " + (reserve.empty() ? printf_text("%.0fB", s.value) : reserve);
   }
   return s;
 }
@@ -199,8 +202,8 @@ ReadFile read_change_file(const std::string& path, ChipChange change) {
     ChangeCase& cc = f.cases[cit->second];
     const std::string& kernel = csv.text(r, c_kernel);
     if (kernel.empty()) throw UsageError(csv.where(r, c_kernel) + ": empty kernel name");
-    if (kernel != "total" &&
-        std::find(cc.kernel_names.begin(), cc.kernel_names.end(), kernel) == cc.kernel_names.end()) {
+    if (kernel != "total" && std::find(cc.kernel_names.begin(), cc.kernel_names.end(), kernel) ==
+                                 cc.kernel_names.end()) {
       cc.kernel_names.push_back(kernel);
     }
     MeasuredFigure m;
@@ -216,8 +219,9 @@ ReadFile read_change_file(const std::string& path, ChipChange change) {
     cc.at.resize(std::max(cc.at.size(), f.settings.size()));
     auto& slot = cc.at[sit->second];
     if (const auto prev = slot.find(kernel); prev != slot.end()) {
-      throw UsageError(path + ":" + std::to_string(m.line) + ": kernel " + kernel + " of " + cc.label +
-                       " at " + s.label + " already on line " + std::to_string(prev->second.line));
+      throw UsageError(path + ":" + std::to_string(m.line) + ": kernel " + kernel + " of " +
+                       cc.label + " at " + s.label + " already on line " +
+                       std::to_string(prev->second.line));
     }
     slot.emplace(kernel, m);
   }
@@ -234,8 +238,9 @@ ReadFile read_change_file(const std::string& path, ChipChange change) {
   });
   if (!f.settings[order[0]].reference) {
     throw UsageError(path + ": no reference rows (" +
-                     std::string(change == ChipChange::kSmCount ? "sms_requested empty: no green context"
-                                                                : "granted_bytes empty: no carve-out") +
+                     std::string(change == ChipChange::kSmCount
+                                     ? "sms_requested empty: no green context"
+                                     : "granted_bytes empty: no carve-out") +
                      ")");
   }
   std::vector<RawSetting> sorted;
@@ -257,7 +262,8 @@ std::string override_of(const RawSetting& s, ChipChange change, const HardwareCo
   const double left = static_cast<double>(config.l2.size.count) - s.value;
   if (left <= 0) {
     throw UsageError(path + ": " + s.label + " sets aside " + printf_text("%.0f", s.value) +
-                     " bytes, not less than the config's l2.size of " + format_bytes(config.l2.size));
+                     " bytes, not less than the config's l2.size of " +
+                     format_bytes(config.l2.size));
   }
   return "l2.size=" + printf_text("%.0f", left) + "B";
 }
@@ -271,7 +277,8 @@ SimFigures simulate_case(const std::string& config, const std::string& override_
   SimFigures f;
   f.time_s = static_cast<double>(run.time) / static_cast<double>(kTicksPerSecond);
   for (const KernelResult& k : run.kernels) {
-    f.kernel_time_s[k.name] = static_cast<double>(k.duration()) / static_cast<double>(kTicksPerSecond);
+    f.kernel_time_s[k.name] =
+        static_cast<double>(k.duration()) / static_cast<double>(kTicksPerSecond);
     f.kernel_dram_bytes[k.name] =
         static_cast<double>(k.traffic.dram_read_bytes + k.traffic.dram_write_bytes);
   }
@@ -329,11 +336,13 @@ ValidationTable run_validation(ChipChange change, const std::string& measured_pa
     try {
       re = std::regex(options.only_regex);
     } catch (const std::regex_error& e) {
-      throw UsageError("--only: not a regular expression: \"" + options.only_regex + "\": " + e.what());
+      throw UsageError("--only: not a regular expression: \"" + options.only_regex +
+                       "\": " + e.what());
     }
     std::erase_if(file.cases, [&](const ChangeCase& c) { return !std::regex_search(c.label, re); });
   }
-  if (options.max_cases > 0 && file.cases.size() > options.max_cases) file.cases.resize(options.max_cases);
+  if (options.max_cases > 0 && file.cases.size() > options.max_cases)
+    file.cases.resize(options.max_cases);
   if (file.cases.empty()) {
     throw UsageError(measured_path + ": no case matches --only \"" + options.only_regex + "\"");
   }
@@ -375,13 +384,15 @@ ValidationTable run_validation(ChipChange change, const std::string& measured_pa
       if (file.cases[c].at[s].empty()) continue;
       const std::string& ov = t.settings[s].override_text;
       run_job[c * n_settings + s] = job_of(c, ov, false);
-      dram_job[c * n_settings + s] = file.has_dram && several ? job_of(c, ov, true) : run_job[c * n_settings + s];
+      dram_job[c * n_settings + s] =
+          file.has_dram && several ? job_of(c, ov, true) : run_job[c * n_settings + s];
     }
   }
   std::vector<SimFigures> results(jobs.size());
   parallel_for(jobs.size(), options.threads, [&](std::size_t i) {
     const Job& j = jobs[i];
-    results[i] = simulate_case(options.config, j.override_text, file.cases[j.case_index].params, j.flush);
+    results[i] =
+        simulate_case(options.config, j.override_text, file.cases[j.case_index].params, j.flush);
   });
   t.simulations = static_cast<int>(jobs.size());
 
@@ -399,7 +410,8 @@ ValidationTable run_validation(ChipChange change, const std::string& measured_pa
         const SimFigures& dram = results[dram_job[c * n_settings + s]];
         ValidationRow r;
         r.case_label = cc.label;
-        r.family = std::string(to_string(cc.params.workload)) + (kernel == "total" ? "" : " " + kernel);
+        r.family =
+            std::string(to_string(cc.params.workload)) + (kernel == "total" ? "" : " " + kernel);
         r.kernel = kernel;
         r.setting = t.settings[s].label;
         r.override_text = t.settings[s].override_text;
@@ -419,20 +431,23 @@ ValidationTable run_validation(ChipChange change, const std::string& measured_pa
             bool all_bytes = true;
             for (const auto& [name, m] : at) {
               r.meas_time_s += m.time_s;
-              if (m.dram_bytes) bytes += *m.dram_bytes; else all_bytes = false;
+              if (m.dram_bytes)
+                bytes += *m.dram_bytes;
+              else
+                all_bytes = false;
             }
             if (all_bytes) r.meas_dram_bytes = bytes;
           }
         } else {
           const auto it = at.find(kernel);
           if (it == at.end()) {
-            throw UsageError(measured_path + ": " + cc.label + " has no row of kernel " + kernel + " at " +
-                             r.setting);
+            throw UsageError(measured_path + ": " + cc.label + " has no row of kernel " + kernel +
+                             " at " + r.setting);
           }
           const auto st = sim.kernel_time_s.find(kernel);
           if (st == sim.kernel_time_s.end()) {
-            throw UsageError(measured_path + ":" + std::to_string(it->second.line) + ": the model of " +
-                             cc.label + " has no kernel \"" + kernel + "\"");
+            throw UsageError(measured_path + ":" + std::to_string(it->second.line) +
+                             ": the model of " + cc.label + " has no kernel \"" + kernel + "\"");
           }
           r.line = it->second.line;
           r.meas_time_s = it->second.time_s;
@@ -454,12 +469,14 @@ std::vector<FamilySummary> summarize(const std::vector<ValidationRow>& rows,
                                      const std::vector<ChangeSetting>& settings) {
   std::vector<std::string> families;
   for (const ValidationRow& r : rows) {
-    if (std::find(families.begin(), families.end(), r.family) == families.end()) families.push_back(r.family);
+    if (std::find(families.begin(), families.end(), r.family) == families.end())
+      families.push_back(r.family);
   }
   std::vector<FamilySummary> out;
   for (const std::string& family : families) {
     for (const ChangeSetting& s : settings) {
-      std::vector<double> time_err, slow_err, meas_slow, sim_slow, dram_err, meas_growth, sim_growth;
+      std::vector<double> time_err, slow_err, meas_slow, sim_slow, dram_err, meas_growth,
+          sim_growth;
       for (const ValidationRow& r : rows) {
         if (r.family != family || r.setting != s.label) continue;
         time_err.push_back(r.time_error());
@@ -497,25 +514,41 @@ std::vector<FamilySummary> summarize(const std::vector<ValidationRow>& rows,
 namespace {
 
 constexpr const char* kCsvHeader[] = {
-    "experiment",      "measured",       "config",         "case",          "family",
-    "kernel",          "setting",        "override",       "reference",     "line",
-    "meas_time_s",     "sim_time_s",     "time_error",     "meas_slowdown", "sim_slowdown",
-    "slowdown_error",  "meas_dram_bytes", "sim_dram_bytes", "meas_dram_growth", "sim_dram_growth"};
+    "experiment",      "measured",       "config",           "case",
+    "family",          "kernel",         "setting",          "override",
+    "reference",       "line",           "meas_time_s",      "sim_time_s",
+    "time_error",      "meas_slowdown",  "sim_slowdown",     "slowdown_error",
+    "meas_dram_bytes", "sim_dram_bytes", "meas_dram_growth", "sim_dram_growth"};
 
 std::string optional_num(const std::optional<double>& v) { return v ? json_num(*v) : ""; }
 
 }  // namespace
 
 std::string validation_to_csv(const std::vector<ValidationTable>& tables) {
-  std::string out = csv_line(std::vector<std::string>(std::begin(kCsvHeader), std::end(kCsvHeader)));
+  std::string out =
+      csv_line(std::vector<std::string>(std::begin(kCsvHeader), std::end(kCsvHeader)));
   for (const ValidationTable& t : tables) {
     for (const ValidationRow& r : t.rows) {
-      out += csv_line({chip_change_name(t.change), t.measured_path, t.config, r.case_label, r.family, r.kernel,
-                       r.setting, r.override_text, r.reference ? "1" : "0", std::to_string(r.line),
-                       json_num(r.meas_time_s), json_num(r.sim_time_s), json_num(r.time_error()),
-                       json_num(r.meas_slowdown), json_num(r.sim_slowdown), json_num(r.slowdown_error()),
-                       optional_num(r.meas_dram_bytes), optional_num(r.sim_dram_bytes),
-                       optional_num(r.meas_dram_growth), optional_num(r.sim_dram_growth)});
+      out += csv_line({chip_change_name(t.change),
+                       t.measured_path,
+                       t.config,
+                       r.case_label,
+                       r.family,
+                       r.kernel,
+                       r.setting,
+                       r.override_text,
+                       r.reference ? "1" : "0",
+                       std::to_string(r.line),
+                       json_num(r.meas_time_s),
+                       json_num(r.sim_time_s),
+                       json_num(r.time_error()),
+                       json_num(r.meas_slowdown),
+                       json_num(r.sim_slowdown),
+                       json_num(r.slowdown_error()),
+                       optional_num(r.meas_dram_bytes),
+                       optional_num(r.sim_dram_bytes),
+                       optional_num(r.meas_dram_growth),
+                       optional_num(r.sim_dram_growth)});
     }
   }
   return out;
@@ -525,9 +558,28 @@ std::vector<ValidationTable> read_validation_csv(const std::string& path) {
   const CsvCells csv(path);
   int col[std::size(kCsvHeader)];
   for (std::size_t i = 0; i < std::size(kCsvHeader); ++i) col[i] = csv.column(kCsvHeader[i]);
-  enum { kExp, kMeasured, kConfig, kCase, kFamily, kKernel, kSetting, kOverride, kReference, kLine,
-         kMeasTime, kSimTime, kTimeErr, kMeasSlow, kSimSlow, kSlowErr, kMeasDram, kSimDram,
-         kMeasGrowth, kSimGrowth };
+  enum {
+    kExp,
+    kMeasured,
+    kConfig,
+    kCase,
+    kFamily,
+    kKernel,
+    kSetting,
+    kOverride,
+    kReference,
+    kLine,
+    kMeasTime,
+    kSimTime,
+    kTimeErr,
+    kMeasSlow,
+    kSimSlow,
+    kSlowErr,
+    kMeasDram,
+    kSimDram,
+    kMeasGrowth,
+    kSimGrowth
+  };
   std::vector<ValidationTable> tables;
   for (std::size_t r = 0; r < csv.table().rows.size(); ++r) {
     const std::string& exp = csv.text(r, col[kExp]);
@@ -537,7 +589,8 @@ std::vector<ValidationTable> read_validation_csv(const std::string& path) {
     } else if (exp == chip_change_name(ChipChange::kL2Size)) {
       change = ChipChange::kL2Size;
     } else {
-      throw UsageError(csv.where(r, col[kExp]) + ": not an experiment (sm-count, l2-size): \"" + exp + "\"");
+      throw UsageError(csv.where(r, col[kExp]) + ": not an experiment (sm-count, l2-size): \"" +
+                       exp + "\"");
     }
     if (tables.empty() || tables.back().change != change ||
         tables.back().measured_path != csv.text(r, col[kMeasured])) {
@@ -555,7 +608,8 @@ std::vector<ValidationTable> read_validation_csv(const std::string& path) {
     v.setting = csv.text(r, col[kSetting]);
     v.override_text = csv.text(r, col[kOverride]);
     const std::string& ref = csv.text(r, col[kReference]);
-    if (ref != "0" && ref != "1") throw UsageError(csv.where(r, col[kReference]) + ": not 0 or 1: \"" + ref + "\"");
+    if (ref != "0" && ref != "1")
+      throw UsageError(csv.where(r, col[kReference]) + ": not 0 or 1: \"" + ref + "\"");
     v.reference = ref == "1";
     v.line = static_cast<int>(csv.required_number(r, col[kLine]));
     v.meas_time_s = csv.required_number(r, col[kMeasTime]);
@@ -578,7 +632,8 @@ std::vector<ValidationTable> read_validation_csv(const std::string& path) {
   for (ValidationTable& t : tables) {
     std::vector<std::string> cases;
     for (const ValidationRow& v : t.rows) {
-      if (std::find(cases.begin(), cases.end(), v.case_label) == cases.end()) cases.push_back(v.case_label);
+      if (std::find(cases.begin(), cases.end(), v.case_label) == cases.end())
+        cases.push_back(v.case_label);
     }
     t.cases = static_cast<int>(cases.size());
     t.summary = summarize(t.rows, t.settings);
@@ -591,40 +646,52 @@ std::string validation_to_json(const std::vector<ValidationTable>& tables) {
   for (std::size_t ti = 0; ti < tables.size(); ++ti) {
     const ValidationTable& t = tables[ti];
     j += ti ? ",\n" : "\n";
-    j += "    {\"experiment\": " + json_quote(chip_change_name(t.change)) + ", \"measured\": " +
-         json_quote(t.measured_path) + ", \"config\": " + json_quote(t.config) + ", \"cases\": " +
-         std::to_string(t.cases) + ", \"simulations\": " + std::to_string(t.simulations) + ",\n";
+    j += "    {\"experiment\": " + json_quote(chip_change_name(t.change)) +
+         ", \"measured\": " + json_quote(t.measured_path) +
+         ", \"config\": " + json_quote(t.config) + ", \"cases\": " + std::to_string(t.cases) +
+         ", \"simulations\": " + std::to_string(t.simulations) + ",\n";
     j += "     \"settings\": [";
     for (std::size_t i = 0; i < t.settings.size(); ++i) {
-      j += std::string(i ? ", " : "") + "{\"label\": " + json_quote(t.settings[i].label) + ", \"override\": " +
-           json_quote(t.settings[i].override_text) + ", \"reference\": " + (t.settings[i].reference ? "true" : "false") + "}";
+      j += std::string(i ? ", " : "") + "{\"label\": " + json_quote(t.settings[i].label) +
+           ", \"override\": " + json_quote(t.settings[i].override_text) +
+           ", \"reference\": " + (t.settings[i].reference ? "true" : "false") + "}";
     }
     j += "],\n     \"rows\": [";
-    auto opt = [](const std::optional<double>& v) { return v ? json_num(*v) : std::string("null"); };
+    auto opt = [](const std::optional<double>& v) {
+      return v ? json_num(*v) : std::string("null");
+    };
     for (std::size_t i = 0; i < t.rows.size(); ++i) {
       const ValidationRow& r = t.rows[i];
       j += i ? ",\n" : "\n";
-      j += "       {\"case\": " + json_quote(r.case_label) + ", \"family\": " + json_quote(r.family) +
-           ", \"kernel\": " + json_quote(r.kernel) + ", \"setting\": " + json_quote(r.setting) +
-           ", \"line\": " + std::to_string(r.line) + ", \"meas_time_s\": " + json_num(r.meas_time_s) +
-           ", \"sim_time_s\": " + json_num(r.sim_time_s) + ", \"time_error\": " + json_num(r.time_error()) +
-           ", \"meas_slowdown\": " + json_num(r.meas_slowdown) + ", \"sim_slowdown\": " + json_num(r.sim_slowdown) +
-           ", \"slowdown_error\": " + json_num(r.slowdown_error()) + ", \"meas_dram_bytes\": " +
-           opt(r.meas_dram_bytes) + ", \"sim_dram_bytes\": " + opt(r.sim_dram_bytes) +
-           ", \"meas_dram_growth\": " + opt(r.meas_dram_growth) + ", \"sim_dram_growth\": " +
-           opt(r.sim_dram_growth) + "}";
+      j += "       {\"case\": " + json_quote(r.case_label) +
+           ", \"family\": " + json_quote(r.family) + ", \"kernel\": " + json_quote(r.kernel) +
+           ", \"setting\": " + json_quote(r.setting) + ", \"line\": " + std::to_string(r.line) +
+           ", \"meas_time_s\": " + json_num(r.meas_time_s) +
+           ", \"sim_time_s\": " + json_num(r.sim_time_s) +
+           ", \"time_error\": " + json_num(r.time_error()) +
+           ", \"meas_slowdown\": " + json_num(r.meas_slowdown) +
+           ", \"sim_slowdown\": " + json_num(r.sim_slowdown) +
+           ", \"slowdown_error\": " + json_num(r.slowdown_error()) +
+           ", \"meas_dram_bytes\": " + opt(r.meas_dram_bytes) +
+           ", \"sim_dram_bytes\": " + opt(r.sim_dram_bytes) +
+           ", \"meas_dram_growth\": " + opt(r.meas_dram_growth) +
+           ", \"sim_dram_growth\": " + opt(r.sim_dram_growth) + "}";
     }
     j += "\n     ],\n     \"summary\": [";
     for (std::size_t i = 0; i < t.summary.size(); ++i) {
       const FamilySummary& f = t.summary[i];
       j += i ? ",\n" : "\n";
-      j += "       {\"family\": " + json_quote(f.family) + ", \"setting\": " + json_quote(f.setting) +
-           ", \"cases\": " + std::to_string(f.cases) + ", \"time_mape\": " + json_num(f.time_mape) +
-           ", \"time_worst\": " + json_num(f.time_worst) + ", \"meas_slowdown_gmean\": " +
-           json_num(f.meas_slowdown_gmean) + ", \"sim_slowdown_gmean\": " + json_num(f.sim_slowdown_gmean) +
-           ", \"slowdown_mape\": " + json_num(f.slowdown_mape) + ", \"slowdown_worst\": " +
-           json_num(f.slowdown_worst) + ", \"dram_cases\": " + std::to_string(f.dram_cases) +
-           ", \"dram_mape\": " + json_num(f.dram_mape) + ", \"dram_worst\": " + json_num(f.dram_worst) +
+      j += "       {\"family\": " + json_quote(f.family) +
+           ", \"setting\": " + json_quote(f.setting) + ", \"cases\": " + std::to_string(f.cases) +
+           ", \"time_mape\": " + json_num(f.time_mape) +
+           ", \"time_worst\": " + json_num(f.time_worst) +
+           ", \"meas_slowdown_gmean\": " + json_num(f.meas_slowdown_gmean) +
+           ", \"sim_slowdown_gmean\": " + json_num(f.sim_slowdown_gmean) +
+           ", \"slowdown_mape\": " + json_num(f.slowdown_mape) +
+           ", \"slowdown_worst\": " + json_num(f.slowdown_worst) +
+           ", \"dram_cases\": " + std::to_string(f.dram_cases) +
+           ", \"dram_mape\": " + json_num(f.dram_mape) +
+           ", \"dram_worst\": " + json_num(f.dram_worst) +
            ", \"meas_dram_growth_gmean\": " + json_num(f.meas_dram_growth_gmean) +
            ", \"sim_dram_growth_gmean\": " + json_num(f.sim_dram_growth_gmean) + "}";
     }
@@ -664,7 +731,8 @@ std::string validation_to_text(const ValidationTable& t, bool summary_only) {
   bool dram = false;
   for (const ValidationRow& r : t.rows) dram = dram || r.sim_dram_bytes.has_value();
   std::string out = std::string("validate ") + chip_change_name(t.change) + ": " +
-                    (sm ? "fewer SMs (green contexts)" : "less L2 (persisting-L2 carve-out)") + "\n";
+                    (sm ? "fewer SMs (green contexts)" : "less L2 (persisting-L2 carve-out)") +
+                    "\n";
   out += "  measured: " + t.measured_path + ", " + std::to_string(t.cases) + " cases\n";
   out += "  config:   " + t.config + "\n";
   out += "  settings:";
@@ -676,27 +744,36 @@ std::string validation_to_text(const ValidationTable& t, bool summary_only) {
   if (t.simulations > 0) out += "  simulations: " + std::to_string(t.simulations) + "\n";
   out += "  time error = sim / meas - 1; slowdown = time / time at " + t.settings.front().label +
          "; slowdown error = sim slowdown / meas slowdown - 1\n";
-  if (dram) out += "  DRAM: ncu read + write, simulated with the L2 flushed between kernels; growth = DRAM / DRAM at " +
-                   t.settings.front().label + "\n";
+  if (dram)
+    out +=
+        "  DRAM: ncu read + write, simulated with the L2 flushed between kernels; growth = DRAM / DRAM at " +
+        t.settings.front().label + "\n";
 
   if (!summary_only) {
     out += "\n";
     std::vector<int> w = {-54, -8, -12, 10, 10, 7, 7, 7, 7};
-    std::vector<std::string> head = {"case", "kernel", "setting", "meas ms", "sim ms", "error", "meas x", "sim x", "x err"};
+    std::vector<std::string> head = {"case",  "kernel", "setting", "meas ms", "sim ms",
+                                     "error", "meas x", "sim x",   "x err"};
     if (dram) {
       for (const int x : {9, 9, 7, 7, 7}) w.push_back(x);
-      for (const char* h : {"meas MiB", "sim MiB", "error", "meas g", "sim g"}) head.emplace_back(h);
+      for (const char* h : {"meas MiB", "sim MiB", "error", "meas g", "sim g"})
+        head.emplace_back(h);
     }
     out += text_row(head, w);
     std::string last_case;
     for (const ValidationRow& r : t.rows) {
-      std::vector<std::string> cells = {r.case_label == last_case ? "" : r.case_label, r.kernel, r.setting,
-                                        ms(r.meas_time_s), ms(r.sim_time_s), percent(r.time_error())};
+      std::vector<std::string> cells = {r.case_label == last_case ? "" : r.case_label,
+                                        r.kernel,
+                                        r.setting,
+                                        ms(r.meas_time_s),
+                                        ms(r.sim_time_s),
+                                        percent(r.time_error())};
       last_case = r.case_label;
       if (r.reference) {
         cells.insert(cells.end(), {"1", "1", "—"});
       } else {
-        cells.insert(cells.end(), {ratio(r.meas_slowdown), ratio(r.sim_slowdown), percent(r.slowdown_error())});
+        cells.insert(cells.end(),
+                     {ratio(r.meas_slowdown), ratio(r.sim_slowdown), percent(r.slowdown_error())});
       }
       if (dram) {
         if (r.meas_dram_bytes && r.sim_dram_bytes) {
@@ -715,9 +792,11 @@ std::string validation_to_text(const ValidationTable& t, bool summary_only) {
     }
   }
 
-  out += "\nsummary per family (time MAPE: mean |time error|; x: geometric mean of the slowdowns; x MAPE: mean |slowdown error|)\n";
+  out +=
+      "\nsummary per family (time MAPE: mean |time error|; x: geometric mean of the slowdowns; x MAPE: mean |slowdown error|)\n";
   std::vector<int> w = {-16, 5, -12, 9, 7, 7, 7, 7, 7};
-  std::vector<std::string> head = {"family", "cases", "setting", "time MAPE", "worst", "meas x", "sim x", "x MAPE", "worst"};
+  std::vector<std::string> head = {"family", "cases", "setting", "time MAPE", "worst",
+                                   "meas x", "sim x", "x MAPE",  "worst"};
   if (dram) {
     for (const int x : {9, 7, 7, 7}) w.push_back(x);
     for (const char* h : {"DRAM MAPE", "worst", "meas g", "sim g"}) head.emplace_back(h);
@@ -726,23 +805,27 @@ std::string validation_to_text(const ValidationTable& t, bool summary_only) {
   std::string last_family;
   for (const FamilySummary& f : t.summary) {
     std::vector<std::string> cells = {f.family == last_family ? "" : f.family,
-                                      f.family == last_family ? "" : std::to_string(f.cases), f.setting,
-                                      printf_text("%.1f%%", 100 * f.time_mape), percent(f.time_worst)};
+                                      f.family == last_family ? "" : std::to_string(f.cases),
+                                      f.setting, printf_text("%.1f%%", 100 * f.time_mape),
+                                      percent(f.time_worst)};
     last_family = f.family;
     if (f.reference) {
       cells.insert(cells.end(), {"1", "1", "—", "—"});
     } else {
-      cells.insert(cells.end(), {ratio(f.meas_slowdown_gmean), ratio(f.sim_slowdown_gmean),
-                                 printf_text("%.1f%%", 100 * f.slowdown_mape), percent(f.slowdown_worst)});
+      cells.insert(cells.end(),
+                   {ratio(f.meas_slowdown_gmean), ratio(f.sim_slowdown_gmean),
+                    printf_text("%.1f%%", 100 * f.slowdown_mape), percent(f.slowdown_worst)});
     }
     if (dram) {
       if (f.dram_cases > 0) {
-        cells.insert(cells.end(), {printf_text("%.1f%%", 100 * f.dram_mape), percent(f.dram_worst)});
+        cells.insert(cells.end(),
+                     {printf_text("%.1f%%", 100 * f.dram_mape), percent(f.dram_worst)});
       } else {
         cells.insert(cells.end(), {"", ""});
       }
       if (f.dram_cases > 0 && !f.reference) {
-        cells.insert(cells.end(), {ratio(f.meas_dram_growth_gmean), ratio(f.sim_dram_growth_gmean)});
+        cells.insert(cells.end(),
+                     {ratio(f.meas_dram_growth_gmean), ratio(f.sim_dram_growth_gmean)});
       } else {
         cells.insert(cells.end(), {"", ""});
       }
@@ -757,14 +840,17 @@ std::vector<std::string> compare_tables(const std::vector<ValidationTable>& fres
   using Key = std::tuple<std::string, std::string, std::string, std::string>;
   std::map<Key, const ValidationRow*> index;
   for (const ValidationTable& t : committed) {
-    for (const ValidationRow& r : t.rows) index[{chip_change_name(t.change), r.case_label, r.kernel, r.setting}] = &r;
+    for (const ValidationRow& r : t.rows)
+      index[{chip_change_name(t.change), r.case_label, r.kernel, r.setting}] = &r;
   }
-  auto differs = [](double a, double b) { return std::fabs(a - b) > 1e-6 * std::max(std::fabs(a), std::fabs(b)); };
+  auto differs = [](double a, double b) {
+    return std::fabs(a - b) > 1e-6 * std::max(std::fabs(a), std::fabs(b));
+  };
   std::vector<std::string> out;
   for (const ValidationTable& t : fresh) {
     for (const ValidationRow& r : t.rows) {
-      const std::string name = std::string(chip_change_name(t.change)) + ": " + r.case_label + " " + r.kernel +
-                               " " + r.setting;
+      const std::string name = std::string(chip_change_name(t.change)) + ": " + r.case_label + " " +
+                               r.kernel + " " + r.setting;
       const auto it = index.find({chip_change_name(t.change), r.case_label, r.kernel, r.setting});
       if (it == index.end()) {
         out.push_back(name + ": not in the committed table");
@@ -772,7 +858,8 @@ std::vector<std::string> compare_tables(const std::vector<ValidationTable>& fres
       }
       const ValidationRow& c = *it->second;
       auto check = [&](const char* what, double a, double b) {
-        if (differs(a, b)) out.push_back(name + ": " + what + " " + json_num(a) + ", committed " + json_num(b));
+        if (differs(a, b))
+          out.push_back(name + ": " + what + " " + json_num(a) + ", committed " + json_num(b));
       };
       check("meas_time_s", r.meas_time_s, c.meas_time_s);
       check("sim_time_s", r.sim_time_s, c.sim_time_s);

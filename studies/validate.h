@@ -14,7 +14,7 @@ namespace memwall {
 /// Which change of the chip a measurement file holds.
 enum class ChipChange {
   kSmCount,  ///< green contexts: column `sms` (the SMs held), `sms_requested` empty without one
-  kL2Size,   ///< persisting-L2 carve-out: columns `reserve` and `granted_bytes` (empty without one)
+  kL2Size,  ///< persisting-L2 carve-out: columns `reserve` and `granted_bytes` (empty without one)
 };
 
 /// "sm-count" or "l2-size" (the flag without its dashes, the JSON/CSV `experiment`).
@@ -22,26 +22,27 @@ const char* chip_change_name(ChipChange change);
 
 /// One setting of the chip in a measurement file, and the config override that stands for it.
 struct ChangeSetting {
-  std::string label;     ///< "none", "green 66", "reserve 25%"
+  std::string label;  ///< "none", "green 66", "reserve 25%"
   std::string override_text;  ///< "sm.count=66", "l2.size=51118080B": applied to the config
-  bool reference = false;     ///< the full chip, against which slowdowns are taken
+  bool reference = false;  ///< the full chip, against which slowdowns are taken
 };
 
 /// One compared figure set: a kernel of a case, or its total ("total"), at one setting.
 struct ValidationRow {
   std::string case_label;  ///< case_label() of the case's parameters
-  std::string family;      ///< "flash2", "naive" (totals) or "naive qk" (a kernel of a case of several)
-  std::string kernel;      ///< the kernel's name, or "total"
-  std::string setting;     ///< ChangeSetting::label
+  std::string family;  ///< "flash2", "naive" (totals) or "naive qk" (a kernel of a case of several)
+  std::string kernel;  ///< the kernel's name, or "total"
+  std::string setting;  ///< ChangeSetting::label
   std::string override_text;
   bool reference = false;
-  int line = 0;            ///< line of the measured row in the CSV (0: a total summed from kernels)
+  int line = 0;  ///< line of the measured row in the CSV (0: a total summed from kernels)
   double meas_time_s = 0;  ///< CUDA-event median, s
-  double sim_time_s = 0;   ///< simulated, s (the L2 cold at the start, not flushed between kernels)
+  double sim_time_s = 0;  ///< simulated, s (the L2 cold at the start, not flushed between kernels)
   double meas_slowdown = 1;  ///< meas_time_s over the same kernel's at the reference setting
   double sim_slowdown = 1;
-  std::optional<double> meas_dram_bytes;  ///< ncu DRAM read + write (the L2 flushed before each kernel)
-  std::optional<double> sim_dram_bytes;   ///< simulated with the L2 flushed between kernels
+  std::optional<double>
+      meas_dram_bytes;  ///< ncu DRAM read + write (the L2 flushed before each kernel)
+  std::optional<double> sim_dram_bytes;  ///< simulated with the L2 flushed between kernels
   std::optional<double> meas_dram_growth;  ///< DRAM bytes over the reference setting's
   std::optional<double> sim_dram_growth;
 
@@ -55,13 +56,13 @@ struct FamilySummary {
   std::string setting;
   bool reference = false;
   int cases = 0;
-  double time_mape = 0;           ///< mean |time error|
-  double time_worst = 0;          ///< the time error of largest magnitude (signed)
-  double meas_slowdown_gmean = 1; ///< geometric mean of the measured slowdowns
+  double time_mape = 0;  ///< mean |time error|
+  double time_worst = 0;  ///< the time error of largest magnitude (signed)
+  double meas_slowdown_gmean = 1;  ///< geometric mean of the measured slowdowns
   double sim_slowdown_gmean = 1;
-  double slowdown_mape = 0;       ///< mean |slowdown error|
-  double slowdown_worst = 0;      ///< signed
-  int dram_cases = 0;             ///< rows with DRAM bytes measured and simulated
+  double slowdown_mape = 0;  ///< mean |slowdown error|
+  double slowdown_worst = 0;  ///< signed
+  int dram_cases = 0;  ///< rows with DRAM bytes measured and simulated
   double dram_mape = 0;
   double dram_worst = 0;
   double meas_dram_growth_gmean = 1;
@@ -72,20 +73,20 @@ struct FamilySummary {
 struct ValidationTable {
   ChipChange change = ChipChange::kSmCount;
   std::string measured_path;
-  std::string config;            ///< as given (a path or a preset)
+  std::string config;  ///< as given (a path or a preset)
   std::vector<ChangeSetting> settings;  ///< the reference first
   int cases = 0;
   int simulations = 0;
-  std::vector<ValidationRow> rows;      ///< per case: its total then its kernels, each at every setting
-  std::vector<FamilySummary> summary;   ///< summarize(rows)
+  std::vector<ValidationRow> rows;  ///< per case: its total then its kernels, each at every setting
+  std::vector<FamilySummary> summary;  ///< summarize(rows)
 };
 
 /// What to run.
 struct ValidateOptions {
   std::string config = "configs/calibrated/h200.yaml";  ///< a path or a preset
-  std::string only_regex;   ///< when set: only the cases whose label it matches (ECMAScript, search)
+  std::string only_regex;  ///< when set: only the cases whose label it matches (ECMAScript, search)
   std::size_t max_cases = 0;  ///< when > 0: only the first N cases (after only_regex)
-  unsigned threads = 1;     ///< simulations in parallel; the result does not depend on it
+  unsigned threads = 1;  ///< simulations in parallel; the result does not depend on it
 };
 
 /// Reads `measured_path` (the harness's columns, docs/cuda.md, plus the change's columns; the

@@ -12,8 +12,8 @@
 #include "sim/core/interrupt.h"
 #include "sim/core/json.h"
 #include "sim/core/progress.h"
-#include "sim/hw/config_loader.h"
 #include "sim/engine/simulator.h"
+#include "sim/hw/config_loader.h"
 #include "studies/sweep_runner.h"
 #include "studies/sweep_workload.h"
 #include "traces/interruptible_source.h"
@@ -42,7 +42,8 @@ std::string bandwidth_text(double bytes_per_second) {
 
 std::string seconds_text(Tick t) {
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.9e", static_cast<double>(t) / static_cast<double>(kTicksPerSecond));
+  std::snprintf(buf, sizeof buf, "%.9e",
+                static_cast<double>(t) / static_cast<double>(kTicksPerSecond));
   return buf;
 }
 
@@ -59,12 +60,15 @@ WhatIf make_what_if(std::string_view name, const HardwareConfig& base, Bytes foo
     std::uint64_t size = base.l2.size.count;
     while (size < 2 * footprint.count && size * 2 <= kGiB) size *= 2;
     w.description = "L2 holding twice the workload's tensors: only compulsory misses";
-    if (size < 2 * footprint.count) w.description += " (capped at 1 GiB, the largest L2 a config may have)";
+    if (size < 2 * footprint.count)
+      w.description += " (capped at 1 GiB, the largest L2 a config may have)";
     w.overrides = {"l2.size=" + size_text(size)};
   } else if (name == "infinite-sram") {
-    w.description = "shared memory never limits occupancy (1 GiB per SM and CTA) nor time (bandwidth x1000)";
-    w.overrides = {"sm.smem_per_sm=1 GiB", "sm.smem_per_block=1 GiB",
-                   "sm.smem_bandwidth=" + bandwidth_text(base.sm.smem_bandwidth.bytes_per_second * 1000)};
+    w.description =
+        "shared memory never limits occupancy (1 GiB per SM and CTA) nor time (bandwidth x1000)";
+    w.overrides = {
+        "sm.smem_per_sm=1 GiB", "sm.smem_per_block=1 GiB",
+        "sm.smem_bandwidth=" + bandwidth_text(base.sm.smem_bandwidth.bytes_per_second * 1000)};
   } else if (name == "hbm-x2") {
     w.description = "twice the HBM bandwidth";
     w.overrides = {"hbm.bandwidth=" + bandwidth_text(base.hbm.bandwidth.bytes_per_second * 2)};
@@ -72,13 +76,15 @@ WhatIf make_what_if(std::string_view name, const HardwareConfig& base, Bytes foo
     w.description = "twice the L2 capacity";
     w.overrides = {"l2.size=" + size_text(base.l2.size.count * 2)};
   } else if (name == "smem-direct") {
-    w.description = "shared-memory reads overlap the MMAs instead of taking turns with them (as "
-                    "when the tensor cores read operands from shared memory, wgmma)";
+    w.description =
+        "shared-memory reads overlap the MMAs instead of taking turns with them (as "
+        "when the tensor cores read operands from shared memory, wgmma)";
     w.overrides = {"sm.smem_pipe=own"};
   } else {
     std::string known;
     for (const auto& n : what_if_names()) known += (known.empty() ? "" : ", ") + n;
-    throw UsageError("--what-if: unknown what-if \"" + std::string(name) + "\" (known: " + known + ")");
+    throw UsageError("--what-if: unknown what-if \"" + std::string(name) + "\" (known: " + known +
+                     ")");
   }
   return w;
 }
@@ -191,8 +197,8 @@ WorkloadParams params_of_run(const RunResult& run) {
 
 std::vector<std::vector<WhatIfRow>> what_if_tables(std::string_view list, const std::string& config,
                                                    const std::vector<std::string>& sets,
-                                                   const std::vector<RunResult>& runs, bool flush_l2,
-                                                   unsigned threads, bool progress) {
+                                                   const std::vector<RunResult>& runs,
+                                                   bool flush_l2, unsigned threads, bool progress) {
   std::vector<std::vector<WhatIfRow>> tables;
   // The base and one line per name of the list, for every run.
   const std::size_t names = static_cast<std::size_t>(std::count(list.begin(), list.end(), ',')) + 1;
@@ -258,7 +264,7 @@ std::string format_what_if_text(const std::vector<WhatIfRow>& rows) {
       }
     }
     // A zero saving is a plain 0: "0 ps" suggested a precision the comparison does not have.
-    const std::string saved = row.saved == 0 ? "0"
+    const std::string saved = row.saved == 0  ? "0"
                               : row.saved < 0 ? "-" + format_duration(-row.saved)
                                               : format_duration(row.saved);
     std::snprintf(buf, sizeof buf, "%-14s %12s %12s %12s %7.1f%%  %s\n", row.name.c_str(),

@@ -17,15 +17,15 @@
 
 #include "models/workload_params.h"
 #include "sim/core/units.h"
-#include "sim/hw/config.h"
 #include "sim/engine/run_result.h"
+#include "sim/hw/config.h"
 
 namespace memwall {
 
 /// One variant of the machine.
 struct WhatIf {
-  std::string name;                    ///< e.g. "hbm-x2"
-  std::string description;             ///< one line for people
+  std::string name;  ///< e.g. "hbm-x2"
+  std::string description;  ///< one line for people
   std::vector<std::string> overrides;  ///< "key.path=value", applied after the user's --set
 };
 
@@ -42,7 +42,7 @@ std::vector<WhatIf> parse_what_ifs(std::string_view list, const HardwareConfig& 
 
 /// The two figures a what-if table compares, from one simulation.
 struct WhatIfOutcome {
-  Tick time = 0;     ///< simulated time of the whole workload
+  Tick time = 0;  ///< simulated time of the whole workload
   Bytes dram_bytes;  ///< bytes moved to and from HBM (reads + writes)
 };
 
@@ -55,7 +55,7 @@ struct WhatIfRow {
   std::string description;
   std::vector<std::string> overrides;
   WhatIfOutcome outcome;
-  Tick saved = 0;             ///< base time − this time (negative if slower)
+  Tick saved = 0;  ///< base time − this time (negative if slower)
   double saved_fraction = 0;  ///< saved / base time
 };
 
@@ -88,8 +88,8 @@ std::vector<WhatIfRow> run_what_if_list(std::string_view list, const std::string
 /// (only when it is a terminal), and each variant's overrides logged at level info.
 std::vector<std::vector<WhatIfRow>> what_if_tables(std::string_view list, const std::string& config,
                                                    const std::vector<std::string>& sets,
-                                                   const std::vector<RunResult>& runs, bool flush_l2,
-                                                   unsigned threads, bool progress);
+                                                   const std::vector<RunResult>& runs,
+                                                   bool flush_l2, unsigned threads, bool progress);
 
 /// The text of what_if_report from tables computed once (so --what-if-json reruns nothing).
 std::string what_if_tables_text(const std::vector<RunResult>& runs,

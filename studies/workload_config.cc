@@ -25,7 +25,8 @@ std::string display_path(const std::string& path, const std::string& fallback) {
 
 }  // namespace
 
-WorkloadParams resolve_workload_options(const WorkloadParams& params, const HardwareConfig* config) {
+WorkloadParams resolve_workload_options(const WorkloadParams& params,
+                                        const HardwareConfig* config) {
   WorkloadParams p = params;
   if (config != nullptr) {
     // The config's shared memory per block is the on-chip memory M of a workload that sizes its

@@ -14,14 +14,14 @@
 namespace memwall {
 
 enum class OpKind : std::uint8_t {
-  load = 0,     ///< async global → shared copy of `box`; completes under `tag`
+  load = 0,  ///< async global → shared copy of `box`; completes under `tag`
   /// shared/registers → global copy of `box`: posted (drained at the CTA's end); with a nonzero
   /// `tag`, a wait on that tag also waits until it has reached the L2 (a TMA store whose shared
   /// buffer is written again after cp.async.bulk.wait_group)
   store = 1,
-  wait = 2,     ///< block until every load issued so far with `tag` has arrived
+  wait = 2,  ///< block until every load issued so far with `tag` has arrived
   compute = 3,  ///< `amount` FLOPs (or ops) on `unit`
-  smem = 4,     ///< `amount` bytes of shared-memory traffic (reads + writes)
+  smem = 4,  ///< `amount` bytes of shared-memory traffic (reads + writes)
   barrier = 5,  ///< __syncthreads(): orders the ops around it; no data
   /// registers → global atomic add of `box` (red.global.add; fire and forget, drained at CTA
   /// end): the bytes travel as a store's, and the L2 reads every sector it does not hold before
@@ -30,22 +30,24 @@ enum class OpKind : std::uint8_t {
 };
 
 /// Whether `kind` moves data from the SM to global memory (a store or a reduction).
-constexpr bool writes_global(OpKind kind) { return kind == OpKind::store || kind == OpKind::reduce; }
+constexpr bool writes_global(OpKind kind) {
+  return kind == OpKind::store || kind == OpKind::reduce;
+}
 
 enum class ComputeUnit : std::uint8_t {
   tensor = 0,  ///< tensor cores (fp16/bf16 matrix products)
-  fp32 = 1,    ///< CUDA cores, fp32
-  sfu = 2,     ///< special-function units (exp, reciprocal)
-  issue = 3,   ///< the SM's warp schedulers: an amount of warp instructions issued (trace v3)
+  fp32 = 1,  ///< CUDA cores, fp32
+  sfu = 2,  ///< special-function units (exp, reciprocal)
+  issue = 3,  ///< the SM's warp schedulers: an amount of warp instructions issued (trace v3)
   mma_sync = 4,  ///< tensor cores through warp-level mma.sync, at its own rate (trace v3)
 };
 
 /// A 2-D region of global memory.
 struct Box {
-  std::uint64_t base = 0;       ///< byte address of the first row
-  std::uint32_t rows = 0;       ///< number of rows, > 0
+  std::uint64_t base = 0;  ///< byte address of the first row
+  std::uint32_t rows = 0;  ///< number of rows, > 0
   std::uint32_t row_bytes = 0;  ///< bytes per row, > 0
-  std::uint64_t pitch = 0;      ///< bytes from one row's start to the next's (>= row_bytes if rows > 1)
+  std::uint64_t pitch = 0;  ///< bytes from one row's start to the next's (>= row_bytes if rows > 1)
 
   std::uint64_t bytes() const { return static_cast<std::uint64_t>(rows) * row_bytes; }
   friend bool operator==(const Box&, const Box&) = default;
@@ -55,10 +57,10 @@ struct Box {
 struct Op {
   OpKind kind = OpKind::barrier;
   ComputeUnit unit = ComputeUnit::tensor;  ///< compute: which pipe
-  std::uint8_t tensor = 0;                 ///< load/store/reduce: index into WorkloadInfo::tensors
-  std::uint16_t tag = 0;                   ///< load, store: completion tag; wait: the tag waited for
-  Box box;                                 ///< load/store/reduce: the region
-  std::uint64_t amount = 0;                ///< compute: FLOPs or ops; smem: bytes
+  std::uint8_t tensor = 0;  ///< load/store/reduce: index into WorkloadInfo::tensors
+  std::uint16_t tag = 0;  ///< load, store: completion tag; wait: the tag waited for
+  Box box;  ///< load/store/reduce: the region
+  std::uint64_t amount = 0;  ///< compute: FLOPs or ops; smem: bytes
 
   friend bool operator==(const Op&, const Op&) = default;
 };
@@ -66,7 +68,7 @@ struct Op {
 /// A named tensor in global memory, so every byte can be attributed ("Q", "K", "S", ...).
 struct TensorInfo {
   std::string name;
-  std::uint64_t base = 0;   ///< byte address
+  std::uint64_t base = 0;  ///< byte address
   std::uint64_t bytes = 0;  ///< extent
   friend bool operator==(const TensorInfo&, const TensorInfo&) = default;
 };
@@ -81,10 +83,10 @@ struct WorkloadInfo {
 
 /// One kernel launch: its grid and what each CTA needs to be resident on an SM.
 struct KernelInfo {
-  std::string name;                       ///< e.g. "qk", "softmax", "pv", "flash2_fwd"
-  std::uint64_t ctas = 0;                 ///< CTAs in the grid, launched in index order
+  std::string name;  ///< e.g. "qk", "softmax", "pv", "flash2_fwd"
+  std::uint64_t ctas = 0;  ///< CTAs in the grid, launched in index order
   std::uint32_t threads_per_cta = 0;
-  std::uint64_t smem_bytes_per_cta = 0;   ///< shared memory per CTA
+  std::uint64_t smem_bytes_per_cta = 0;  ///< shared memory per CTA
   std::uint32_t registers_per_thread = 0;
   friend bool operator==(const KernelInfo&, const KernelInfo&) = default;
 };

@@ -33,7 +33,8 @@ std::string format_op(const Op& op, const WorkloadInfo& workload) {
   };
   const auto box = [&]() {
     return " base=" + hex(op.box.base) + " rows=" + std::to_string(op.box.rows) +
-           " row_bytes=" + std::to_string(op.box.row_bytes) + " pitch=" + std::to_string(op.box.pitch);
+           " row_bytes=" + std::to_string(op.box.row_bytes) +
+           " pitch=" + std::to_string(op.box.pitch);
   };
   switch (op.kind) {
     case OpKind::load: return "load " + tensor() + " tag=" + std::to_string(op.tag) + box();

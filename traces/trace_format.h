@@ -29,8 +29,8 @@ inline std::uint8_t max_compute_unit(std::uint32_t version) { return version >= 
 /// Whether parameter `name` may appear in the workload record of a trace of `version`.
 inline bool trace_version_allows(std::uint32_t version, const std::string& name) {
   if (name == "gemm") return version >= 4;
-  return version >= 2 || (name != "kv_heads" && name != "seq_kv" && name != "causal" &&
-                          name != "splits");
+  return version >= 2 ||
+         (name != "kv_heads" && name != "seq_kv" && name != "causal" && name != "splits");
 }
 /// Whether a store op of a trace of `version` carries a tag.
 inline bool store_has_tag(std::uint32_t version) { return version >= 4; }
@@ -46,9 +46,9 @@ inline constexpr std::size_t kMaxTraceString = 4096;
 /// Record types of the payload stream.
 enum class RecordType : std::uint8_t {
   workload = 'W',  ///< once, first
-  kernel = 'K',    ///< a launch; its CTA records follow
-  cta = 'C',       ///< one CTA's ops
-  end = 'E',       ///< once, last: totals
+  kernel = 'K',  ///< a launch; its CTA records follow
+  cta = 'C',  ///< one CTA's ops
+  end = 'E',  ///< once, last: totals
 };
 
 /// CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320), continuing from `crc` (0 to start).

@@ -38,10 +38,12 @@ TraceReader::TraceReader(const std::string& path) : m_path(path), m_in(path, std
   if (got < sizeof prologue) fail(got, "truncated: the file ends inside the 16-byte header");
   m_version = read_u32(prologue + 8);
   if (m_version < kOldestTraceVersion || m_version > kTraceVersion) {
-    fail(8, "unsupported trace version " + std::to_string(m_version) + " (this build reads versions " +
-                std::to_string(kOldestTraceVersion) + " to " + std::to_string(kTraceVersion) + ")");
+    fail(8, "unsupported trace version " + std::to_string(m_version) +
+                " (this build reads versions " + std::to_string(kOldestTraceVersion) + " to " +
+                std::to_string(kTraceVersion) + ")");
   }
-  if (read_u32(prologue + 12) != 0) fail(12, "unsupported header flags " + hex(read_u32(prologue + 12)));
+  if (read_u32(prologue + 12) != 0)
+    fail(12, "unsupported header flags " + hex(read_u32(prologue + 12)));
   m_next_offset = kTracePrologueBytes;
   m_chunk_offset = m_next_offset;
   read_workload();
@@ -56,7 +58,8 @@ bool TraceReader::load_chunk() {
   m_in.read(reinterpret_cast<char*>(header), sizeof header);
   const auto got = static_cast<std::size_t>(m_in.gcount());
   if (got == 0) return false;
-  if (got < sizeof header) fail(m_next_offset + got, "truncated: the file ends inside a chunk header");
+  if (got < sizeof header)
+    fail(m_next_offset + got, "truncated: the file ends inside a chunk header");
   const std::uint32_t length = read_u32(header);
   const std::uint32_t stored = read_u32(header + 4);
   if (length == 0 || length > kMaxChunkPayload) {
@@ -94,7 +97,8 @@ std::uint64_t TraceReader::get_varint(const char* what) {
   std::uint64_t value = 0;
   for (int shift = 0; shift < 64; shift += 7) {
     const std::uint8_t b = get();
-    if (shift == 63 && (b & 0x7E) != 0) fail(start, std::string(what) + ": varint overflows 64 bits");
+    if (shift == 63 && (b & 0x7E) != 0)
+      fail(start, std::string(what) + ": varint overflows 64 bits");
     value |= static_cast<std::uint64_t>(b & 0x7F) << shift;
     if ((b & 0x80) == 0) return value;
   }
@@ -214,7 +218,9 @@ void TraceReader::read_cta(std::vector<Op>& ops) {
     const std::uint8_t high = byte >> 3;
     if (kind > max_op_kind(m_version)) {
       fail(at, "invalid op kind " + std::to_string(kind) + " (byte " + hex(byte) + ")" +
-                   (kind <= max_op_kind(kTraceVersion) ? " in a version " + std::to_string(m_version) + " trace" : ""));
+                   (kind <= max_op_kind(kTraceVersion)
+                        ? " in a version " + std::to_string(m_version) + " trace"
+                        : ""));
     }
     Op op;
     op.kind = static_cast<OpKind>(kind);
@@ -248,25 +254,27 @@ void TraceReader::read_cta(std::vector<Op>& ops) {
           op.tag = static_cast<std::uint16_t>(tag);
         }
         const std::uint64_t at_box = offset();
-        op.box.base = last_base[op.tensor] + static_cast<std::uint64_t>(unzigzag(get_varint("box base")));
+        op.box.base =
+            last_base[op.tensor] + static_cast<std::uint64_t>(unzigzag(get_varint("box base")));
         last_base[op.tensor] = op.box.base;
         op.box.rows = get_u32_field("box rows");
         op.box.row_bytes = get_u32_field("box row bytes");
         op.box.pitch = get_varint("box pitch");
-        if (op.box.rows == 0 || op.box.row_bytes == 0) fail(at_box, "empty box (rows or row bytes 0)");
+        if (op.box.rows == 0 || op.box.row_bytes == 0)
+          fail(at_box, "empty box (rows or row bytes 0)");
         if (op.box.rows > 1 && op.box.pitch < op.box.row_bytes) {
-          fail(at_box, "box pitch " + std::to_string(op.box.pitch) + " is less than its row bytes " +
-                           std::to_string(op.box.row_bytes));
+          fail(at_box, "box pitch " + std::to_string(op.box.pitch) +
+                           " is less than its row bytes " + std::to_string(op.box.row_bytes));
         }
         const TensorInfo& t = m_info.tensors[op.tensor];
         std::uint64_t span = 0, end = 0;
-        const bool overflow =
-            __builtin_mul_overflow(static_cast<std::uint64_t>(op.box.rows - 1), op.box.pitch, &span) ||
-            __builtin_add_overflow(span, op.box.row_bytes, &span) ||
-            __builtin_add_overflow(op.box.base, span, &end);
+        const bool overflow = __builtin_mul_overflow(static_cast<std::uint64_t>(op.box.rows - 1),
+                                                     op.box.pitch, &span) ||
+                              __builtin_add_overflow(span, op.box.row_bytes, &span) ||
+                              __builtin_add_overflow(op.box.base, span, &end);
         if (overflow || op.box.base < t.base || end > t.base + t.bytes) {
-          fail(at_box, "box at " + hex(op.box.base) + " (" + std::to_string(op.box.rows) + " rows of " +
-                           std::to_string(op.box.row_bytes) + " bytes, pitch " +
+          fail(at_box, "box at " + hex(op.box.base) + " (" + std::to_string(op.box.rows) +
+                           " rows of " + std::to_string(op.box.row_bytes) + " bytes, pitch " +
                            std::to_string(op.box.pitch) + ") lies outside tensor " + t.name);
         }
         break;

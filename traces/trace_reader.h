@@ -42,12 +42,12 @@ class TraceReader final : public TraceSource {
   std::string m_path;
   std::ifstream m_in;
   std::uint32_t m_version = 0;
-  std::vector<char> m_chunk;        ///< the current chunk's payload
-  std::size_t m_pos = 0;            ///< next byte of m_chunk
-  std::uint64_t m_chunk_offset = 0; ///< file offset of m_chunk[0]
+  std::vector<char> m_chunk;  ///< the current chunk's payload
+  std::size_t m_pos = 0;  ///< next byte of m_chunk
+  std::uint64_t m_chunk_offset = 0;  ///< file offset of m_chunk[0]
   std::uint64_t m_next_offset = 0;  ///< file offset of the next chunk header
   WorkloadInfo m_info;
-  std::vector<Op> m_scratch;        ///< CTAs skipped by next_kernel are decoded here
+  std::vector<Op> m_scratch;  ///< CTAs skipped by next_kernel are decoded here
   std::vector<std::uint64_t> m_last_base;  ///< per tensor: previous box base in the current CTA
   std::string m_kernel_name;
   std::uint64_t m_kernel_ctas = 0;

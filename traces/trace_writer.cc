@@ -117,9 +117,7 @@ void TraceWriter::cta_end() {
         put_byte(kind);
         put_varint(op.amount);
         break;
-      case OpKind::barrier:
-        put_byte(kind);
-        break;
+      case OpKind::barrier: put_byte(kind); break;
     }
   }
   ++m_ctas;

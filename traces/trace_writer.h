@@ -38,10 +38,10 @@ class TraceWriter final : public TraceSink {
   void flush_chunk();
 
   AtomicFile m_file;
-  std::string m_chunk;             ///< payload of the chunk being filled
-  std::vector<Op> m_ops;           ///< the current CTA's ops
+  std::string m_chunk;  ///< payload of the chunk being filled
+  std::vector<Op> m_ops;  ///< the current CTA's ops
   std::vector<std::uint64_t> m_tensor_base;  ///< base address of each tensor
-  std::vector<std::uint64_t> m_last_base;    ///< per tensor: previous box base in this CTA
+  std::vector<std::uint64_t> m_last_base;  ///< per tensor: previous box base in this CTA
   std::uint64_t m_bytes = 0;
   std::uint32_t m_version;
   std::uint64_t m_kernels = 0, m_ctas = 0, m_total_ops = 0;

@@ -19,10 +19,12 @@ TraceCounts count_traffic(TraceSource& source) {
       for (const Op& op : ops) {
         if (op.kind == OpKind::load) {
           k.read_bytes += op.box.bytes();
-          if (op.tensor < out.by_tensor.size()) out.by_tensor[op.tensor].read_bytes += op.box.bytes();
+          if (op.tensor < out.by_tensor.size())
+            out.by_tensor[op.tensor].read_bytes += op.box.bytes();
         } else if (writes_global(op.kind)) {
           k.write_bytes += op.box.bytes();
-          if (op.tensor < out.by_tensor.size()) out.by_tensor[op.tensor].write_bytes += op.box.bytes();
+          if (op.tensor < out.by_tensor.size())
+            out.by_tensor[op.tensor].write_bytes += op.box.bytes();
         }
       }
     }

@@ -33,7 +33,7 @@ struct TraceCounts {
   std::uint64_t ctas = 0;
   std::uint64_t ops = 0;
   std::vector<TensorCount> by_tensor;  ///< in the workload's tensor order
-  std::vector<KernelCount> kernels;    ///< in launch order
+  std::vector<KernelCount> kernels;  ///< in launch order
 };
 
 /// Pulls every kernel and CTA of `source` (from its current position) and sums the traffic.

@@ -14,10 +14,10 @@ namespace memwall::cuda {
 struct AttentionShape {
   int batch = 1;
   int heads = 1;
-  int seq = 0;       ///< N (Nq), query tokens
+  int seq = 0;  ///< N (Nq), query tokens
   int head_dim = 0;  ///< d, elements
   int kv_heads = 0;  ///< Hkv; 0: heads
-  int seq_kv = 0;    ///< Nkv, key tokens; 0: seq
+  int seq_kv = 0;  ///< Nkv, key tokens; 0: seq
   /// Causal mask aligned bottom-right: key j is visible to query row i iff j ≤ i + Nkv − Nq.
   bool causal = false;
   /// B·H, the number of independent heads.

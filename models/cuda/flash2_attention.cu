@@ -26,14 +26,14 @@ __device__ __forceinline__ unsigned ctaid_x() {
 /// variants), in the rows the kernel sees: after decode packing, "heads" are the packed heads and
 /// nq the packed rows per head.
 struct VariantGeometry {
-  int nq;             ///< query rows per (packed) head
-  int nkv;            ///< keys per KV head
-  int group;          ///< (packed) query heads per KV head: KV head = bh / group
+  int nq;  ///< query rows per (packed) head
+  int nkv;  ///< keys per KV head
+  int group;  ///< (packed) query heads per KV head: KV head = bh / group
   /// Causal: Nkv − Nq of the unpacked shape, key j visible to row i iff j ≤ i + this; not causal
   /// (and decode-packed, where the mask is a no-op): kNoMask, past every key. One kernel for
   /// both, since its registers fit without spilling where a causal template flag's did not.
   int causal_offset;
-  int splits;         ///< S; 1: O and L stored directly, else the fp32 partials
+  int splits;  ///< S; 1: O and L stored directly, else the fp32 partials
   int blocks_per_split;
   long long rows_total;  ///< (packed) heads · nq: the rows of one split's O_accum and L_accum
 };
@@ -275,7 +275,6 @@ __device__ __forceinline__ void flash2_fwd_body(const half* __restrict__ q,
           }
         }
       }
-
     }
 
     __syncthreads();
@@ -377,8 +376,8 @@ __global__ void __launch_bounds__(kFlashThreads, 1)
                           half* __restrict__ o, float* __restrict__ l, int nq, int br, int splits,
                           long long rows_total) {
   extern __shared__ float smem_f[];
-  float* weight = smem_f;              // [splits][br]
-  float* lse = smem_f + splits * br;   // [br]
+  float* weight = smem_f;  // [splits][br]
+  float* lse = smem_f + splits * br;  // [br]
   const int blocks_q = (nq + br - 1) / br;
   const long long bh = blockIdx.x / blocks_q;
   const int m0 = static_cast<int>(blockIdx.x % blocks_q) * br;
@@ -421,7 +420,8 @@ __global__ void __launch_bounds__(kFlashThreads, 1)
     float4 acc = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
     for (int s = 0; s < splits; ++s) {
       const float w = weight[s * br + r];
-      const float4 x = *reinterpret_cast<const float4*>(o_accum + (s * rows_total + row0 + r) * D + c);
+      const float4 x =
+          *reinterpret_cast<const float4*>(o_accum + (s * rows_total + row0 + r) * D + c);
       acc.x += w * x.x;
       acc.y += w * x.y;
       acc.z += w * x.z;
@@ -448,10 +448,9 @@ void launch_variant(const AttentionShape& shape, const half* q, const half* k, c
 
 /// The variant kernel (and, split, the combine) for one instantiated (D, BR, BC, STAGES).
 template <int D, int BR, int BC, int STAGES>
-void launch_variant_kernels(const AttentionShape& shape, const Flash2Blocks& blocks,
-                            const half* q, const half* k, const half* v, half* o, float* l,
-                            float scale, const Flash2Workspace& ws, Flash2Part part,
-                            cudaStream_t stream) {
+void launch_variant_kernels(const AttentionShape& shape, const Flash2Blocks& blocks, const half* q,
+                            const half* k, const half* v, half* o, float* l, float scale,
+                            const Flash2Workspace& ws, Flash2Part part, cudaStream_t stream) {
   const Flash2Packing pk = flash2_packing(shape);
   const int tc = static_cast<int>(ceil_div(shape.keys(), BC));
   const int splits = blocks.splits;
@@ -476,8 +475,8 @@ void launch_variant_kernels(const AttentionShape& shape, const Flash2Blocks& blo
                "flash2_fwd_variant_kernel");
     const std::int64_t grid = blocks_q * splits * heads_packed;
     const float scale_log2 = scale * 1.4426950408889634f;
-    kernel<<<static_cast<unsigned>(grid), kFlashThreads, static_cast<std::size_t>(smem),
-             stream>>>(q, k, v, Flash2Outputs{o, l, ws.o_accum, ws.l_accum}, geo, scale_log2);
+    kernel<<<static_cast<unsigned>(grid), kFlashThreads, static_cast<std::size_t>(smem), stream>>>(
+        q, k, v, Flash2Outputs{o, l, ws.o_accum, ws.l_accum}, geo, scale_log2);
     check_launch("flash2_fwd_variant_kernel");
   }
   if (splits == 1 || part == Flash2Part::kForward) {
@@ -485,13 +484,12 @@ void launch_variant_kernels(const AttentionShape& shape, const Flash2Blocks& blo
   }
   auto* combine = flash2_combine_kernel<D>;
   const int combine_smem = (splits * BR + BR) * 4;
-  check_cuda(cudaFuncSetAttribute(combine, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  combine_smem),
-             "flash2_combine_kernel");
+  check_cuda(
+      cudaFuncSetAttribute(combine, cudaFuncAttributeMaxDynamicSharedMemorySize, combine_smem),
+      "flash2_combine_kernel");
   combine<<<static_cast<unsigned>(blocks_q * heads_packed), kFlashThreads,
-            static_cast<std::size_t>(combine_smem), stream>>>(ws.o_accum, ws.l_accum, o, l,
-                                                              pk.seq, BR, splits,
-                                                              geo.rows_total);
+            static_cast<std::size_t>(combine_smem), stream>>>(ws.o_accum, ws.l_accum, o, l, pk.seq,
+                                                              BR, splits, geo.rows_total);
   check_launch("flash2_combine_kernel");
 }
 
@@ -576,9 +574,8 @@ void check_flash2_supported(const AttentionShape& shape, const Flash2Blocks& blo
               "," + std::to_string(e.variant.stages) + ")";
     }
     throw UsageError("flash2: no kernel for head_dim=" + std::to_string(shape.head_dim) +
-                     " block_q=" + std::to_string(blocks.block_q) +
-                     " block_kv=" + std::to_string(blocks.block_kv) +
-                     " stages=" + std::to_string(blocks.stages) +
+                     " block_q=" + std::to_string(blocks.block_q) + " block_kv=" +
+                     std::to_string(blocks.block_kv) + " stages=" + std::to_string(blocks.stages) +
                      "; instantiated (head_dim,block_q,block_kv,stages): " + list);
   }
   if (shape.batch <= 0 || shape.heads <= 0) {
@@ -592,8 +589,9 @@ void check_flash2_supported(const AttentionShape& shape, const Flash2Blocks& blo
     return;
   }
   if (entry->variant_launcher == nullptr) {
-    throw UsageError("flash2: causal, kv_heads, seq_kv and splits have kernels only at the "
-                     "contract's default blocks (head_dim 64: 128x128, 128: 128x64, stages 2)");
+    throw UsageError(
+        "flash2: causal, kv_heads, seq_kv and splits have kernels only at the "
+        "contract's default blocks (head_dim 64: 128x128, 128: 128x64, stages 2)");
   }
   if (shape.seq <= 0 || shape.keys() <= 0) {
     throw UsageError("flash2: seq and seq_kv must be positive");

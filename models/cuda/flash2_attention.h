@@ -50,7 +50,7 @@ struct Flash2Workspace {
 struct Flash2Packing {
   bool packed = false;
   int heads = 0;  ///< heads per batch the kernels see
-  int seq = 0;    ///< query rows per head the kernels see
+  int seq = 0;  ///< query rows per head the kernels see
   int group = 1;  ///< query heads (as seen) per KV head
 };
 

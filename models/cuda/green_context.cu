@@ -22,8 +22,8 @@ void check_cu(CUresult status, const char* what) {
   }
 }
 
-constexpr int kMaxSmId = 1024;          // %smid is below %nsmid, far under this on any GPU
-constexpr int kProbeCtas = 4096;        // enough that every SM of any partition gets some
+constexpr int kMaxSmId = 1024;  // %smid is below %nsmid, far under this on any GPU
+constexpr int kProbeCtas = 4096;  // enough that every SM of any partition gets some
 constexpr int kProbeThreads = 32;
 constexpr long long kProbeSpinCycles = 20000;  // ~10 us per CTA: CTAs spread over all SMs
 
@@ -35,8 +35,7 @@ __global__ void record_smid_kernel(int* seen) {
     seen[smid] = 1;
   }
   const long long start = clock64();
-  while (clock64() - start < kProbeSpinCycles) {
-  }
+  while (clock64() - start < kProbeSpinCycles) {}
 }
 
 }  // namespace
@@ -126,9 +125,9 @@ std::vector<int> sms_used(cudaStream_t stream) {
     check_cuda(cudaMemsetAsync(seen, 0, kMaxSmId * sizeof(int), stream), "cudaMemsetAsync");
     record_smid_kernel<<<kProbeCtas, kProbeThreads, 0, stream>>>(seen);
     check_launch("record_smid_kernel");
-    check_cuda(cudaMemcpyAsync(host.data(), seen, kMaxSmId * sizeof(int), cudaMemcpyDeviceToHost,
-                               stream),
-               "cudaMemcpyAsync");
+    check_cuda(
+        cudaMemcpyAsync(host.data(), seen, kMaxSmId * sizeof(int), cudaMemcpyDeviceToHost, stream),
+        "cudaMemcpyAsync");
     check_cuda(cudaStreamSynchronize(stream), "sms_used");
   } catch (...) {
     cudaFree(seen);

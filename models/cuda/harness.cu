@@ -48,10 +48,10 @@ struct Options {
   int repeats = 25;
   int warmup = 3;
   int sms = 0;  ///< SMs of the green context to run in; 0: none (the whole GPU, as before)
-  bool l2_reserve = false;             ///< --l2-reserve given (0 included)
+  bool l2_reserve = false;  ///< --l2-reserve given (0 included)
   std::uint64_t l2_reserve_bytes = 0;  ///< its bytes, when not given as a percentage
-  int l2_reserve_percent = -1;         ///< its percentage of the device's maximum; -1: bytes
-  std::string l2_probe_path;           ///< --l2-probe FILE; empty: no probe
+  int l2_reserve_percent = -1;  ///< its percentage of the device's maximum; -1: bytes
+  std::string l2_probe_path;  ///< --l2-probe FILE; empty: no probe
   std::uint64_t seed = 1;
   // The variant flags, applied to every case (flash2 only); unset: each case's own.
   bool causal = false;
@@ -141,8 +141,10 @@ void parse_l2_reserve(const std::string& value, Options& opt) {
     opt.l2_reserve_percent = percent ? static_cast<int>(v) : -1;
     opt.l2_reserve_bytes = percent ? 0 : v;
   } catch (const std::exception&) {
-    throw UsageError("--l2-reserve: expected a byte count or a percentage 0-100% of the "
-                     "device's maximum, got '" + value + "'");
+    throw UsageError(
+        "--l2-reserve: expected a byte count or a percentage 0-100% of the "
+        "device's maximum, got '" +
+        value + "'");
   }
 }
 
@@ -217,8 +219,8 @@ __device__ __forceinline__ std::uint64_t splitmix64(std::uint64_t x) {
 __global__ void fill_uniform_kernel(half* x, std::int64_t count, std::uint64_t seed, float lo,
                                     float hi) {
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
-       i < count; i += stride) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < count;
+       i += stride) {
     const std::uint64_t r = splitmix64(seed * 0x100000001B3ull + static_cast<std::uint64_t>(i));
     const float u = static_cast<float>(r >> 40) * (1.0f / 16777216.0f);
     x[i] = __float2half_rn(lo + (hi - lo) * u);
@@ -230,8 +232,8 @@ __global__ void count_nonfinite_half_kernel(const half* x, std::int64_t count,
                                             unsigned long long* bad) {
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   unsigned long long local = 0;
-  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
-       i < count; i += stride) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < count;
+       i += stride) {
     local += __hisinf(x[i]) != 0 || __hisnan(x[i]) ? 1ull : 0ull;
   }
   if (local != 0) {
@@ -243,8 +245,8 @@ __global__ void count_nonfinite_float_kernel(const float* x, std::int64_t count,
                                              unsigned long long* bad) {
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   unsigned long long local = 0;
-  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
-       i < count; i += stride) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < count;
+       i += stride) {
     local += isfinite(x[i]) ? 0ull : 1ull;
   }
   if (local != 0) {
@@ -256,8 +258,8 @@ __global__ void count_nonfinite_float_kernel(const float* x, std::int64_t count,
 __global__ void flush_l2_kernel(const int4* buf, std::int64_t count, int* sink) {
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   int acc = 0;
-  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
-       i < count; i += stride) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < count;
+       i += stride) {
     const int4 v = buf[i];
     acc ^= v.x ^ v.y ^ v.z ^ v.w;
   }
@@ -321,7 +323,7 @@ std::vector<float> copy_halves(const half* src, std::int64_t count) {
 
 /// The result of checking one case.
 struct CheckResult {
-  double rel_err = 0.0;      ///< ‖O − ref‖ / ‖ref‖ over the checked rows
+  double rel_err = 0.0;  ///< ‖O − ref‖ / ‖ref‖ over the checked rows
   double lse_max_err = 0.0;  ///< max |L − ref| over the checked rows (flash2 only)
   std::uint64_t unwritten = 0;
   int rows_checked = 0;
@@ -503,9 +505,8 @@ void compare_with_unsplit(const HarnessCase& c, const half* q, const half* k, co
 /// and under --once each kernel gets a flush and a hog read of its own. Appends its CSV rows to
 /// `csv`, each ending in `extra_columns`; returns whether the check passed.
 bool run_case(const HarnessCase& c, const Options& opt, std::uint64_t seed, const int4* flush_buf,
-              std::int64_t flush_count, int* d_sink, unsigned long long* d_bad,
-              cudaStream_t stream, L2Reserve* reserve, const std::string& extra_columns,
-              std::ostringstream& csv) {
+              std::int64_t flush_count, int* d_sink, unsigned long long* d_bad, cudaStream_t stream,
+              L2Reserve* reserve, const std::string& extra_columns, std::ostringstream& csv) {
   const AttentionShape& s = c.shape;
   const bool naive = c.workload == Workload::kNaive;
   if (naive) {
@@ -572,12 +573,12 @@ bool run_case(const HarnessCase& c, const Options& opt, std::uint64_t seed, cons
     } else {
       if (c.flash2.splits > 1) {
         // The split kernel and the combine, each timed (marks 0-1, 1-2).
-        launch_flash2_fwd(s, c.flash2, q.get(), k.get(), v.get(), o.get(), lse.get(), scale,
-                          stream, workspace, Flash2Part::kForward);
+        launch_flash2_fwd(s, c.flash2, q.get(), k.get(), v.get(), o.get(), lse.get(), scale, stream,
+                          workspace, Flash2Part::kForward);
         if (marks != nullptr) check_cuda(cudaEventRecord(marks[1], stream), "cudaEventRecord");
         if (prepare_each_kernel) prepare();
-        launch_flash2_fwd(s, c.flash2, q.get(), k.get(), v.get(), o.get(), lse.get(), scale,
-                          stream, workspace, Flash2Part::kCombine);
+        launch_flash2_fwd(s, c.flash2, q.get(), k.get(), v.get(), o.get(), lse.get(), scale, stream,
+                          workspace, Flash2Part::kCombine);
         if (marks != nullptr) check_cuda(cudaEventRecord(marks[2], stream), "cudaEventRecord");
       } else {
         launch_flash2_fwd(s, c.flash2, q.get(), k.get(), v.get(), o.get(), lse.get(), scale,
@@ -589,8 +590,8 @@ bool run_case(const HarnessCase& c, const Options& opt, std::uint64_t seed, cons
 
   run_once(nullptr);
   check_cuda(cudaDeviceSynchronize(), "first run");
-  CheckResult check = check_case(c, q.get(), k.get(), v.get(), o.get(),
-                                 naive ? nullptr : lse.get(), seed, d_bad);
+  CheckResult check =
+      check_case(c, q.get(), k.get(), v.get(), o.get(), naive ? nullptr : lse.get(), seed, d_bad);
   if (!naive && c.flash2.splits > 1 && !opt.once) {
     compare_with_unsplit(c, q.get(), k.get(), v.get(), o.get(), lse.get(), scale, stream, check);
   }
@@ -635,8 +636,7 @@ bool run_case(const HarnessCase& c, const Options& opt, std::uint64_t seed, cons
                check.rows_checked, check.ok ? "pass" : "FAIL",
                times.back().empty()
                    ? ""
-                   : (", total " + format_double(median(times.back()), "%.4f") + " ms")
-                         .c_str());
+                   : (", total " + format_double(median(times.back()), "%.4f") + " ms").c_str());
   if (check.split_compared) {
     std::fprintf(stderr, "  split %d vs unsplit: O rel diff %.2e, L max diff %.2e\n",
                  c.flash2.splits, check.split_rel_diff, check.split_lse_diff);
@@ -701,8 +701,9 @@ int run(int argc, char** argv) {
   for (HarnessCase& c : cases) {  // the variant flags override each case's own
     if (!variant_flags) break;
     if (c.workload == Workload::kNaive) {
-      throw UsageError("--causal, --kv-heads, --seq-kv and --splits apply to flash2 only (add "
-                       "--workload flash2)");
+      throw UsageError(
+          "--causal, --kv-heads, --seq-kv and --splits apply to flash2 only (add "
+          "--workload flash2)");
     }
     if (opt.causal) c.shape.causal = true;
     if (opt.kv_heads > 0) c.shape.kv_heads = opt.kv_heads;
@@ -752,8 +753,8 @@ int run(int argc, char** argv) {
                  green->sm_count(), green->requested_sm_count(), green->how().c_str(),
                  green->device_sm_count(), green->min_partition_sm_count(),
                  green->partition_alignment_sm_count(), used.size(), ids.c_str());
-    extra_columns = "," + std::to_string(green->requested_sm_count()) + "," +
-                    std::to_string(green->sm_count());
+    extra_columns =
+        "," + std::to_string(green->requested_sm_count()) + "," + std::to_string(green->sm_count());
   }
   // Set up in the context the kernels run in, after the green context (destroyed before it).
   std::unique_ptr<L2Reserve> reserve;
@@ -765,21 +766,22 @@ int run(int argc, char** argv) {
             : limits.max_reserve_bytes * static_cast<std::uint64_t>(opt.l2_reserve_percent) / 100;
     reserve = std::make_unique<L2Reserve>(device, bytes);
     const cudaAccessPolicyWindow& w = reserve->window();
-    std::fprintf(stderr,
-                 "memwall-cuda: persisting L2: asked %llu bytes%s, granted %llu (device maximum "
-                 "%llu of %llu; access policy window at most %llu); hog of %llu bytes, window "
-                 "%zu bytes at %p (hog at %p), hitRatio %.2f, on its own stream; the kernels' "
-                 "stream has none\n",
-                 static_cast<unsigned long long>(bytes),
-                 opt.l2_reserve_percent < 0
-                     ? ""
-                     : (" (" + std::to_string(opt.l2_reserve_percent) + "% of the maximum)").c_str(),
-                 static_cast<unsigned long long>(reserve->granted_bytes()),
-                 static_cast<unsigned long long>(limits.max_reserve_bytes),
-                 static_cast<unsigned long long>(limits.l2_bytes),
-                 static_cast<unsigned long long>(limits.max_window_bytes),
-                 static_cast<unsigned long long>(reserve->hog_bytes()), w.num_bytes, w.base_ptr,
-                 reserve->hog(), static_cast<double>(w.hitRatio));
+    std::fprintf(
+        stderr,
+        "memwall-cuda: persisting L2: asked %llu bytes%s, granted %llu (device maximum "
+        "%llu of %llu; access policy window at most %llu); hog of %llu bytes, window "
+        "%zu bytes at %p (hog at %p), hitRatio %.2f, on its own stream; the kernels' "
+        "stream has none\n",
+        static_cast<unsigned long long>(bytes),
+        opt.l2_reserve_percent < 0
+            ? ""
+            : (" (" + std::to_string(opt.l2_reserve_percent) + "% of the maximum)").c_str(),
+        static_cast<unsigned long long>(reserve->granted_bytes()),
+        static_cast<unsigned long long>(limits.max_reserve_bytes),
+        static_cast<unsigned long long>(limits.l2_bytes),
+        static_cast<unsigned long long>(limits.max_window_bytes),
+        static_cast<unsigned long long>(reserve->hog_bytes()), w.num_bytes, w.base_ptr,
+        reserve->hog(), static_cast<double>(w.hitRatio));
     extra_columns += "," + std::to_string(bytes) + "," + std::to_string(reserve->granted_bytes());
   }
 

@@ -101,8 +101,8 @@ int fa2_num_splits_heuristic(int batch_nheads_mblocks, int num_sms, int num_n_bl
   for (int splits = 1; splits <= max_splits; ++splits) {
     float eff = 0.0f;
     if (eligible(splits)) {
-      const float waves = static_cast<float>(batch_nheads_mblocks * splits) /
-                          static_cast<float>(num_sms);
+      const float waves =
+          static_cast<float>(batch_nheads_mblocks * splits) / static_cast<float>(num_sms);
       eff = waves / std::ceil(waves);
       max_efficiency = std::max(max_efficiency, eff);
     }
@@ -162,8 +162,8 @@ HarnessCase parse_case(const std::string& spec) {
       } else if (value == "flash2") {
         c.workload = Workload::kFlash2;
       } else {
-        throw UsageError("--case '" + spec + "': workload: must be naive or flash2, got '" +
-                         value + "'");
+        throw UsageError("--case '" + spec + "': workload: must be naive or flash2, got '" + value +
+                         "'");
       }
       have_workload = true;
     } else if (key == "batch") {
@@ -335,8 +335,7 @@ std::string case_csv_columns(const HarnessCase& c) {
                     std::to_string(c.shape.head_dim) + ",fp16,";
   if (c.workload == Workload::kNaive) {
     out += std::to_string(c.naive.block_q) + "," + std::to_string(c.naive.block_kv) + "," +
-           std::to_string(c.naive.block_k) + ",," + std::to_string(c.naive.softmax_rows) +
-           ",,,,";
+           std::to_string(c.naive.block_k) + ",," + std::to_string(c.naive.softmax_rows) + ",,,,";
   } else {
     out += std::to_string(c.flash2.block_q) + "," + std::to_string(c.flash2.block_kv) + ",," +
            std::to_string(c.flash2.stages) + "," + (c.shape.causal ? ",1," : ",0,") +

@@ -23,8 +23,8 @@ constexpr int kHogFill = 0x5A;
 __device__ __forceinline__ void read_all(const int4* buf, std::int64_t count, int* sink) {
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   int acc = 0;
-  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
-       i < count; i += stride) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < count;
+       i += stride) {
     const int4 v = buf[i];
     acc ^= v.x ^ v.y ^ v.z ^ v.w;
   }
@@ -215,8 +215,8 @@ void L2Reserve::touch(cudaStream_t stream) {
   }
   check_cuda(cudaEventRecord(m_before, stream), "cudaEventRecord");
   check_cuda(cudaStreamWaitEvent(m_stream, m_before, 0), "cudaStreamWaitEvent");
-  l2_hog_touch_kernel<<<kReadGrid, kReadThreads, 0, m_stream>>>(
-      static_cast<const int4*>(m_hog), int4_count(m_hog_bytes), m_sink);
+  l2_hog_touch_kernel<<<kReadGrid, kReadThreads, 0, m_stream>>>(static_cast<const int4*>(m_hog),
+                                                                int4_count(m_hog_bytes), m_sink);
   check_launch("l2_hog_touch_kernel");
   check_cuda(cudaEventRecord(m_after, m_stream), "cudaEventRecord");
   check_cuda(cudaStreamWaitEvent(stream, m_after, 0), "cudaStreamWaitEvent");
@@ -239,12 +239,11 @@ std::vector<L2ProbeRow> probe_l2(L2Reserve& reserve, cudaStream_t stream,
     for (int rep = 0; rep < repeats; ++rep) {
       flush();
       reserve.touch(stream);
-      l2_probe_fill_kernel<<<kReadGrid, kReadThreads, 0, stream>>>(data, int4_count(bytes),
-                                                                     d_sink);
+      l2_probe_fill_kernel<<<kReadGrid, kReadThreads, 0, stream>>>(data, int4_count(bytes), d_sink);
       check_launch("l2_probe_fill_kernel");
       check_cuda(cudaEventRecord(marks.start(), stream), "cudaEventRecord");
       l2_probe_reread_kernel<<<kReadGrid, kReadThreads, 0, stream>>>(data, int4_count(bytes),
-                                                                       d_sink);
+                                                                     d_sink);
       check_launch("l2_probe_reread_kernel");
       check_cuda(cudaEventRecord(marks.stop(), stream), "cudaEventRecord");
       ms.push_back(marks.elapsed_ms());

@@ -20,8 +20,8 @@ namespace memwall::cuda {
 
 /// The persisting-L2 limits the device reports, in bytes.
 struct L2PersistingLimits {
-  std::uint64_t l2_bytes = 0;          ///< cudaDeviceProp::l2CacheSize
-  std::uint64_t max_reserve_bytes = 0; ///< cudaDevAttrMaxPersistingL2CacheSize
+  std::uint64_t l2_bytes = 0;  ///< cudaDeviceProp::l2CacheSize
+  std::uint64_t max_reserve_bytes = 0;  ///< cudaDevAttrMaxPersistingL2CacheSize
   std::uint64_t max_window_bytes = 0;  ///< cudaDevAttrMaxAccessPolicyWindowSize
 };
 
@@ -80,9 +80,9 @@ class L2Reserve {
 
 /// One measurement of the L2 probe.
 struct L2ProbeRow {
-  std::string probe;        ///< "reread": a buffer read twice; "hog": the hog read after a flush
+  std::string probe;  ///< "reread": a buffer read twice; "hog": the hog read after a flush
   std::uint64_t bytes = 0;  ///< bytes read by the timed kernel
-  double time_s = 0.0;      ///< median CUDA-event time of the timed kernel
+  double time_s = 0.0;  ///< median CUDA-event time of the timed kernel
   int repeats = 0;
 };
 

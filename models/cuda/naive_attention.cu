@@ -172,7 +172,8 @@ __global__ void __launch_bounds__(256)
 __device__ __forceinline__ void combine_max_sum(float& m, float& l, float m2, float l2) {
   const float mx = fmaxf(m, m2);
   if (mx == -INFINITY) return;
-  l = (m == -INFINITY ? 0.0f : l * __expf(m - mx)) + (m2 == -INFINITY ? 0.0f : l2 * __expf(m2 - mx));
+  l = (m == -INFINITY ? 0.0f : l * __expf(m - mx)) +
+      (m2 == -INFINITY ? 0.0f : l2 * __expf(m2 - mx));
   m = mx;
 }
 
@@ -197,7 +198,7 @@ __global__ void __launch_bounds__(256)
   const uint4* in = reinterpret_cast<const uint4*>(s + offset);
   uint4* out = reinterpret_cast<uint4*>(p + offset);
   const int pieces = n / kChunkHalves;  // 16-byte pieces of the row
-  const auto load_chunk = [&](uint4 (&buf)[kStreamUnroll], int first) {
+  const auto load_chunk = [&](uint4(&buf)[kStreamUnroll], int first) {
 #pragma unroll
     for (int u = 0; u < kStreamUnroll; ++u) {
       const int i = first + u * 32 + lane;
@@ -374,8 +375,8 @@ void launch_qk_d(const AttentionShape& shape, const NaiveBlocks& blocks, const h
   const std::int64_t grid = shape.heads_total() * ceil_div(shape.seq, blocks.block_q) *
                             ceil_div(shape.seq, blocks.block_kv);
   if (blocks.block_q == 128) {
-    launch(naive_qk_kernel<D, 128, 128>, "naive_qk_kernel", grid, kGemmThreads,
-           (128 + 128) * D * 2, stream, q, k, s, shape.seq, scale);
+    launch(naive_qk_kernel<D, 128, 128>, "naive_qk_kernel", grid, kGemmThreads, (128 + 128) * D * 2,
+           stream, q, k, s, shape.seq, scale);
   } else {
     launch(naive_qk_kernel<D, 64, 64>, "naive_qk_kernel", grid, kGemmThreads, (64 + 64) * D * 2,
            stream, q, k, s, shape.seq, scale);

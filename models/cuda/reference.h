@@ -9,7 +9,7 @@ namespace memwall::cuda {
 /// One row of the reference: o = softmax(scale·q·Kᵀ)·V and its logsumexp (natural log).
 struct ReferenceRow {
   std::vector<double> out;  ///< head_dim values
-  double logsumexp = 0.0;   ///< ln Σ_j exp(scale·q·k_j)
+  double logsumexp = 0.0;  ///< ln Σ_j exp(scale·q·k_j)
 };
 
 /// Computes the reference for query `q` (head_dim values) against `keys` and `values`

@@ -36,13 +36,15 @@
 #include "sim/core/interrupt.h"
 #include "sim/core/log.h"
 #include "sim/core/output_guard.h"
+#include "sim/engine/simulator.h"
 #include "sim/hw/config_loader.h"
 #include "sim/hw/config_schema.h"
 #include "sim/hw/config_text.h"
-#include "sim/report/report_json.h"
 #include "sim/hw/topology.h"
 #include "sim/report/report_html.h"
+#include "sim/report/report_json.h"
 #include "sim/report/report_text.h"
+#include "sim/report/timeline.h"
 #include "studies/calibration.h"
 #include "studies/calibration_load.h"
 #include "studies/calibration_measured.h"
@@ -54,10 +56,8 @@
 #include "studies/validate.h"
 #include "studies/what_if.h"
 #include "studies/workload_config.h"
-#include "sim/engine/simulator.h"
-#include "sim/report/timeline.h"
-#include "traces/interruptible_source.h"
 #include "traces/copy_trace.h"
+#include "traces/interruptible_source.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_writer.h"
 
@@ -120,7 +120,7 @@ auto without_gil(Work&& work) -> decltype(work()) {
 /// A loaded config and how it was asked for (sweeps reload it per point with their overrides).
 struct LoadedConfig {
   HardwareConfig hw;
-  std::string path_or_preset;          ///< as given to load_config
+  std::string path_or_preset;  ///< as given to load_config
   std::vector<std::string> overrides;  ///< "key=value", in the order applied
 };
 
@@ -143,13 +143,20 @@ py::object base_value(const KeyValue& value) {
   return std::visit(
       [](const auto& v) -> py::object {
         using T = std::decay_t<decltype(v)>;
-        if constexpr (std::is_same_v<T, std::string>) return py::str(v);
-        else if constexpr (std::is_same_v<T, Bytes>) return py::int_(v.count);
-        else if constexpr (std::is_same_v<T, Bandwidth>) return py::float_(v.bytes_per_second);
-        else if constexpr (std::is_same_v<T, Frequency>) return py::float_(v.hertz);
-        else if constexpr (std::is_same_v<T, Tick>) return py::int_(v);
-        else if constexpr (std::is_same_v<T, std::uint64_t>) return py::int_(v);
-        else return py::float_(v);
+        if constexpr (std::is_same_v<T, std::string>)
+          return py::str(v);
+        else if constexpr (std::is_same_v<T, Bytes>)
+          return py::int_(v.count);
+        else if constexpr (std::is_same_v<T, Bandwidth>)
+          return py::float_(v.bytes_per_second);
+        else if constexpr (std::is_same_v<T, Frequency>)
+          return py::float_(v.hertz);
+        else if constexpr (std::is_same_v<T, Tick>)
+          return py::int_(v);
+        else if constexpr (std::is_same_v<T, std::uint64_t>)
+          return py::int_(v);
+        else
+          return py::float_(v);
       },
       value);
 }
@@ -243,9 +250,9 @@ PYBIND11_MODULE(_core, m) {
              for (const KeyDecl& key : config_schema()) {
                if (key.fetch == nullptr) continue;
                const KeyValue v = key.fetch(c.hw);
-               out.append(py::make_tuple(std::string(key.path), std::string(key_type_name(key.type)),
-                                         base_value(v), base_unit(key.type),
-                                         format_key_value(key, v, c.hw.sm.clock)));
+               out.append(py::make_tuple(
+                   std::string(key.path), std::string(key_type_name(key.type)), base_value(v),
+                   base_unit(key.type), format_key_value(key, v, c.hw.sm.clock)));
              }
              return out;
            })
@@ -276,9 +283,10 @@ PYBIND11_MODULE(_core, m) {
     return out;
   });
 
-  m.def("load_config", [](const std::string& path_or_preset, const std::vector<std::string>& overrides) {
-    return LoadedConfig{load_config(path_or_preset, overrides), path_or_preset, overrides};
-  });
+  m.def("load_config",
+        [](const std::string& path_or_preset, const std::vector<std::string>& overrides) {
+          return LoadedConfig{load_config(path_or_preset, overrides), path_or_preset, overrides};
+        });
 
   m.def("workloads", [] {
     py::list out;
@@ -317,8 +325,10 @@ PYBIND11_MODULE(_core, m) {
       throw UsageError("timeline takes a single workload");
     }
     // As the CLI: no output overwrites the config it was made from, nor another output.
-    refuse_clobbering({{"timeline", timeline}, {"html", html}}, {{"config", config.hw.source_file}});
-    if (!what_if.empty()) (void)parse_what_ifs(what_if, config.hw, Bytes{1});  // names, before simulating
+    refuse_clobbering({{"timeline", timeline}, {"html", html}},
+                      {{"config", config.hw.source_file}});
+    if (!what_if.empty())
+      (void)parse_what_ifs(what_if, config.hw, Bytes{1});  // names, before simulating
     std::vector<WorkloadParams> points;
     for (const std::string& name : workloads) {
       WorkloadParams p = params_of(named);
@@ -330,7 +340,8 @@ PYBIND11_MODULE(_core, m) {
       sim.flush_l2_between_kernels = flush_l2;
       std::vector<RunResult> results;
       std::vector<std::pair<std::string, std::string>> reports;
-      const RunProvenance provenance = make_provenance(config.path_or_preset, config.overrides, config.hw);
+      const RunProvenance provenance =
+          make_provenance(config.path_or_preset, config.overrides, config.hw);
       for (const WorkloadParams& p : points) {
         if (!timeline.empty()) {  // as `memwall run --timeline FILE --timeline-budget N`
           Timeline sink(timeline, timeline_budget, timeline_budget);
@@ -346,18 +357,19 @@ PYBIND11_MODULE(_core, m) {
       }
       const bool one = results.size() == 1;
       if (!html.empty()) {  // as `memwall run --html FILE`
-        write_file_atomically(html, runs_to_html(results, config.hw, {config.hw.source_file, config.overrides}));
+        write_file_atomically(
+            html, runs_to_html(results, config.hw, {config.hw.source_file, config.overrides}));
       }
       std::string what_if_text, what_if_json;
       if (!what_if.empty()) {
-        const auto tables = what_if_tables(what_if, config.path_or_preset, config.overrides, results,
-                                           flush_l2, jobs, false);
+        const auto tables = what_if_tables(what_if, config.path_or_preset, config.overrides,
+                                           results, flush_l2, jobs, false);
         what_if_text = what_if_tables_text(results, tables);
         what_if_json = what_if_tables_json(results, tables);
       }
-      return std::make_tuple(reports, one ? reports[0].second : format_comparison(results, provenance),
-                             one ? reports[0].first : runs_to_json(results, provenance),
-                             what_if_text, what_if_json);
+      return std::make_tuple(
+          reports, one ? reports[0].second : format_comparison(results, provenance),
+          one ? reports[0].first : runs_to_json(results, provenance), what_if_text, what_if_json);
     });
   });
 
@@ -382,29 +394,36 @@ PYBIND11_MODULE(_core, m) {
   });
 
   // The closed form of one workload: (resolved parameters, read, write, per tensor).
-  m.def("closed_form", [](const std::string& workload,
-                          const std::vector<std::pair<std::string, std::string>>& named,
-                          const LoadedConfig* config) {
-    const WorkloadParams resolved = resolved_params(workload, named, config);
-    const Traffic t = closed_form_traffic(resolved);
-    std::vector<std::tuple<std::string, std::uint64_t, std::uint64_t>> tensors;
-    for (const TensorTraffic& x : t.by_tensor) tensors.emplace_back(x.tensor, x.read_bytes, x.write_bytes);
-    return py::make_tuple(resolved.named(), t.read_bytes, t.write_bytes, tensors);
-  }, py::arg("workload"), py::arg("named"), py::arg("config").none(true));
+  m.def(
+      "closed_form",
+      [](const std::string& workload, const std::vector<std::pair<std::string, std::string>>& named,
+         const LoadedConfig* config) {
+        const WorkloadParams resolved = resolved_params(workload, named, config);
+        const Traffic t = closed_form_traffic(resolved);
+        std::vector<std::tuple<std::string, std::uint64_t, std::uint64_t>> tensors;
+        for (const TensorTraffic& x : t.by_tensor)
+          tensors.emplace_back(x.tensor, x.read_bytes, x.write_bytes);
+        return py::make_tuple(resolved.named(), t.read_bytes, t.write_bytes, tensors);
+      },
+      py::arg("workload"), py::arg("named"), py::arg("config").none(true));
 
   // `memwall trace -o PATH`: (resolved parameters, bytes written, kernels, CTAs, ops).
-  m.def("write_trace", [](const std::string& workload,
-                          const std::vector<std::pair<std::string, std::string>>& named,
-                          const LoadedConfig* config, const std::string& path) {
-    const WorkloadParams resolved = resolved_params(workload, named, config);
-    refuse_clobbering({{"path", path}}, {{"config", config ? config->hw.source_file : std::string()}});
-    return without_gil([&] {
-      const auto source = make_model_source(resolved);
-      TraceWriter writer(path);
-      const CopyStats s = copy_trace(*source, writer);
-      return std::make_tuple(resolved.named(), writer.bytes_written(), s.kernels, s.ctas, s.ops);
-    });
-  }, py::arg("workload"), py::arg("named"), py::arg("config").none(true), py::arg("path"));
+  m.def(
+      "write_trace",
+      [](const std::string& workload, const std::vector<std::pair<std::string, std::string>>& named,
+         const LoadedConfig* config, const std::string& path) {
+        const WorkloadParams resolved = resolved_params(workload, named, config);
+        refuse_clobbering({{"path", path}},
+                          {{"config", config ? config->hw.source_file : std::string()}});
+        return without_gil([&] {
+          const auto source = make_model_source(resolved);
+          TraceWriter writer(path);
+          const CopyStats s = copy_trace(*source, writer);
+          return std::make_tuple(resolved.named(), writer.bytes_written(), s.kernels, s.ctas,
+                                 s.ops);
+        });
+      },
+      py::arg("workload"), py::arg("named"), py::arg("config").none(true), py::arg("path"));
 
   // `memwall replay PATH`: (JSON report, text summary).
   m.def("replay", [](const LoadedConfig& config, const std::string& path, bool flush_l2) {
@@ -413,21 +432,24 @@ PYBIND11_MODULE(_core, m) {
       SimOptions sim;
       sim.flush_l2_between_kernels = flush_l2;
       const RunResult r = simulate(config.hw, reader, sim);
-      const RunProvenance provenance = make_provenance(config.path_or_preset, config.overrides, config.hw);
+      const RunProvenance provenance =
+          make_provenance(config.path_or_preset, config.overrides, config.hw);
       return std::make_pair(run_to_json(r, provenance), format_run_report(r, provenance));
     });
   });
 
   // `memwall verify`: (resolved parameters, tensors compared, elements, max abs error).
-  m.def("verify", [](const std::string& workload,
-                     const std::vector<std::pair<std::string, std::string>>& named,
-                     const LoadedConfig* config, std::uint64_t seed, bool online_rescale) {
-    WorkloadParams resolved = resolved_params(workload, named, config);
-    resolved.online_rescale = online_rescale;
-    const VerifyResult r = without_gil([&] { return verify_workload(resolved, seed); });
-    return py::make_tuple(resolved.named(), r.output, r.elements, r.max_abs_error);
-  }, py::arg("workload"), py::arg("named"), py::arg("config").none(true), py::arg("seed"),
-     py::arg("online_rescale"));
+  m.def(
+      "verify",
+      [](const std::string& workload, const std::vector<std::pair<std::string, std::string>>& named,
+         const LoadedConfig* config, std::uint64_t seed, bool online_rescale) {
+        WorkloadParams resolved = resolved_params(workload, named, config);
+        resolved.online_rescale = online_rescale;
+        const VerifyResult r = without_gil([&] { return verify_workload(resolved, seed); });
+        return py::make_tuple(resolved.named(), r.output, r.elements, r.max_abs_error);
+      },
+      py::arg("workload"), py::arg("named"), py::arg("config").none(true), py::arg("seed"),
+      py::arg("online_rescale"));
 
   // `memwall io`: (JSON, text) of the points the axis values make (one workload).
   m.def("io", [](const LoadedConfig& config, const std::vector<std::string>& axis_values,
@@ -451,56 +473,59 @@ PYBIND11_MODULE(_core, m) {
   // `memwall calibrate`: mode "load_check", "evaluate" or "fit"; (load check text, load-check
   // failures, result text, result JSON, calibrated YAML) — the last three "" where the mode makes
   // none; with `output` the YAML is also written there (atomically), as -o writes it.
-  m.def("calibrate", [](const std::string& config, const std::string& measured,
-                        const std::string& mode, const std::string& params,
-                        const std::string& fit_budget, const std::string& eval_budget,
-                        const std::string& hold_out, unsigned max_iterations, unsigned jobs,
-                        const std::string& output) {
-    if (mode != "load_check" && mode != "evaluate" && mode != "fit") {
-      throw UsageError("calibrate: mode must be load_check, evaluate or fit, got \"" + mode + "\"");
-    }
-    if (jobs < 1) throw UsageError("calibrate: jobs must be at least 1");
-    refuse_clobbering({{"output", output}},
-                      {{"config", resolve_config_path(config)}, {"measured", measured}});
-    CalibrationOptions options;
-    std::optional<HardwareConfig> base;
-    if (mode != "load_check") {
-      options.params = parse_fit_params(params);
-      try {
-        options.fit_budget_bytes = parse_bytes(fit_budget).count;
-        if (!eval_budget.empty()) options.eval_budget_bytes = parse_bytes(eval_budget).count;
-      } catch (const UnitError& e) {
-        throw UsageError("calibrate: fit_budget/eval_budget: " + std::string(e.what()));
-      }
-      options.hold_out = parse_hold_out(hold_out);
-      options.max_iterations = max_iterations;
-      options.threads = jobs;
-      base = load_config(config);
-    }
-    return without_gil([&] {
-      const std::vector<MeasuredCase> cases = read_measured_cases(measured);
-      const LoadCheck load = run_load_check(cases, 0.02, jobs);
-      std::string text, json, yaml;
-      if (mode == "evaluate") {
-        const CalibrationResult r = evaluate_config(*base, cases, measured, options);
-        text = calibration_to_text(r, cases);
-        json = calibration_to_json(r, cases);
-      } else if (mode == "fit") {
-        const CalibrationResult r = run_calibration(*base, cases, measured, options);
-        text = calibration_to_text(r, cases);
-        json = calibration_to_json(r, cases);
-        const std::string out = output.empty() ? "calibrated.yaml" : output;
-        yaml = calibrated_yaml(r, calibrated_extends(config, out), calibration_date_utc(),
-                               calibrate_command_line(config, measured, out, params, fit_budget,
-                                                      eval_budget, hold_out, max_iterations));
-        if (!output.empty()) write_file_atomically(output, yaml);
-      }
-      return std::make_tuple(load_check_to_text(load, cases, false), load.failures(), text, json,
-                             yaml);
-    });
-  }, py::arg("config"), py::arg("measured"), py::arg("mode"), py::arg("params"),
-     py::arg("fit_budget"), py::arg("eval_budget"), py::arg("hold_out"),
-     py::arg("max_iterations"), py::arg("jobs"), py::arg("output"));
+  m.def(
+      "calibrate",
+      [](const std::string& config, const std::string& measured, const std::string& mode,
+         const std::string& params, const std::string& fit_budget, const std::string& eval_budget,
+         const std::string& hold_out, unsigned max_iterations, unsigned jobs,
+         const std::string& output) {
+        if (mode != "load_check" && mode != "evaluate" && mode != "fit") {
+          throw UsageError("calibrate: mode must be load_check, evaluate or fit, got \"" + mode +
+                           "\"");
+        }
+        if (jobs < 1) throw UsageError("calibrate: jobs must be at least 1");
+        refuse_clobbering({{"output", output}},
+                          {{"config", resolve_config_path(config)}, {"measured", measured}});
+        CalibrationOptions options;
+        std::optional<HardwareConfig> base;
+        if (mode != "load_check") {
+          options.params = parse_fit_params(params);
+          try {
+            options.fit_budget_bytes = parse_bytes(fit_budget).count;
+            if (!eval_budget.empty()) options.eval_budget_bytes = parse_bytes(eval_budget).count;
+          } catch (const UnitError& e) {
+            throw UsageError("calibrate: fit_budget/eval_budget: " + std::string(e.what()));
+          }
+          options.hold_out = parse_hold_out(hold_out);
+          options.max_iterations = max_iterations;
+          options.threads = jobs;
+          base = load_config(config);
+        }
+        return without_gil([&] {
+          const std::vector<MeasuredCase> cases = read_measured_cases(measured);
+          const LoadCheck load = run_load_check(cases, 0.02, jobs);
+          std::string text, json, yaml;
+          if (mode == "evaluate") {
+            const CalibrationResult r = evaluate_config(*base, cases, measured, options);
+            text = calibration_to_text(r, cases);
+            json = calibration_to_json(r, cases);
+          } else if (mode == "fit") {
+            const CalibrationResult r = run_calibration(*base, cases, measured, options);
+            text = calibration_to_text(r, cases);
+            json = calibration_to_json(r, cases);
+            const std::string out = output.empty() ? "calibrated.yaml" : output;
+            yaml = calibrated_yaml(r, calibrated_extends(config, out), calibration_date_utc(),
+                                   calibrate_command_line(config, measured, out, params, fit_budget,
+                                                          eval_budget, hold_out, max_iterations));
+            if (!output.empty()) write_file_atomically(output, yaml);
+          }
+          return std::make_tuple(load_check_to_text(load, cases, false), load.failures(), text,
+                                 json, yaml);
+        });
+      },
+      py::arg("config"), py::arg("measured"), py::arg("mode"), py::arg("params"),
+      py::arg("fit_budget"), py::arg("eval_budget"), py::arg("hold_out"), py::arg("max_iterations"),
+      py::arg("jobs"), py::arg("output"));
 
   // `memwall validate`: (JSON, text, CSV) of the measurements simulated (sm_count, l2_size: paths
   // or "") or of a table written by --csv, summarized again (table).
@@ -510,8 +535,9 @@ PYBIND11_MODULE(_core, m) {
     if (jobs < 1) throw UsageError("validate: jobs must be at least 1");
     const bool simulate_some = !sm_count.empty() || !l2_size.empty();
     if (simulate_some == !table.empty()) {
-      throw UsageError("validate: give sm_count and/or l2_size (measurements to simulate), or "
-                       "table (a table written by --csv, summarized again)");
+      throw UsageError(
+          "validate: give sm_count and/or l2_size (measurements to simulate), or "
+          "table (a table written by --csv, summarized again)");
     }
     return without_gil([&] {
       std::vector<ValidationTable> tables;
@@ -596,12 +622,15 @@ PYBIND11_MODULE(_core, m) {
   });
 
   // `memwall traffic`: (JSON, text).
-  m.def("traffic", [](const std::vector<std::pair<std::string, std::string>>& named,
-                      const LoadedConfig* config) {
-    const explain::TrafficTable table =
-        explain::compute_traffic(params_of(named), config ? &config->hw : nullptr);
-    return std::make_pair(explain::traffic_json(table), explain::format_traffic(table));
-  }, py::arg("named"), py::arg("config").none(true));
+  m.def(
+      "traffic",
+      [](const std::vector<std::pair<std::string, std::string>>& named,
+         const LoadedConfig* config) {
+        const explain::TrafficTable table =
+            explain::compute_traffic(params_of(named), config ? &config->hw : nullptr);
+        return std::make_pair(explain::traffic_json(table), explain::format_traffic(table));
+      },
+      py::arg("named"), py::arg("config").none(true));
 
   // `memwall roofline`: (JSON, text); `reports` are JSON reports (a run or an array of runs).
   m.def("roofline", [](const LoadedConfig& config, const std::vector<double>& intensities,

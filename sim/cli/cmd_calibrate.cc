@@ -41,17 +41,21 @@ struct CalibrateCliOptions {
   bool all_rows = false;
 };
 
-void progress_line(const std::string& line) { std::fprintf(stderr, "calibrate: %s\n", line.c_str()); }
+void progress_line(const std::string& line) {
+  std::fprintf(stderr, "calibrate: %s\n", line.c_str());
+}
 
 /// The fit's inputs from the command line; UsageError for a missing or bad one.
 CalibrationOptions fit_options(const CalibrateCliOptions& o) {
   if (o.config.empty()) throw UsageError("calibrate: --config FILE is required");
   if (o.evaluate && !o.output.empty()) {
-    throw UsageError("calibrate: --evaluate fits nothing and writes no config: leave out -o " + o.output);
+    throw UsageError("calibrate: --evaluate fits nothing and writes no config: leave out -o " +
+                     o.output);
   }
   if (!o.evaluate && o.output.empty()) {
-    throw UsageError("calibrate: -o FILE (the calibrated config) is required; --evaluate prints the "
-                     "error table of --config as it is without fitting or writing");
+    throw UsageError(
+        "calibrate: -o FILE (the calibrated config) is required; --evaluate prints the "
+        "error table of --config as it is without fitting or writing");
   }
   CalibrationOptions options;
   options.params = parse_fit_params(o.params);
@@ -111,10 +115,11 @@ void run_calibrate_command(const CalibrateCliOptions& o, CliContext& ctx) {
   std::fputs("\n", stdout);
   std::fputs(calibration_to_text(result, cases).c_str(), stdout);
 
-  const std::string command = calibrate_command_line(o.config, o.measured, o.output, o.params,
-                                                     o.fit_budget, o.eval_budget, o.hold_out,
-                                                     o.max_iterations);
-  write_file_atomically(o.output, calibrated_yaml(result, calibrated_extends(o.config, o.output), calibration_date_utc(), command));
+  const std::string command =
+      calibrate_command_line(o.config, o.measured, o.output, o.params, o.fit_budget, o.eval_budget,
+                             o.hold_out, o.max_iterations);
+  write_file_atomically(o.output, calibrated_yaml(result, calibrated_extends(o.config, o.output),
+                                                  calibration_date_utc(), command));
   std::printf("wrote %s\n", o.output.c_str());
   if (!o.json.empty()) {
     write_file_atomically(o.json, calibration_to_json(result, cases));
@@ -127,13 +132,16 @@ void run_calibrate_command(const CalibrateCliOptions& o, CliContext& ctx) {
 void register_calibrate_command(CLI::App& app, CliContext& ctx) {
   auto o = std::make_shared<CalibrateCliOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "calibrate", "Fit the config's efficiencies to kernels measured on a real GPU; error table and calibrated YAML");
+      "calibrate",
+      "Fit the config's efficiencies to kernels measured on a real GPU; error table and calibrated YAML");
   cmd->add_option("-c,--config", o->config, "Base hardware config: a YAML file or a preset name")
       ->type_name("FILE");
-  cmd->add_option("--measured", o->measured,
-                  "Measured CSV of the real kernels (traces/measured/*-sweep.csv; columns in docs/cuda.md)")
+  cmd->add_option(
+         "--measured", o->measured,
+         "Measured CSV of the real kernels (traces/measured/*-sweep.csv; columns in docs/cuda.md)")
       ->type_name("FILE");
-  cmd->add_option("-o,--output", o->output, "Write the calibrated config (extends the base) to FILE, atomically")
+  cmd->add_option("-o,--output", o->output,
+                  "Write the calibrated config (extends the base) to FILE, atomically")
       ->type_name("FILE");
   cmd->add_option("--json", o->json, "Also write the fit, the error metrics and every row as JSON")
       ->type_name("FILE");
@@ -141,47 +149,54 @@ void register_calibrate_command(CLI::App& app, CliContext& ctx) {
       ->check(positive_integer())
       ->capture_default_str()
       ->check(CLI::Range(1u, 1024u));
-  cmd->add_flag("--load-check", o->load_check,
-                "Only the load-for-load check (model vs ncu SM->L2 bytes) and the coalescing table; "
-                "exit 1 on a mismatch");
-  cmd->add_flag("--evaluate", o->evaluate,
-                "Fit nothing: print the error table of --config as it is (a calibrated config, say) "
-                "against the measured kernels; writes no config");
-  cmd->add_flag("--all-rows", o->all_rows, "List every kernel row of the load check, not only the failures");
-  cmd->add_option("--params", o->params,
-                  "Efficiency keys to fit, comma list of mma_sync (the measured kernels are mma.sync "
-                  "ones), tensor (wgmma), fp32, sfu, l2, hbm, op_overhead, "
-                  "launch_overhead, pipe_serial (fitted to kernel times) and l2_capacity (fitted first, to DRAM "
-                  "bytes)")
+  cmd->add_flag(
+      "--load-check", o->load_check,
+      "Only the load-for-load check (model vs ncu SM->L2 bytes) and the coalescing table; "
+      "exit 1 on a mismatch");
+  cmd->add_flag(
+      "--evaluate", o->evaluate,
+      "Fit nothing: print the error table of --config as it is (a calibrated config, say) "
+      "against the measured kernels; writes no config");
+  cmd->add_flag("--all-rows", o->all_rows,
+                "List every kernel row of the load check, not only the failures");
+  cmd->add_option(
+         "--params", o->params,
+         "Efficiency keys to fit, comma list of mma_sync (the measured kernels are mma.sync "
+         "ones), tensor (wgmma), fp32, sfu, l2, hbm, op_overhead, "
+         "launch_overhead, pipe_serial (fitted to kernel times) and l2_capacity (fitted first, to DRAM "
+         "bytes)")
       ->capture_default_str()
       ->type_name("LIST");
-  cmd->add_option("--fit-budget", o->fit_budget,
-                  "Fit cases whose model SM->L2 bytes exceed SIZE are left out of the iterations (still reported)")
+  cmd->add_option(
+         "--fit-budget", o->fit_budget,
+         "Fit cases whose model SM->L2 bytes exceed SIZE are left out of the iterations (still reported)")
       ->capture_default_str()
       ->type_name("SIZE");
-  cmd->add_option("--eval-budget", o->eval_budget,
-                  "Cases whose model SM->L2 bytes exceed SIZE are not simulated at all [default: every case]")
+  cmd->add_option(
+         "--eval-budget", o->eval_budget,
+         "Cases whose model SM->L2 bytes exceed SIZE are not simulated at all [default: every case]")
       ->type_name("SIZE");
-  cmd->add_option("--hold-out", o->hold_out,
-                  "Cases left out of the fit and reported apart: NAME=V1,V2 on a workload parameter "
-                  "(seq=1024,8192: other shapes; block_kv=64 or stages=3: other kernel variants)")
+  cmd->add_option(
+         "--hold-out", o->hold_out,
+         "Cases left out of the fit and reported apart: NAME=V1,V2 on a workload parameter "
+         "(seq=1024,8192: other shapes; block_kv=64 or stages=3: other kernel variants)")
       ->capture_default_str()
       ->type_name("RULE");
-  cmd->add_option("--max-iterations", o->max_iterations, "Accepted Levenberg-Marquardt steps at most")
+  cmd->add_option("--max-iterations", o->max_iterations,
+                  "Accepted Levenberg-Marquardt steps at most")
       ->check(positive_integer())
       ->capture_default_str()
       ->check(CLI::Range(0u, 100u));
-  add_examples(*cmd,
-               "  memwall calibrate --measured traces/measured/h200-sweep.csv --load-check\n"
-               "  memwall calibrate --config configs/h200.yaml --measured traces/measured/h200-sweep.csv \\\n"
-               "      -o configs/calibrated/h200.yaml --json calibration.json -j 2\n"
-               "  memwall calibrate --config h200 --measured traces/measured/h200-sweep.csv -o cal.yaml \\\n"
-               "      --params mma_sync,hbm --fit-budget \"1 GiB\"\n"
-               "  memwall calibrate --config h200-calibrated --measured traces/measured/h200-sweep.csv "
-               "--evaluate -j 2\n");
-  cmd->callback([o, &ctx] {
-    run_calibrate_command(*o, ctx);
-  });
+  add_examples(
+      *cmd,
+      "  memwall calibrate --measured traces/measured/h200-sweep.csv --load-check\n"
+      "  memwall calibrate --config configs/h200.yaml --measured traces/measured/h200-sweep.csv \\\n"
+      "      -o configs/calibrated/h200.yaml --json calibration.json -j 2\n"
+      "  memwall calibrate --config h200 --measured traces/measured/h200-sweep.csv -o cal.yaml \\\n"
+      "      --params mma_sync,hbm --fit-budget \"1 GiB\"\n"
+      "  memwall calibrate --config h200-calibrated --measured traces/measured/h200-sweep.csv "
+      "--evaluate -j 2\n");
+  cmd->callback([o, &ctx] { run_calibrate_command(*o, ctx); });
 }
 
 }  // namespace memwall

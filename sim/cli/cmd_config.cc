@@ -71,7 +71,8 @@ void register_config_commands(CLI::App& app, CliContext& ctx) {
   config->require_subcommand(1);
   auto opts = std::make_shared<ConfigOptions>();
 
-  CLI::App* list = config->add_subcommand("list", "List every preset and hypothetical config with a one-line summary");
+  CLI::App* list = config->add_subcommand(
+      "list", "List every preset and hypothetical config with a one-line summary");
   add_examples(*list, "  memwall config list\n");
   list->callback([] { run_list(); });
 
@@ -79,9 +80,10 @@ void register_config_commands(CLI::App& app, CliContext& ctx) {
       "show", "Print a config fully resolved (every value with units), then its derived values");
   show->add_option("file", opts->file, "Config file path or preset name (e.g. h200)")->required();
   show->add_option("--set", opts->overrides, "Override a key: KEY.PATH=VALUE (repeatable)");
-  add_examples(*show,
-               "  memwall config show h200\n"
-               "  memwall config show configs/h100-sxm.yaml --set l2.size=\"100 MiB\" --set sm.count=144\n");
+  add_examples(
+      *show,
+      "  memwall config show h200\n"
+      "  memwall config show configs/h100-sxm.yaml --set l2.size=\"100 MiB\" --set sm.count=144\n");
   show->callback([opts] { emit(config_show_text(load_config(opts->file, opts->overrides)), ""); });
 
   CLI::App* validate = config->add_subcommand(
@@ -93,8 +95,9 @@ void register_config_commands(CLI::App& app, CliContext& ctx) {
   validate->callback([opts, &ctx] { run_validate(opts->files, ctx); });
 
   CLI::App* dot = config->add_subcommand(
-      "dot", "Print the topology (SMs, crossbars, L2 slices, HBM channels) as Graphviz DOT: the "
-             "wiring the simulator times requests on");
+      "dot",
+      "Print the topology (SMs, crossbars, L2 slices, HBM channels) as Graphviz DOT: the "
+      "wiring the simulator times requests on");
   dot->add_option("file", opts->file, "Config file path or preset name")->required();
   dot->add_option("--set", opts->overrides, "Override a key: KEY.PATH=VALUE (repeatable)");
   dot->add_option("-o,--output", opts->out, "Write the DOT to this file instead of stdout");
@@ -103,10 +106,11 @@ void register_config_commands(CLI::App& app, CliContext& ctx) {
                   "partition, the channels) with edge counts: yes, no, or auto (the default: yes "
                   "for more than 16 SMs)")
       ->check(CLI::IsMember({"auto", "yes", "no"}));
-  add_examples(*dot,
-               "  memwall config dot teaching-gpu -o teaching.dot && dot -Tsvg teaching.dot > teaching.svg\n"
-               "  memwall config dot h200                      # collapsed: 132 SMs are one node per crossbar\n"
-               "  memwall config dot h200 --collapse no | wc -l  # every SM, slice and channel\n");
+  add_examples(
+      *dot,
+      "  memwall config dot teaching-gpu -o teaching.dot && dot -Tsvg teaching.dot > teaching.svg\n"
+      "  memwall config dot h200                      # collapsed: 132 SMs are one node per crossbar\n"
+      "  memwall config dot h200 --collapse no | wc -l  # every SM, slice and channel\n");
   dot->callback([opts] {
     const HardwareConfig c = load_config(opts->file, opts->overrides);
     const Topology topology(c);

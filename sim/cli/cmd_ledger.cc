@@ -11,7 +11,8 @@ namespace memwall {
 void register_ledger_command(CLI::App& app, CliContext& /*ctx*/) {
   auto options = std::make_shared<explain::LedgerOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "ledger", "Stream one row of scores tile by tile through the online softmax and print its ledger");
+      "ledger",
+      "Stream one row of scores tile by tile through the online softmax and print its ledger");
   cmd->add_option("--row-len", options->row_len, "Scores in the row (L), 1 to 16777216")
       ->required()
       ->check(positive_integer());

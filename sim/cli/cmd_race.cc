@@ -12,15 +12,18 @@ namespace memwall {
 void register_race_command(CLI::App& app, CliContext& ctx) {
   auto options = std::make_shared<explain::RaceOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "race", "Run naive and tiled (online-softmax) attention on the CPU; compare time, memory, output");
-  cmd->add_option("--seq", options->seqs, "Sequence length N, or a comma-separated list (one row each)")
+      "race",
+      "Run naive and tiled (online-softmax) attention on the CPU; compare time, memory, output");
+  cmd->add_option("--seq", options->seqs,
+                  "Sequence length N, or a comma-separated list (one row each)")
       ->required()
       ->delimiter(',')
       ->check(positive_integer());
   cmd->add_option("--head-dim", options->head_dim, "Head dimension d, 1 to 1024")
       ->check(positive_integer())
       ->capture_default_str();
-  cmd->add_option("--tile", options->tile, "Tiled implementation's block size (rows of Q and of K/V)")
+  cmd->add_option("--tile", options->tile,
+                  "Tiled implementation's block size (rows of Q and of K/V)")
       ->check(positive_integer())
       ->capture_default_str();
   cmd->add_option("--repeat", options->repeat, "Timed runs per implementation; the median is shown")
@@ -38,7 +41,8 @@ void register_race_command(CLI::App& app, CliContext& ctx) {
     for (const explain::RaceRow& r : rows) {
       if (!r.agree) {
         std::fprintf(stderr, "memwall: race: outputs differ by %.3e at N = %llu (tolerance %.0e)\n",
-                     r.max_abs_diff, static_cast<unsigned long long>(r.seq), explain::kRaceTolerance);
+                     r.max_abs_diff, static_cast<unsigned long long>(r.seq),
+                     explain::kRaceTolerance);
         ctx.exit_code = kExitFailure;
       }
     }

@@ -48,13 +48,15 @@ void register_roofline_command(CLI::App& app, CliContext& /*ctx*/) {
       ->type_name("REPORT.json");
   cmd->add_option("--json", args->json, "Also write the roofline and the kernels as JSON to FILE")
       ->type_name("FILE");
-  add_examples(*cmd,
-               "  memwall roofline --config h200 --intensity 1 --intensity 100 --intensity 1000\n"
-               "  memwall roofline --config configs/h200.yaml --from report.json --json roof.json\n");
+  add_examples(
+      *cmd,
+      "  memwall roofline --config h200 --intensity 1 --intensity 100 --intensity 1000\n"
+      "  memwall roofline --config configs/h200.yaml --from report.json --json roof.json\n");
   cmd->callback([args] {
     const explain::RooflineChip chip = explain::roofline_chip(load_config(args->config));
     std::vector<explain::KernelPoint> kernels;
-    if (!args->from.empty()) kernels = explain::read_report_kernels(read_text_file(args->from), args->from, chip);
+    if (!args->from.empty())
+      kernels = explain::read_report_kernels(read_text_file(args->from), args->from, chip);
     const explain::Roofline roofline = explain::make_roofline(chip, args->intensities, kernels);
     std::fputs(explain::format_roofline(roofline).c_str(), stdout);
     if (!args->json.empty()) write_file_atomically(args->json, explain::roofline_json(roofline));

@@ -47,10 +47,10 @@ struct RunOptions {
   SimulateOptions sim;
   WorkloadParams params;
   std::string workloads = "flash2";
-  std::string what_if;       ///< --what-if LIST: machine variants simulated beside the base
+  std::string what_if;  ///< --what-if LIST: machine variants simulated beside the base
   std::string what_if_json;  ///< --what-if-json FILE: their table as JSON
-  std::string html;          ///< --html FILE: the self-contained page (report_html.h)
-  unsigned threads = 2;      ///< -j N: what-if variants simulated at once
+  std::string html;  ///< --html FILE: the self-contained page (report_html.h)
+  unsigned threads = 2;  ///< -j N: what-if variants simulated at once
 };
 
 struct ReplayOptions {
@@ -62,22 +62,25 @@ void add_simulate_options(CLI::App& cmd, SimulateOptions& o) {
   cmd.add_option("-c,--config", o.config,
                  "Hardware config: a YAML file or a preset name (see `memwall config list`)")
       ->required();
-  cmd.add_option("--set", o.sets,
-                 "Override a config key, e.g. --set l2.size=\"100 MiB\" (repeatable, applied in order)")
+  cmd.add_option(
+         "--set", o.sets,
+         "Override a config key, e.g. --set l2.size=\"100 MiB\" (repeatable, applied in order)")
       ->type_name("KEY=VALUE");
   cmd.add_option("--json", o.json, "Write the JSON report (base units, stable keys) to FILE")
       ->type_name("FILE");
   cmd.add_option("--timeline", o.timeline,
                  "Write a Perfetto/Chrome trace-event timeline (one track per SM slot) to FILE")
       ->type_name("FILE");
-  cmd.add_flag("--flush-l2", o.flush_l2,
-               "Write back and invalidate L2 before each kernel after the first (as Nsight Compute's "
-               "--cache-control all)");
+  cmd.add_flag(
+      "--flush-l2", o.flush_l2,
+      "Write back and invalidate L2 before each kernel after the first (as Nsight Compute's "
+      "--cache-control all)");
   // The spelling of earlier releases, kept working but no longer shown.
   cmd.add_flag("--flush-l2-between-kernels", o.flush_l2, "The same as --flush-l2")->group("");
-  cmd.add_option("--timeline-budget", o.timeline_budget,
-                 "Write at most N op-level events and N CTA slices into the --timeline file (the rest "
-                 "are counted, and said on stderr)")
+  cmd.add_option(
+         "--timeline-budget", o.timeline_budget,
+         "Write at most N op-level events and N CTA slices into the --timeline file (the rest "
+         "are counted, and said on stderr)")
       ->type_name("N")
       ->check(positive_integer())
       ->capture_default_str();
@@ -124,9 +127,9 @@ class ProgressSource final : public TraceSource {
       return false;
     }
     ++m_kernels;
-    m_line.restart(m_inner.workload().name + " kernel " + std::to_string(m_kernels) + " (" +
-                       kernel.name + ")",
-                   kernel.ctas);
+    m_line.restart(
+        m_inner.workload().name + " kernel " + std::to_string(m_kernels) + " (" + kernel.name + ")",
+        kernel.ctas);
     spdlog::info("kernel {} ({}): {} CTAs of {} threads, {} B of shared memory each", m_kernels,
                  kernel.name, kernel.ctas, kernel.threads_per_cta, kernel.smem_bytes_per_cta);
     return true;
@@ -170,20 +173,22 @@ RunResult simulate_with(const HardwareConfig& hw, TraceSource& source, const Sim
     r = simulate(hw, shown, sim, timeline ? &*timeline : nullptr);
   }
   throw_if_interrupted();
-  spdlog::info("simulated {}: {} in {} events", source.workload().name, format_duration(r.time), r.events);
+  spdlog::info("simulated {}: {} in {} events", source.workload().name, format_duration(r.time),
+               r.events);
   if (timeline) {
     timeline->finish();
     if (timeline->op_events_dropped() > 0 || timeline->cta_slices_dropped() > 0) {
-      std::fprintf(stderr,
-                   "memwall: note: the timeline %s lacks op-level events from %s on (of a %s run): "
-                   "its budget of %llu (--timeline-budget) left out %llu op-level events and %llu "
-                   "CTA slices (counted in its metadata)\n",
-                   o.timeline.c_str(),
-                   format_duration(timeline->first_drop() == kMaxTick ? r.time : timeline->first_drop()).c_str(),
-                   format_duration(r.time).c_str(),
-                   static_cast<unsigned long long>(o.timeline_budget),
-                   static_cast<unsigned long long>(timeline->op_events_dropped()),
-                   static_cast<unsigned long long>(timeline->cta_slices_dropped()));
+      std::fprintf(
+          stderr,
+          "memwall: note: the timeline %s lacks op-level events from %s on (of a %s run): "
+          "its budget of %llu (--timeline-budget) left out %llu op-level events and %llu "
+          "CTA slices (counted in its metadata)\n",
+          o.timeline.c_str(),
+          format_duration(timeline->first_drop() == kMaxTick ? r.time : timeline->first_drop())
+              .c_str(),
+          format_duration(r.time).c_str(), static_cast<unsigned long long>(o.timeline_budget),
+          static_cast<unsigned long long>(timeline->op_events_dropped()),
+          static_cast<unsigned long long>(timeline->cta_slices_dropped()));
     }
   }
   return r;
@@ -228,10 +233,11 @@ void run_command(const RunOptions& o) {
     write_file_atomically(o.html, runs_to_html(results, hw, {hw.source_file, o.sim.sets}));
   }
   if (!o.what_if.empty()) {
-    const auto tables =
-        what_if_tables(o.what_if, o.sim.config, o.sim.sets, results, o.sim.flush_l2, o.threads, true);
+    const auto tables = what_if_tables(o.what_if, o.sim.config, o.sim.sets, results, o.sim.flush_l2,
+                                       o.threads, true);
     print(what_if_tables_text(results, tables));
-    if (!o.what_if_json.empty()) write_file_atomically(o.what_if_json, what_if_tables_json(results, tables));
+    if (!o.what_if_json.empty())
+      write_file_atomically(o.what_if_json, what_if_tables_json(results, tables));
   }
 }
 
@@ -268,23 +274,25 @@ void register_run_commands(CLI::App& app, CliContext& /*ctx*/) {
   cmd->add_option("--what-if-json", run->what_if_json,
                   "Write the what-if tables as JSON (base units) to FILE")
       ->type_name("FILE");
-  cmd->add_option("--html", run->html,
-                  "Write a self-contained HTML page (tables, stall and queueing breakdowns, DRAM bytes "
-                  "by tensor and reason, roofline, the config and overrides) to FILE")
+  cmd->add_option(
+         "--html", run->html,
+         "Write a self-contained HTML page (tables, stall and queueing breakdowns, DRAM bytes "
+         "by tensor and reason, roofline, the config and overrides) to FILE")
       ->type_name("FILE");
   cmd->add_option("-j,--threads", run->threads, "What-if variants simulated in parallel")
       ->check(positive_integer())
       ->capture_default_str()
       ->check(CLI::Range(1u, 1024u));
-  add_examples(*cmd,
-               "  memwall run --config h200 --workload naive,flash2 --seq 4096 --head-dim 64 --heads 64\n"
-               "  memwall run --config configs/h200.yaml --workload flash2 --seq 16384 --head-dim 128 "
-               "--heads 16 --json f2.json --html f2.html\n"
-               "  memwall run --config h200 --workload naive --seq 2048 --timeline naive.json "
-               "--set l2.size=\"100 MiB\"\n"
-               "  memwall run --config h200 --workload naive --seq 1024 --flush-l2\n"
-               "  memwall run --config h100-sxm --workload naive,flash2 --seq 4096 --heads 16 "
-               "--what-if perfect-l2,infinite-sram,hbm-x2,l2-x2,smem-direct");
+  add_examples(
+      *cmd,
+      "  memwall run --config h200 --workload naive,flash2 --seq 4096 --head-dim 64 --heads 64\n"
+      "  memwall run --config configs/h200.yaml --workload flash2 --seq 16384 --head-dim 128 "
+      "--heads 16 --json f2.json --html f2.html\n"
+      "  memwall run --config h200 --workload naive --seq 2048 --timeline naive.json "
+      "--set l2.size=\"100 MiB\"\n"
+      "  memwall run --config h200 --workload naive --seq 1024 --flush-l2\n"
+      "  memwall run --config h100-sxm --workload naive,flash2 --seq 4096 --heads 16 "
+      "--what-if perfect-l2,infinite-sram,hbm-x2,l2-x2,smem-direct");
   cmd->callback([run] { run_command(*run); });
 
   auto replay = std::make_shared<ReplayOptions>();

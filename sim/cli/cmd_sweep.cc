@@ -31,7 +31,7 @@ namespace {
 struct SweepCliOptions {
   std::string config;
   std::vector<std::string> axis_values;  ///< one entry per workload_axes() entry; "" = not given
-  std::vector<std::string> sets;         ///< --set key=v1,v2,...
+  std::vector<std::string> sets;  ///< --set key=v1,v2,...
   std::string output;
   unsigned threads = 1;
   std::string shard;
@@ -41,7 +41,6 @@ struct SweepCliOptions {
   std::vector<std::string> merge_inputs;
   std::string merge_output;
 };
-
 
 void run_sweep_command(const SweepCliOptions& o) {
   if (o.config.empty()) throw UsageError("sweep: --config FILE is required");
@@ -74,8 +73,9 @@ void run_sweep_command(const SweepCliOptions& o) {
   options.progress = ::isatty(STDERR_FILENO) != 0;
   options.identity = std::string("memwall ") + MEMWALL_VERSION + "\nconfig\n" +
                      config_to_yaml(resolved) + "\nflush " + (o.flush_l2 ? "1" : "0");
-  spdlog::info("sweep: {} ({} point{}) on {} on {} thread{}, into {}", plan.describe(), plan.count(),
-               plan.count() == 1 ? "" : "s", resolved.name, o.threads, o.threads == 1 ? "" : "s", o.output);
+  spdlog::info("sweep: {} ({} point{}) on {} on {} thread{}, into {}", plan.describe(),
+               plan.count(), plan.count() == 1 ? "" : "s", resolved.name, o.threads,
+               o.threads == 1 ? "" : "s", o.output);
   SweepSummary s;
   try {
     s = run_sweep(plan, simulator_point_runner(o.config, o.flush_l2), options);
@@ -88,15 +88,18 @@ void run_sweep_command(const SweepCliOptions& o) {
                 e.exit_code());
   } catch (const Error&) {
     if (std::ifstream(partial_path(o.output)).good()) {
-      std::fprintf(stderr, "memwall sweep: the finished rows are kept in %s; rerun with --resume to "
-                   "run only the rest\n", partial_path(o.output).c_str());
+      std::fprintf(stderr,
+                   "memwall sweep: the finished rows are kept in %s; rerun with --resume to "
+                   "run only the rest\n",
+                   partial_path(o.output).c_str());
     }
     throw;
   }
-  std::printf("memwall sweep: wrote %s: %llu point%s (%llu kept from %s, %llu simulated) in %.2f s\n",
-              o.output.c_str(), static_cast<unsigned long long>(s.points), s.points == 1 ? "" : "s",
-              static_cast<unsigned long long>(s.resumed), partial_path(o.output).c_str(),
-              static_cast<unsigned long long>(s.ran), s.seconds);
+  std::printf(
+      "memwall sweep: wrote %s: %llu point%s (%llu kept from %s, %llu simulated) in %.2f s\n",
+      o.output.c_str(), static_cast<unsigned long long>(s.points), s.points == 1 ? "" : "s",
+      static_cast<unsigned long long>(s.resumed), partial_path(o.output).c_str(),
+      static_cast<unsigned long long>(s.ran), s.seconds);
 }
 
 }  // namespace
@@ -105,7 +108,8 @@ void register_sweep_command(CLI::App& app, CliContext& /*ctx*/) {
   auto o = std::make_shared<SweepCliOptions>();
   o->axis_values.resize(workload_axes().size());
   CLI::App* cmd = app.add_subcommand(
-      "sweep", "Simulate every combination of shape lists and config overrides; one CSV row per point");
+      "sweep",
+      "Simulate every combination of shape lists and config overrides; one CSV row per point");
   cmd->add_option("-c,--config", o->config, "Hardware config: a YAML file or a preset name");
   const auto axes = workload_axes();
   for (std::size_t i = 0; i < axes.size(); ++i) {
@@ -113,21 +117,25 @@ void register_sweep_command(CLI::App& app, CliContext& /*ctx*/) {
                            ->type_name(i == 0 ? "NAME" : "LIST");  // the workload axis is first
     if (axes[i].is_switch) opt->expected(0, 1)->default_str("1");
   }
-  cmd->add_option("--set", o->sets,
-                  "Config override KEY=V1,V2,... (a list or range becomes a sweep axis); repeatable")
+  cmd->add_option(
+         "--set", o->sets,
+         "Config override KEY=V1,V2,... (a list or range becomes a sweep axis); repeatable")
       ->type_name("KEY=LIST");
   cmd->add_option("-o,--output", o->output, "Output CSV file (written atomically)");
   cmd->add_option("-j,--threads", o->threads, "Points simulated in parallel, one per thread")
       ->check(positive_integer())
       ->capture_default_str()
       ->check(CLI::Range(1u, 1024u));
-  cmd->add_option("--shard", o->shard, "Run only every N-th point starting at I (0-based), e.g. 1/4")
+  cmd->add_option("--shard", o->shard,
+                  "Run only every N-th point starting at I (0-based), e.g. 1/4")
       ->type_name("I/N");
-  cmd->add_flag("--resume", o->resume,
-                "Keep the finished rows of OUTPUT.partial (left by an interrupted run); run the rest");
-  cmd->add_flag("--fresh", o->fresh,
-                "Start afresh, discarding the finished rows an interrupted run of this sweep left in "
-                "FILE.partial (without --resume or --fresh such a sidecar is an error)");
+  cmd->add_flag(
+      "--resume", o->resume,
+      "Keep the finished rows of OUTPUT.partial (left by an interrupted run); run the rest");
+  cmd->add_flag(
+      "--fresh", o->fresh,
+      "Start afresh, discarding the finished rows an interrupted run of this sweep left in "
+      "FILE.partial (without --resume or --fresh such a sidecar is an error)");
   cmd->add_flag("--flush-l2", o->flush_l2,
                 "Write back and invalidate the L2 between kernels (as Nsight Compute does)");
   // The axis order, indented and wrapped at 95 columns.
@@ -145,18 +153,22 @@ void register_sweep_command(CLI::App& app, CliContext& /*ctx*/) {
     order += item;
     width += item.size();
   }
-  add_examples(*cmd,
-               ("  memwall sweep --config h200 --workload flash2 --seq 512..16384x2 --head-dim 64,128 -o f2.csv -j 2\n"
-                "  memwall sweep --config h200 --workload naive --seq 1024 --set l2.size=\"25 MiB,50 MiB,100 MiB\" -o l2.csv\n"
-                "  memwall sweep --config h200 --workload flash2 --seq 1024..8192x2 --shard 0/2 -o s0.csv\n"
-                "  memwall sweep merge s0.csv s1.csv -o all.csv\n"
-                "Points are numbered with the first axis varying slowest, the axes given in this order:\n" +
-                order + "\nthen each --set in command-line order.\n")
-                   .c_str());
+  add_examples(
+      *cmd,
+      ("  memwall sweep --config h200 --workload flash2 --seq 512..16384x2 --head-dim 64,128 -o f2.csv -j 2\n"
+       "  memwall sweep --config h200 --workload naive --seq 1024 --set l2.size=\"25 MiB,50 MiB,100 MiB\" -o l2.csv\n"
+       "  memwall sweep --config h200 --workload flash2 --seq 1024..8192x2 --shard 0/2 -o s0.csv\n"
+       "  memwall sweep merge s0.csv s1.csv -o all.csv\n"
+       "Points are numbered with the first axis varying slowest, the axes given in this order:\n" +
+       order + "\nthen each --set in command-line order.\n")
+          .c_str());
 
-  CLI::App* merge = cmd->add_subcommand("merge", "Join shard CSVs into the file one unsharded run writes");
-  merge->add_option("shards", o->merge_inputs, "Shard CSV files written with --shard I/N")->required();
-  merge->add_option("-o,--output", o->merge_output, "Merged CSV file (written atomically)")->required();
+  CLI::App* merge =
+      cmd->add_subcommand("merge", "Join shard CSVs into the file one unsharded run writes");
+  merge->add_option("shards", o->merge_inputs, "Shard CSV files written with --shard I/N")
+      ->required();
+  merge->add_option("-o,--output", o->merge_output, "Merged CSV file (written atomically)")
+      ->required();
   add_examples(*merge, "  memwall sweep merge s0.csv s1.csv s2.csv -o all.csv\n");
   merge->callback([o] {
     write_file_atomically(o->merge_output, merge_shards(o->merge_inputs));

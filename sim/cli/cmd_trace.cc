@@ -1,8 +1,8 @@
 // `memwall trace`: write a model's trace file, count its traffic, dump a file as text;
 // `memwall verify`: run a model's kernels on real data and compare with the plain reference.
 #include <chrono>
-#include <filesystem>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -68,9 +68,9 @@ std::string counts_json(const WorkloadInfo& info, const TraceCounts& c, const Tr
     o << (i ? ", " : "") << json_quote(info.params[i].first) << ": "
       << json_quote(info.params[i].second);
   }
-  o << "},\n  \"global_read_bytes\": " << c.read_bytes << ",\n  \"global_write_bytes\": "
-    << c.write_bytes << ",\n  \"ctas\": " << c.ctas << ",\n  \"ops\": " << c.ops
-    << ",\n  \"by_tensor\": {";
+  o << "},\n  \"global_read_bytes\": " << c.read_bytes
+    << ",\n  \"global_write_bytes\": " << c.write_bytes << ",\n  \"ctas\": " << c.ctas
+    << ",\n  \"ops\": " << c.ops << ",\n  \"by_tensor\": {";
   for (std::size_t i = 0; i < c.by_tensor.size(); ++i) {
     o << (i ? "," : "") << "\n    " << json_quote(c.by_tensor[i].tensor)
       << ": {\"read_bytes\": " << c.by_tensor[i].read_bytes
@@ -148,14 +148,15 @@ void trace_command(const TraceOptions& o) {
     const CopyStats s = copy_trace(*source, writer);
     const double secs =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::printf("wrote %s: %llu bytes (%s), %llu kernels, %llu CTAs, %llu ops, %.2f bytes/op, "
-                "%.2f s\n",
-                o.output.c_str(), static_cast<unsigned long long>(writer.bytes_written()),
-                format_bytes(Bytes{writer.bytes_written()}).c_str(),
-                static_cast<unsigned long long>(s.kernels), static_cast<unsigned long long>(s.ctas),
-                static_cast<unsigned long long>(s.ops),
-                s.ops ? static_cast<double>(writer.bytes_written()) / static_cast<double>(s.ops) : 0.0,
-                secs);
+    std::printf(
+        "wrote %s: %llu bytes (%s), %llu kernels, %llu CTAs, %llu ops, %.2f bytes/op, "
+        "%.2f s\n",
+        o.output.c_str(), static_cast<unsigned long long>(writer.bytes_written()),
+        format_bytes(Bytes{writer.bytes_written()}).c_str(),
+        static_cast<unsigned long long>(s.kernels), static_cast<unsigned long long>(s.ctas),
+        static_cast<unsigned long long>(s.ops),
+        s.ops ? static_cast<double>(writer.bytes_written()) / static_cast<double>(s.ops) : 0.0,
+        secs);
   }
   if (o.counts) {
     const auto source = make_model_source(p);
@@ -189,9 +190,8 @@ void stat_command(const StatOptions& o) {
     std::printf("(no closed form: %s)\n", e.what());
   }
   std::fputs(counts_text(reader.workload(), c, closed).c_str(), stdout);
-  std::printf("read %s: %llu bytes, %llu ops in %.2f s (%.1f M ops/s, %.0f MB/s)\n",
-              o.file.c_str(), static_cast<unsigned long long>(size),
-              static_cast<unsigned long long>(c.ops), secs,
+  std::printf("read %s: %llu bytes, %llu ops in %.2f s (%.1f M ops/s, %.0f MB/s)\n", o.file.c_str(),
+              static_cast<unsigned long long>(size), static_cast<unsigned long long>(c.ops), secs,
               secs > 0 ? static_cast<double>(c.ops) / secs / 1e6 : 0.0,
               secs > 0 ? static_cast<double>(size) / secs / 1e6 : 0.0);
   if (!o.json.empty()) {
@@ -211,12 +211,13 @@ void verify_command(const VerifyOptions& o, CliContext& ctx) {
     if (k != "workload") shape += " " + k + "=" + v;
   }
   const bool ok = r.max_abs_error <= o.tolerance;
-  std::printf("verify %s%s%s: %s over %llu elements: max abs error %.3e (tolerance %.1e): %s "
-              "(%.2f s)\n",
-              std::string(to_string(p.workload)).c_str(), shape.c_str(),
-              o.no_rescale ? " (no online rescale)" : "", r.output.c_str(),
-              static_cast<unsigned long long>(r.elements), r.max_abs_error, o.tolerance,
-              ok ? "PASS" : "FAIL", secs);
+  std::printf(
+      "verify %s%s%s: %s over %llu elements: max abs error %.3e (tolerance %.1e): %s "
+      "(%.2f s)\n",
+      std::string(to_string(p.workload)).c_str(), shape.c_str(),
+      o.no_rescale ? " (no online rescale)" : "", r.output.c_str(),
+      static_cast<unsigned long long>(r.elements), r.max_abs_error, o.tolerance,
+      ok ? "PASS" : "FAIL", secs);
   if (!ok) ctx.exit_code = kExitFailure;
 }
 
@@ -227,9 +228,10 @@ void register_trace_commands(CLI::App& app, CliContext& ctx) {
   CLI::App* trace = app.add_subcommand(
       "trace", "Write a workload's trace file, or count its global traffic (--counts)");
   add_workload_options(*trace, topts->params);
-  trace->add_option("-c,--config", topts->config,
-                    "Hardware config (file or preset): its smem_per_block is flash1's M and the "
-                    "per-CTA shared-memory limit (--sram wins for M)")
+  trace
+      ->add_option("-c,--config", topts->config,
+                   "Hardware config (file or preset): its smem_per_block is flash1's M and the "
+                   "per-CTA shared-memory limit (--sram wins for M)")
       ->type_name("FILE");
   trace->add_option("-o,--output", topts->output, "Trace file to write")->type_name("FILE");
   trace->add_flag("--counts", topts->counts,
@@ -252,15 +254,19 @@ void register_trace_commands(CLI::App& app, CliContext& ctx) {
   dump->add_option("--limit", dopts->limit, "Print at most K ops (0: all)")
       ->capture_default_str()
       ->type_name("K");
-  add_examples(*dump, "  memwall trace dump f2.mwt\n  memwall trace dump f2.mwt --limit 0 > f2.txt");
+  add_examples(*dump,
+               "  memwall trace dump f2.mwt\n  memwall trace dump f2.mwt --limit 0 > f2.txt");
   dump->callback([dopts] { dump_command(*dopts); });
   auto sopts = std::make_shared<StatOptions>();
   CLI::App* stat = trace->add_subcommand(
-      "stat", "Read a whole trace file, checking every chunk and op, and print its traffic and "
-              "the read speed");
+      "stat",
+      "Read a whole trace file, checking every chunk and op, and print its traffic and "
+      "the read speed");
   stat->add_option("file", sopts->file, "Trace file to read")->required()->type_name("FILE");
-  stat->add_option("--json", sopts->json, "Also write the counts as JSON to FILE")->type_name("FILE");
-  add_examples(*stat, "  memwall trace stat f2.mwt\n  memwall trace stat f2.mwt --json f2-counts.json");
+  stat->add_option("--json", sopts->json, "Also write the counts as JSON to FILE")
+      ->type_name("FILE");
+  add_examples(*stat,
+               "  memwall trace stat f2.mwt\n  memwall trace stat f2.mwt --json f2-counts.json");
   stat->callback([sopts] { stat_command(*sopts); });
   trace->callback([dump, stat, topts] {
     if (dump->parsed() || stat->parsed()) return;
@@ -269,12 +275,14 @@ void register_trace_commands(CLI::App& app, CliContext& ctx) {
 
   auto vopts = std::make_shared<VerifyOptions>();
   CLI::App* verify = app.add_subcommand(
-      "verify", "Run a workload's kernels on random data in double and compare with the plain "
-                "reference softmax(QKᵀ/√d)V (or A·B)");
+      "verify",
+      "Run a workload's kernels on random data in double and compare with the plain "
+      "reference softmax(QKᵀ/√d)V (or A·B)");
   add_workload_options(*verify, vopts->params);
-  verify->add_option("-c,--config", vopts->config,
-                     "Hardware config (file or preset): smem_per_block as flash1's M and the "
-                     "per-CTA limit (--sram wins for M)")
+  verify
+      ->add_option("-c,--config", vopts->config,
+                   "Hardware config (file or preset): smem_per_block as flash1's M and the "
+                   "per-CTA limit (--sram wins for M)")
       ->type_name("FILE");
   verify->add_option("--tolerance", vopts->tolerance, "Largest max abs error that passes")
       ->capture_default_str()

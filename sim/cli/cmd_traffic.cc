@@ -33,7 +33,8 @@ CLI::Option* add_required(CLI::App& cmd, const char* name, WorkloadParams& shape
 void register_traffic_command(CLI::App& app, CliContext& /*ctx*/) {
   auto args = std::make_shared<TrafficArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "traffic", "HBM bytes of naive vs flash1 vs flash2 attention at one shape, from the closed forms");
+      "traffic",
+      "HBM bytes of naive vs flash1 vs flash2 attention at one shape, from the closed forms");
   add_required(*cmd, "seq", args->shape);
   add_required(*cmd, "head_dim", args->shape);
   add_workload_option(*cmd, "heads", args->shape);
@@ -51,16 +52,18 @@ void register_traffic_command(CLI::App& app, CliContext& /*ctx*/) {
   add_workload_option(*cmd, "splits", args->shape);
   add_workload_option(*cmd, "dtype", args->shape);
   cmd->add_option("--json", args->json, "Also write the table as JSON to FILE")->type_name("FILE");
-  add_examples(*cmd,
-               "  memwall traffic --seq 32768 --head-dim 64 --sram \"100 KiB\"\n"
-               "  memwall traffic --seq 4096 --head-dim 128 --heads 32 --batch 4 --config h200\n"
-               "  memwall traffic --seq 8192 --head-dim 64 --block-q 64 --block-kv 64 --json t.json\n"
-               "  memwall traffic --seq 8192 --head-dim 128 --causal --config h200\n"
-               "  memwall traffic --seq 1 --seq-kv 65536 --head-dim 128 --heads 32 --kv-heads 8 --config h200\n");
+  add_examples(
+      *cmd,
+      "  memwall traffic --seq 32768 --head-dim 64 --sram \"100 KiB\"\n"
+      "  memwall traffic --seq 4096 --head-dim 128 --heads 32 --batch 4 --config h200\n"
+      "  memwall traffic --seq 8192 --head-dim 64 --block-q 64 --block-kv 64 --json t.json\n"
+      "  memwall traffic --seq 8192 --head-dim 128 --causal --config h200\n"
+      "  memwall traffic --seq 1 --seq-kv 65536 --head-dim 128 --heads 32 --kv-heads 8 --config h200\n");
   cmd->callback([args] {
     std::optional<HardwareConfig> config;
     if (!args->config.empty()) config = load_config(args->config);
-    const explain::TrafficTable table = explain::compute_traffic(args->shape, config ? &*config : nullptr);
+    const explain::TrafficTable table =
+        explain::compute_traffic(args->shape, config ? &*config : nullptr);
     std::fputs(explain::format_traffic(table).c_str(), stdout);
     if (!args->json.empty()) write_file_atomically(args->json, explain::traffic_json(table));
   });

@@ -42,7 +42,8 @@ void workloads_command(const WorkloadsOptions& o) {
 void register_workloads_command(CLI::App& app, CliContext& /*ctx*/) {
   auto o = std::make_shared<WorkloadsOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "workloads", "List the workloads with their summaries and parameters (flags, defaults, units)");
+      "workloads",
+      "List the workloads with their summaries and parameters (flags, defaults, units)");
   cmd->add_option("name", o->name, "Only this workload: " + workload_names(", "))
       ->type_name("NAME");
   cmd->add_flag("--markdown", o->markdown,

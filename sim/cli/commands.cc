@@ -28,13 +28,15 @@ void refuse_empty_file_names(CLI::App& app) {
     const std::string type = opt->get_type_name();
     const std::string name = opt->get_name();
     const bool file = type.find("FILE") != std::string::npos || type == "TRACE" ||
-                      name.find("--output") != std::string::npos || name.find("--json") != std::string::npos ||
+                      name.find("--output") != std::string::npos ||
+                      name.find("--json") != std::string::npos ||
                       name.find("--timeline") != std::string::npos;
     if (!file || name.find("--timeline-budget") != std::string::npos) continue;
     opt->check(CLI::Validator(
         [](std::string& text) -> std::string {
-          return text.empty() ? std::string("an empty file name (give a path, or leave the option out)")
-                              : std::string();
+          return text.empty()
+                     ? std::string("an empty file name (give a path, or leave the option out)")
+                     : std::string();
         },
         ""));
   }

@@ -59,20 +59,23 @@ std::string explain_parse_error(CLI::App& app, int argc, char** argv) {
       const std::vector<std::string> top = long_flags_of(app);
       if (std::find(flags.begin(), flags.end(), name) == flags.end() &&
           std::find(top.begin(), top.end(), name) == top.end()) {
-        return "unknown option '" + name + "' for '" + path + "'" + did_you_mean(nearest(name, flags));
+        return "unknown option '" + name + "' for '" + path + "'" +
+               did_you_mean(nearest(name, flags));
       }
       continue;
     }
     if (token.starts_with("-")) continue;
     const std::vector<CLI::App*> subs = subcommands_of(*current);
-    const auto it = std::find_if(subs.begin(), subs.end(), [&](const CLI::App* s) { return s->get_name() == token; });
+    const auto it = std::find_if(subs.begin(), subs.end(),
+                                 [&](const CLI::App* s) { return s->get_name() == token; });
     if (it != subs.end()) {
       current = *it;
       path += " " + token;
       continue;
     }
     // A word where a command is required is an unknown command; elsewhere it is a value.
-    if (!subs.empty() && current->get_require_subcommand_min() > 0 && current->get_subcommands().empty()) {
+    if (!subs.empty() && current->get_require_subcommand_min() > 0 &&
+        current->get_subcommands().empty()) {
       return "unknown command '" + token + "' for '" + path + "'" +
              did_you_mean(nearest(token, names_of(subs))) + "; `" + path + " --help` lists them";
     }

@@ -21,7 +21,8 @@ std::string cut_long(std::string text, std::size_t max) {
 constexpr std::size_t kMaxKeyShown = 200;
 constexpr std::size_t kMaxReasonShown = 600;
 
-std::string config_message(const SourcePos& pos, const std::string& key, const std::string& reason) {
+std::string config_message(const SourcePos& pos, const std::string& key,
+                           const std::string& reason) {
   // The place may be an override's own text ("--set KEY=VALUE"), as long as its value.
   std::string msg = pos.file.empty() ? std::string("<config>") : cut_long(pos.file, kMaxKeyShown);
   if (pos.line > 0) {
@@ -36,7 +37,8 @@ std::string config_message(const SourcePos& pos, const std::string& key, const s
 }  // namespace
 
 ConfigError::ConfigError(SourcePos pos, std::string key_path, std::string reason)
-    : Error(config_message(pos, cut_long(key_path, kMaxKeyShown), cut_long(reason, kMaxReasonShown))),
+    : Error(
+          config_message(pos, cut_long(key_path, kMaxKeyShown), cut_long(reason, kMaxReasonShown))),
       m_pos(std::move(pos)),
       m_key_path(cut_long(std::move(key_path), kMaxKeyShown)),
       m_reason(cut_long(std::move(reason), kMaxReasonShown)) {}

@@ -10,8 +10,8 @@ namespace memwall {
 
 /// Exit codes used by the `memwall` executable.
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitFailure = 1;     ///< a check failed (e.g. verify above tolerance)
-inline constexpr int kExitBadInput = 2;    ///< bad config, bad trace, bad command line
+inline constexpr int kExitFailure = 1;  ///< a check failed (e.g. verify above tolerance)
+inline constexpr int kExitBadInput = 2;  ///< bad config, bad trace, bad command line
 inline constexpr int kExitInterrupted = 130;
 
 /// Base of every error memwall reports to the user. `what()` is the full one-line message.

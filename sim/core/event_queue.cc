@@ -22,7 +22,8 @@ struct FiresLater {
 
 void EventQueue::schedule(Tick tick, std::uint32_t priority, std::uint32_t target,
                           std::uint32_t kind) {
-  if (tick > kMaxTick) [[unlikely]] throw_tick_overflow("an event", m_now, tick - m_now);
+  if (tick > kMaxTick) [[unlikely]]
+    throw_tick_overflow("an event", m_now, tick - m_now);
   if (tick < m_now) {
     throw Error("internal: event scheduled at " + std::to_string(tick) + " ps, before now (" +
                     std::to_string(m_now) + " ps)",

@@ -14,11 +14,11 @@ namespace memwall {
 /// One scheduled event. `target` and `kind` are opaque to the queue: the owner decides who
 /// handles the event and what it means.
 struct Event {
-  Tick tick = 0;                ///< when it fires, in ps
-  std::uint32_t priority = 0;   ///< among events at the same tick, lower fires first
-  std::uint64_t sequence = 0;   ///< scheduling order; breaks every remaining tie
-  std::uint32_t target = 0;     ///< e.g. a CTA slot index
-  std::uint32_t kind = 0;       ///< e.g. "execute the next op" or "finish"
+  Tick tick = 0;  ///< when it fires, in ps
+  std::uint32_t priority = 0;  ///< among events at the same tick, lower fires first
+  std::uint64_t sequence = 0;  ///< scheduling order; breaks every remaining tie
+  std::uint32_t target = 0;  ///< e.g. a CTA slot index
+  std::uint32_t kind = 0;  ///< e.g. "execute the next op" or "finish"
 };
 
 /// A binary min-heap of events. Scheduling is O(log n), popping O(log n), no allocation once the

@@ -25,7 +25,8 @@ std::string holder_of(int fd) {
 
 }  // namespace
 
-OutputLock::OutputLock(const std::string& flag, const std::string& output) : m_path(output + ".lock") {
+OutputLock::OutputLock(const std::string& flag, const std::string& output)
+    : m_path(output + ".lock") {
   // A lock file unlinked by its previous holder between our open and our flock is not the one
   // the next writer would lock: retry until the locked file is the one the path names.
   for (int attempt = 0; attempt < 100; ++attempt) {

@@ -14,6 +14,8 @@ constexpr std::uint64_t mix64(std::uint64_t x) {
 }
 
 /// The high 32 bits of `h` mapped onto [0, n) by multiply-shift (n < 2^32).
-constexpr std::uint64_t reduce_hash(std::uint64_t h, std::uint64_t n) { return ((h >> 32) * n) >> 32; }
+constexpr std::uint64_t reduce_hash(std::uint64_t h, std::uint64_t n) {
+  return ((h >> 32) * n) >> 32;
+}
 
 }  // namespace memwall

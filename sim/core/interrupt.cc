@@ -14,7 +14,8 @@ static_assert(std::atomic<int>::is_always_lock_free, "signal handlers need a loc
 
 extern "C" void on_signal(int signal) {
   int none = 0;
-  g_signal.compare_exchange_strong(none, signal, std::memory_order_relaxed);  // the first one counts
+  g_signal.compare_exchange_strong(none, signal,
+                                   std::memory_order_relaxed);  // the first one counts
   g_interrupted.store(true, std::memory_order_relaxed);
 }
 

@@ -70,7 +70,10 @@ class Parser {
         const char next = peek();
         ++m_pos;
         if (next == '}') break;
-        if (next != ',') { --m_pos; fail("expected ',' or '}'"); }
+        if (next != ',') {
+          --m_pos;
+          fail("expected ',' or '}'");
+        }
       }
     } else if (c == '[') {
       v.type = JsonValue::Type::array;
@@ -84,7 +87,10 @@ class Parser {
         const char next = peek();
         ++m_pos;
         if (next == ']') break;
-        if (next != ',') { --m_pos; fail("expected ',' or ']'"); }
+        if (next != ',') {
+          --m_pos;
+          fail("expected ',' or ']'");
+        }
       }
     } else if (c == '"') {
       v.type = JsonValue::Type::string;
@@ -161,10 +167,16 @@ class Parser {
     for (int i = 0; i < 4; ++i) {
       const char h = m_text[m_pos++];
       cp <<= 4;
-      if (h >= '0' && h <= '9') cp |= static_cast<std::uint32_t>(h - '0');
-      else if (h >= 'a' && h <= 'f') cp |= static_cast<std::uint32_t>(h - 'a' + 10);
-      else if (h >= 'A' && h <= 'F') cp |= static_cast<std::uint32_t>(h - 'A' + 10);
-      else { --m_pos; fail("bad hex digit in \\u escape"); }
+      if (h >= '0' && h <= '9')
+        cp |= static_cast<std::uint32_t>(h - '0');
+      else if (h >= 'a' && h <= 'f')
+        cp |= static_cast<std::uint32_t>(h - 'a' + 10);
+      else if (h >= 'A' && h <= 'F')
+        cp |= static_cast<std::uint32_t>(h - 'A' + 10);
+      else {
+        --m_pos;
+        fail("bad hex digit in \\u escape");
+      }
     }
     return cp;
   }
@@ -177,7 +189,10 @@ class Parser {
       if (m_pos >= m_text.size()) fail("unterminated string");
       const char c = m_text[m_pos++];
       if (c == '"') return out;
-      if (static_cast<unsigned char>(c) < 0x20) { --m_pos; fail("control character in a string"); }
+      if (static_cast<unsigned char>(c) < 0x20) {
+        --m_pos;
+        fail("control character in a string");
+      }
       if (c != '\\') {
         out += c;
         continue;
@@ -204,9 +219,7 @@ class Parser {
           append_utf8(out, cp);
           break;
         }
-        default:
-          --m_pos;
-          fail(std::string("unknown escape '\\") + e + "'");
+        default: --m_pos; fail(std::string("unknown escape '\\") + e + "'");
       }
     }
   }

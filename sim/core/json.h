@@ -18,9 +18,9 @@ struct JsonValue {
   enum class Type : std::uint8_t { null, boolean, number, string, array, object };
   Type type = Type::null;
   bool boolean = false;
-  double number = 0;       ///< the value of a number
-  std::string text;        ///< a string's unescaped text; a number's text as written
-  std::vector<JsonValue> items;                           ///< array elements
+  double number = 0;  ///< the value of a number
+  std::string text;  ///< a string's unescaped text; a number's text as written
+  std::vector<JsonValue> items;  ///< array elements
   std::vector<JsonMember> members;  ///< object members (a vector of a type completed below)
   std::uint64_t offset = 0;  ///< byte offset of the value's first character in the input
 

@@ -10,7 +10,8 @@ namespace memwall {
 void set_log_level(const std::string& name) {
   const spdlog::level::level_enum level = spdlog::level::from_str(name);
   if (level == spdlog::level::off && name != "off") {
-    throw UsageError("unknown log level \"" + name + "\" (use trace, debug, info, warn, error, off)");
+    throw UsageError("unknown log level \"" + name +
+                     "\" (use trace, debug, info, warn, error, off)");
   }
   static const auto logger = [] {
     auto l = spdlog::stderr_color_mt("memwall");

@@ -52,7 +52,8 @@ void check_writable(const FileArgument& out) {
 
 }  // namespace
 
-void refuse_clobbering(const std::vector<FileArgument>& outputs, const std::vector<FileArgument>& inputs) {
+void refuse_clobbering(const std::vector<FileArgument>& outputs,
+                       const std::vector<FileArgument>& inputs) {
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     const FileArgument& out = outputs[i];
     if (ignored(out)) continue;

@@ -19,6 +19,7 @@ struct FileArgument {
 /// another output (the same path, a link to it or another spelling of it); and naming the output
 /// when it cannot be written (a directory, a missing folder, a folder where no file can be
 /// created). Empty paths are ignored, and so is "-" (standard output).
-void refuse_clobbering(const std::vector<FileArgument>& outputs, const std::vector<FileArgument>& inputs);
+void refuse_clobbering(const std::vector<FileArgument>& outputs,
+                       const std::vector<FileArgument>& inputs);
 
 }  // namespace memwall

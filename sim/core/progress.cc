@@ -11,10 +11,16 @@ using Clock = std::chrono::steady_clock;
 
 bool stderr_is_terminal() { return ::isatty(STDERR_FILENO) != 0; }
 
-ProgressLine::ProgressLine(bool enabled, std::uint64_t total, std::uint64_t already, std::string unit,
-                           bool throttled)
-    : m_enabled(enabled), m_throttled(throttled), m_unit(std::move(unit)), m_total(total),
-      m_done(already), m_start_done(already), m_start(Clock::now()), m_drawn(m_start) {
+ProgressLine::ProgressLine(bool enabled, std::uint64_t total, std::uint64_t already,
+                           std::string unit, bool throttled)
+    : m_enabled(enabled),
+      m_throttled(throttled),
+      m_unit(std::move(unit)),
+      m_total(total),
+      m_done(already),
+      m_start_done(already),
+      m_start(Clock::now()),
+      m_drawn(m_start) {
   const std::lock_guard<std::mutex> guard(m_lock);
   if (m_total > 0) draw(true);  // a line of nothing yet (a stage to come) waits for restart()
 }
@@ -68,7 +74,8 @@ void ProgressLine::draw(bool force) {
   // \033[K clears what a longer previous line left.
   std::fprintf(stderr, "\r%s%s[%s] %llu/%llu %s  %.2f %s/s  %s left \033[K", m_label.c_str(),
                m_label.empty() ? "" : " ", bar.c_str(), static_cast<unsigned long long>(m_done),
-               static_cast<unsigned long long>(m_total), m_unit.c_str(), rate, m_unit.c_str(), left);
+               static_cast<unsigned long long>(m_total), m_unit.c_str(), rate, m_unit.c_str(),
+               left);
   std::fflush(stderr);
 }
 

@@ -15,7 +15,8 @@ namespace memwall {
 class Reservations {
  public:
   /// `instances` resources, all free at tick 0.
-  explicit Reservations(std::size_t instances = 0) : m_next_free(instances, 0), m_busy(instances, 0) {}
+  explicit Reservations(std::size_t instances = 0)
+      : m_next_free(instances, 0), m_busy(instances, 0) {}
 
   /// Books instance `i` for `duration` from the first tick >= `t` at which it is free; adds the
   /// wait (start - t) to `wait` and returns the end of the booking. Throws UsageError when the

@@ -23,7 +23,7 @@ namespace memwall {
 
 class SparseBitmap {
  public:
-  static constexpr unsigned kPageShift = 15;                              ///< 32768 bits a page
+  static constexpr unsigned kPageShift = 15;  ///< 32768 bits a page
   static constexpr std::uint64_t kPageWords = (std::uint64_t{1} << kPageShift) / 64;
   static constexpr std::uint64_t kPageBytes = kPageWords * sizeof(std::uint64_t);  ///< 4 KiB
 
@@ -34,7 +34,8 @@ class SparseBitmap {
   /// The reference stays valid for the bitmap's life.
   std::uint64_t& word(std::uint64_t bit) {
     const std::uint64_t page = bit >> kPageShift;
-    if (page != m_cached_page) [[unlikely]] find_page(page);
+    if (page != m_cached_page) [[unlikely]]
+      find_page(page);
     return m_cached[(bit >> 6) & (kPageWords - 1)];
   }
 

@@ -35,7 +35,8 @@ Quantity split_quantity(std::string_view text, std::string_view what) {
                                            : "\"200 ns\"") +
                     ", got \"" + std::string(text) + "\"");
   }
-  if (!std::isfinite(q.value)) throw UnitError("value is not finite: \"" + std::string(text) + "\"");
+  if (!std::isfinite(q.value))
+    throw UnitError("value is not finite: \"" + std::string(text) + "\"");
   q.unit = trim(std::string_view(end, static_cast<std::size_t>(s.data() + s.size() - end)));
   if (q.unit.empty()) {
     throw UnitError("missing unit in \"" + std::string(text) + "\" (a " + std::string(what) +
@@ -182,7 +183,8 @@ Frequency parse_frequency(std::string_view text) {
     throw UnitError("unknown frequency unit \"" + std::string(q.unit) + "\" in \"" +
                     std::string(text) + "\" (use one of " + known_units(kUnits) + ")");
   }
-  if (!(q.value > 0.0)) throw UnitError("a frequency must be positive: \"" + std::string(text) + "\"");
+  if (!(q.value > 0.0))
+    throw UnitError("a frequency must be positive: \"" + std::string(text) + "\"");
   return Frequency{q.value * unit->scale};
 }
 

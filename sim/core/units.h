@@ -32,7 +32,8 @@ inline constexpr Tick kMaxStepTicks = kTicksPerSecond;
 
 /// start + duration, or throw_tick_overflow when the end would pass kMaxTick (both are >= 0).
 inline Tick checked_end(Tick start, Tick duration, const char* what) {
-  if (duration > kMaxTick - start) [[unlikely]] throw_tick_overflow(what, start, duration);
+  if (duration > kMaxTick - start) [[unlikely]]
+    throw_tick_overflow(what, start, duration);
   return start + duration;
 }
 
@@ -42,7 +43,9 @@ inline Tick checked_end(Tick start, Tick duration, const char* what) {
 __extension__ typedef unsigned __int128 TickSum;
 
 /// Ticks in seconds.
-inline double seconds(Tick t) { return static_cast<double>(t) / static_cast<double>(kTicksPerSecond); }
+inline double seconds(Tick t) {
+  return static_cast<double>(t) / static_cast<double>(kTicksPerSecond);
+}
 /// A sum of ticks in seconds (the same double as seconds(Tick) below 2^63).
 inline double seconds(TickSum t) {
   return static_cast<double>(t) / static_cast<double>(kTicksPerSecond);
@@ -53,7 +56,10 @@ struct Bytes {
   std::uint64_t count = 0;
   constexpr auto operator<=>(const Bytes&) const = default;
   constexpr Bytes operator+(Bytes o) const { return {count + o.count}; }
-  constexpr Bytes& operator+=(Bytes o) { count += o.count; return *this; }
+  constexpr Bytes& operator+=(Bytes o) {
+    count += o.count;
+    return *this;
+  }
 };
 
 /// A data rate in bytes per second.

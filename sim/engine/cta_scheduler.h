@@ -24,7 +24,9 @@ class CtaScheduler {
   std::size_t slot_count() const { return std::size_t{sm_count()} * m_slots_per_sm; }
 
   /// The dense id of slot `slot` of SM `sm`.
-  std::uint32_t slot_id(std::uint32_t sm, std::uint32_t slot) const { return sm * m_slots_per_sm + slot; }
+  std::uint32_t slot_id(std::uint32_t sm, std::uint32_t slot) const {
+    return sm * m_slots_per_sm + slot;
+  }
 
   /// Places the first wave: calls `place(sm, slot)` breadth-first over the SMs, taking the slot
   /// only when it returns true; stops at the first false (the grid is exhausted).

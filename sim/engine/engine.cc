@@ -59,7 +59,7 @@ const HardwareConfig& validated(const HardwareConfig& config) {
 }  // namespace
 
 Engine::Engine(const HardwareConfig& config, TraceSource& source, const SimOptions& options,
-       TimelineSink* timeline)
+               TimelineSink* timeline)
     : m_config(validated(config)),
       m_source(source),
       m_options(options),
@@ -82,7 +82,8 @@ std::uint64_t Engine::fixed_memory_bytes(const HardwareConfig& config) {
   const std::uint64_t l2_sets = d.l2_usable_sets_per_slice * config.l2.slices;
   const std::uint64_t l2 =
       l2_sets * config.l2.ways *
-      L2::way_bytes(l2_sets, static_cast<std::uint32_t>(config.l2.line_size.count / config.l2.sector_size.count));
+      L2::way_bytes(l2_sets, static_cast<std::uint32_t>(config.l2.line_size.count /
+                                                        config.l2.sector_size.count));
   const std::uint64_t banks = std::uint64_t{config.hbm.channels} * config.hbm.banks_per_channel;
   const std::uint64_t hbm = banks * (sizeof(std::uint64_t) + sizeof(Tick));
   const std::uint64_t sms = std::uint64_t{config.sm.count} * (sizeof(Sm) + sizeof(SmTime) + 256);
@@ -124,7 +125,8 @@ KernelResult Engine::run_kernel(const KernelInfo& info, Tick start) {
   k.info = info;
   k.start = start;
   const Occupancy occ = occupancy(
-      m_config.sm, CtaResources{info.smem_bytes_per_cta, info.threads_per_cta, info.registers_per_thread},
+      m_config.sm,
+      CtaResources{info.smem_bytes_per_cta, info.threads_per_cta, info.registers_per_thread},
       info.name);
   k.ctas_per_sm = occ.ctas_per_sm;
   k.occupancy_limit = to_string(occ.limited_by);
@@ -139,7 +141,8 @@ KernelResult Engine::run_kernel(const KernelInfo& info, Tick start) {
 
   // First wave: breadth-first over the SMs, one CTA per SM per pass.
   const Tick t0 = m_kernel_end;
-  m_scheduler.first_wave([&](std::uint32_t sm, std::uint32_t slot) { return start_cta(sm, slot, t0); });
+  m_scheduler.first_wave(
+      [&](std::uint32_t sm, std::uint32_t slot) { return start_cta(sm, slot, t0); });
   std::uint64_t handled = 0;
   while (!m_queue.empty()) {
     const Event e = m_queue.pop();
@@ -322,13 +325,13 @@ void Engine::step(std::uint32_t id, Tick t) {
         p.arrival = Arrival{issue, issue};
         c.backlog.push_back(p);
         if (detail) {
-          m_timeline->instant(c.sm, c.slot,
-                              op.kind == OpKind::load    ? "load"
-                              : op.kind == OpKind::store ? "store"
-                                                         : "reduce",
-                              issue,
-                              "\"bytes\":" + std::to_string(op.box.bytes()) + ",\"tag\":" +
-                                  std::to_string(op.tag));
+          m_timeline->instant(
+              c.sm, c.slot,
+              op.kind == OpKind::load    ? "load"
+              : op.kind == OpKind::store ? "store"
+                                         : "reduce",
+              issue,
+              "\"bytes\":" + std::to_string(op.box.bytes()) + ",\"tag\":" + std::to_string(op.tag));
         }
         if (dropping) m_timeline->drop_detail(issue);
         if (!c.stream_scheduled) stream(id, issue);
@@ -366,21 +369,22 @@ void Engine::step(std::uint32_t id, Tick t) {
         const bool mma_sync = op.kind == OpKind::compute && op.unit == ComputeUnit::mma_sync;
         const Tick d = sm.pipe_ticks(mma_sync ? kMmaSyncRate : pipe, op.amount);
         const Tick begin = sm.reserve_pipe(pipe, issue, d);
-      ResourceUse& use = m_pipe_use[pipe];
-      ++use.requests;
-      use.queue += static_cast<TickSum>(begin - issue);
+        ResourceUse& use = m_pipe_use[pipe];
+        ++use.requests;
+        use.queue += static_cast<TickSum>(begin - issue);
         c.pipes_end = std::max(c.pipes_end, begin + d);
         // The CTA's next op waits for pipe_serial of this one (all of it at 1).
-        next = m_pipe_serial >= 1.0 ? begin + d
-                                    : begin + static_cast<Tick>(std::llround(static_cast<double>(d) * m_pipe_serial));
+        next =
+            m_pipe_serial >= 1.0
+                ? begin + d
+                : begin + static_cast<Tick>(std::llround(static_cast<double>(d) * m_pipe_serial));
         c.compute += next - issue;
-        if (detail && d > 0) m_timeline->slice(c.sm, c.slot, kPipeSliceNames[pipe], begin, begin + d, "");
+        if (detail && d > 0)
+          m_timeline->slice(c.sm, c.slot, kPipeSliceNames[pipe], begin, begin + d, "");
         if (dropping && d > 0) m_timeline->drop_detail(begin);
         break;
       }
-      case OpKind::barrier:
-        ++c.pc;
-        break;
+      case OpKind::barrier: ++c.pc; break;
     }
     c.woken = false;
     t = next;
@@ -404,6 +408,5 @@ void Engine::finish(std::uint32_t id, Tick t) {
   m_scheduler.release(c.sm, c.slot);
   if (start_cta(c.sm, m_scheduler.next_slot(c.sm), t)) m_scheduler.take_slot(c.sm);
 }
-
 
 }  // namespace memwall

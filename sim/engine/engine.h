@@ -57,7 +57,7 @@ class Engine {
     Box box;
     std::uint16_t tag = 0;
     OpKind kind = OpKind::load;  ///< load, store or reduce
-    bool is_store = false;       ///< a store or a reduction: untagged, only the drain waits for it
+    bool is_store = false;  ///< a store or a reduction: untagged, only the drain waits for it
     Tick issue = 0;  ///< when its op issued
     BoxCursor cursor;
     Arrival arrival;
@@ -69,25 +69,25 @@ class Engine {
   struct CtaSlot {
     std::vector<PendingBox> backlog;  ///< boxes being issued, in op order, from backlog_head
     std::size_t backlog_head = 0;
-    bool stream_scheduled = false;    ///< a kStream event will continue the backlog
-    bool blocked = false;             ///< waiting for the backlog (at a wait op or at the end)
-    bool woken = false;               ///< resumed after being blocked; the op is not re-charged
+    bool stream_scheduled = false;  ///< a kStream event will continue the backlog
+    bool blocked = false;  ///< waiting for the backlog (at a wait op or at the end)
+    bool woken = false;  ///< resumed after being blocked; the op is not re-charged
     Tick block_start = 0;
     std::vector<Op> ops;
     std::size_t pc = 0;
     std::uint32_t sm = 0;
     std::uint32_t slot = 0;  ///< slot index within its SM (timeline track)
-    std::uint64_t index = 0; ///< CTA index in the grid
+    std::uint64_t index = 0;  ///< CTA index in the grid
     Tick start = 0;
-    Tick drain_ready = 0;    ///< every load and store of the CTA has completed
-    Tick drain_unloaded = 0; ///< the same without queueing
+    Tick drain_ready = 0;  ///< every load and store of the CTA has completed
+    Tick drain_unloaded = 0;  ///< the same without queueing
     std::vector<TagState> tags;
-    Tick compute = 0;        ///< time issuing ops, computing or waiting for a pipe
+    Tick compute = 0;  ///< time issuing ops, computing or waiting for a pipe
     /// End of the latest compute or smem op of the current run of them (its warps overlap them
     /// when efficiency.pipe_serial < 1); the next other op waits for it.
     Tick pipes_end = 0;
-    Tick latency = 0;        ///< memory waits, unloaded part
-    Tick bandwidth = 0;      ///< memory waits, queueing part
+    Tick latency = 0;  ///< memory waits, unloaded part
+    Tick bandwidth = 0;  ///< memory waits, queueing part
   };
 
   /// Per-SM sums of its CTAs' time split, over the current kernel.
@@ -126,7 +126,7 @@ class Engine {
   std::vector<CtaSlot> m_slots;  ///< by CtaScheduler::slot_id
   EventQueue m_queue;
   Tick m_op_overhead;
-  Tick m_issue_window;   ///< sim.issue_window
+  Tick m_issue_window;  ///< sim.issue_window
   double m_pipe_serial;  ///< efficiency.pipe_serial
   std::array<ResourceUse, kPipeCount> m_pipe_use{};  ///< the kernel's pipe requests and waits
   KernelResult* m_kernel = nullptr;

@@ -14,7 +14,8 @@ namespace {
 /// Bits [lo, hi) set.
 std::uint32_t bit_range(std::uint64_t lo, std::uint64_t hi) {
   if (hi <= lo) return 0;
-  const std::uint64_t width_mask = (hi - lo >= 64) ? ~std::uint64_t{0} : ((std::uint64_t{1} << (hi - lo)) - 1);
+  const std::uint64_t width_mask =
+      (hi - lo >= 64) ? ~std::uint64_t{0} : ((std::uint64_t{1} << (hi - lo)) - 1);
   return static_cast<std::uint32_t>(width_mask << lo);
 }
 
@@ -55,7 +56,8 @@ MemoryPath::MemoryPath(const HardwareConfig& config, const Topology& topology,
       m_channels(topology.channel_count()) {
   if (topology.sm_count() != config.sm.count || m_slices != config.l2.slices ||
       m_channels != config.hbm.channels) {
-    throw UsageError("memory path: the topology's SM, slice or channel count differs from the config's");
+    throw UsageError(
+        "memory path: the topology's SM, slice or channel count differs from the config's");
   }
   for (std::uint32_t sm = 0; sm < topology.sm_count(); ++sm) {
     m_port_latency.push_back(topology.sm_port_latency(sm));
@@ -265,17 +267,16 @@ void MemoryPath::check_range(const Box& box) const {
     ok = box.row_bytes <= limit - last_row;
   }
   if (!ok) {
-    throw UsageError("trace: a box at address " + std::to_string(box.base) + " (" +
-                     std::to_string(box.rows) + " rows of " + std::to_string(box.row_bytes) +
-                     " bytes, pitch " + std::to_string(box.pitch) +
-                     ") reaches beyond the simulated address space of " +
-                     std::to_string(limit) + " bytes");
+    throw UsageError(
+        "trace: a box at address " + std::to_string(box.base) + " (" + std::to_string(box.rows) +
+        " rows of " + std::to_string(box.row_bytes) + " bytes, pitch " + std::to_string(box.pitch) +
+        ") reaches beyond the simulated address space of " + std::to_string(limit) + " bytes");
   }
 }
 
 template <bool kStore, bool kReduce>
 bool MemoryPath::access(std::uint32_t sm, const Box& box, Tick t, Tick box_issue, Tick limit,
-                          BoxCursor& cursor, Arrival& arrival) {
+                        BoxCursor& cursor, Arrival& arrival) {
   std::uint64_t rows = box.rows;
   std::uint64_t row_bytes = box.row_bytes;
   if (rows == 0 || row_bytes == 0) return true;
@@ -318,7 +319,8 @@ bool MemoryPath::access(std::uint32_t sm, const Box& box, Tick t, Tick box_issue
       started = true;
     }
     // Later rows' sets are usually far away: ask the host to fetch them while this row runs.
-    if (row + kPrefetchRows < rows) m_l2.prefetch((start + kPrefetchRows * box.pitch) >> m_line_shift);
+    if (row + kPrefetchRows < rows)
+      m_l2.prefetch((start + kPrefetchRows * box.pitch) >> m_line_shift);
     for (; line <= last; ++line) {
       if (issued_any && run.port.next_free > limit) return leave(false);
       issued_any = true;
@@ -341,7 +343,7 @@ bool MemoryPath::access(std::uint32_t sm, const Box& box, Tick t, Tick box_issue
 }
 
 bool MemoryPath::issue(std::uint32_t sm, const Box& box, OpKind kind, Tick t, Tick box_issue,
-                         Tick limit, BoxCursor& cursor, Arrival& arrival) {
+                       Tick limit, BoxCursor& cursor, Arrival& arrival) {
   switch (kind) {
     case OpKind::store: return access<true>(sm, box, t, box_issue, limit, cursor, arrival);
     case OpKind::reduce: return access<true, true>(sm, box, t, box_issue, limit, cursor, arrival);

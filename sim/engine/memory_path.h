@@ -27,25 +27,25 @@
 #include "sim/core/memory_budget.h"
 #include "sim/core/sparse_bitmap.h"
 #include "sim/core/units.h"
+#include "sim/engine/run_result.h"
 #include "sim/hw/config.h"
 #include "sim/hw/hbm.h"
 #include "sim/hw/l2.h"
 #include "sim/hw/topology.h"
 #include "sim/hw/xbar.h"
-#include "sim/engine/run_result.h"
 #include "traces/op.h"
 
 namespace memwall {
 
 /// When a box's data is there, and when it would be with no queueing anywhere.
 struct Arrival {
-  Tick ready = 0;     ///< max over its lines of the arrival (load) or acceptance (store)
+  Tick ready = 0;  ///< max over its lines of the arrival (load) or acceptance (store)
   Tick unloaded = 0;  ///< the box's issue tick + the largest per-line latency without queueing
 };
 
 /// Where the expansion of a box stands, so that a large box can be issued in several steps.
 struct BoxCursor {
-  std::uint64_t row = 0;   ///< next row (of the box after merging contiguous rows)
+  std::uint64_t row = 0;  ///< next row (of the box after merging contiguous rows)
   std::uint64_t line = 0;  ///< next line index within that row, valid when `started`
   bool started = false;
 };
@@ -105,8 +105,8 @@ class MemoryPath {
  private:
   /// One tensor's address range and the sectors of it ever fetched from DRAM.
   struct TensorState {
-    std::uint64_t first_sector = 0;   ///< base / sector_size
-    std::uint64_t end_sector = 0;     ///< ⌈(base + bytes) / sector_size⌉
+    std::uint64_t first_sector = 0;  ///< base / sector_size
+    std::uint64_t end_sector = 0;  ///< ⌈(base + bytes) / sector_size⌉
     SparseBitmap fetched;  ///< bit (sector - first_sector): fetched before; pages as touched
     TensorDramBytes traffic;
   };
@@ -116,11 +116,11 @@ class MemoryPath {
   /// hot path).
   struct LineTally {
     std::uint64_t lines = 0;
-    std::uint64_t sectors = 0;       ///< requested sectors (reads or writes)
+    std::uint64_t sectors = 0;  ///< requested sectors (reads or writes)
     std::uint64_t hit_sectors = 0;
     std::uint64_t miss_sectors = 0;
-    TickSum port_queue = 0;     ///< waits for the SM port
-    TickSum slice_queue = 0;    ///< waits for the slice
+    TickSum port_queue = 0;  ///< waits for the SM port
+    TickSum slice_queue = 0;  ///< waits for the slice
     TickSum channel_queue = 0;  ///< waits for the channel's bank and bus
     std::uint64_t channel_requests = 0;
   };
@@ -162,9 +162,9 @@ class MemoryPath {
   std::uint32_t m_sectors_per_line;
   std::uint32_t m_slices;
   std::uint32_t m_channels;
-  std::vector<Tick> m_port_latency;     ///< per SM: SM → crossbar edge
+  std::vector<Tick> m_port_latency;  ///< per SM: SM → crossbar edge
   std::vector<std::uint32_t> m_sm_crossbar;  ///< per SM: its crossbar
-  std::vector<Tick> m_return_latency;   ///< [crossbar · slices + slice]: crossbar → slice edge
+  std::vector<Tick> m_return_latency;  ///< [crossbar · slices + slice]: crossbar → slice edge
   std::vector<Tick> m_channel_latency;  ///< [slice · channels + channel]: slice → channel edge
   TrafficCounters* m_counters = nullptr;
   std::vector<TensorState> m_tensors;  ///< sorted by address; last = "(untracked)"

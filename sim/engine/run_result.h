@@ -15,17 +15,17 @@ namespace memwall {
 
 /// Byte and op counters of one kernel or of a whole run. Incremented in the hot path.
 struct TrafficCounters {
-  std::uint64_t dram_read_bytes = 0;   ///< sectors read from HBM (load misses, partial-write fills)
+  std::uint64_t dram_read_bytes = 0;  ///< sectors read from HBM (load misses, partial-write fills)
   std::uint64_t dram_write_bytes = 0;  ///< dirty sectors written back to HBM on eviction
-  std::uint64_t l2_read_bytes = 0;     ///< sector bytes requested by loads (SM → L2 reads)
-  std::uint64_t l2_write_bytes = 0;    ///< sector bytes written by stores (SM → L2 writes)
-  std::uint64_t l2_hit_sectors = 0;    ///< load sectors found valid in L2
-  std::uint64_t l2_miss_sectors = 0;   ///< load sectors fetched from HBM
+  std::uint64_t l2_read_bytes = 0;  ///< sector bytes requested by loads (SM → L2 reads)
+  std::uint64_t l2_write_bytes = 0;  ///< sector bytes written by stores (SM → L2 writes)
+  std::uint64_t l2_hit_sectors = 0;  ///< load sectors found valid in L2
+  std::uint64_t l2_miss_sectors = 0;  ///< load sectors fetched from HBM
   std::uint64_t l2_line_accesses = 0;  ///< L2 line lookups (loads and stores)
-  std::uint64_t smem_bytes = 0;        ///< shared-memory bytes of smem ops
-  std::uint64_t flops = 0;             ///< FLOPs/ops of compute ops (tensor, fp32, sfu)
-  std::uint64_t warp_instructions = 0; ///< warp instructions of issue ops
-  std::uint64_t ctas = 0;              ///< CTAs that ran
+  std::uint64_t smem_bytes = 0;  ///< shared-memory bytes of smem ops
+  std::uint64_t flops = 0;  ///< FLOPs/ops of compute ops (tensor, fp32, sfu)
+  std::uint64_t warp_instructions = 0;  ///< warp instructions of issue ops
+  std::uint64_t ctas = 0;  ///< CTAs that ran
 
   /// hits / (hits + misses), 0 when no sector was loaded.
   double l2_hit_rate() const {
@@ -49,10 +49,10 @@ struct TrafficCounters {
 
 /// SM time split into four causes, in SM·ticks (summed over all SMs); see docs/simulator.md.
 struct StallTime {
-  double compute = 0;           ///< a pipe busy (or the CTA waiting for it), op issue
-  double memory_latency = 0;    ///< waiting on memory for as long as an unloaded path takes
+  double compute = 0;  ///< a pipe busy (or the CTA waiting for it), op issue
+  double memory_latency = 0;  ///< waiting on memory for as long as an unloaded path takes
   double memory_bandwidth = 0;  ///< the rest of a memory wait: queueing at port, slice, channel
-  double idle = 0;              ///< no CTA resident (launch overhead, tail of the last wave)
+  double idle = 0;  ///< no CTA resident (launch overhead, tail of the last wave)
 
   double total() const { return compute + memory_latency + memory_bandwidth + idle; }
   void add(const StallTime& o) {
@@ -67,14 +67,14 @@ struct StallTime {
 /// latency only (its inputs, the SM ports, are the contended resource); an HBM channel's class
 /// counts both its banks' row activations and its data bus.
 enum class ResourceClass : std::uint8_t {
-  kSmPort = 0,      ///< an SM's port into the crossbar, one per SM and direction
-  kL2Slice = 1,     ///< an L2 slice
+  kSmPort = 0,  ///< an SM's port into the crossbar, one per SM and direction
+  kL2Slice = 1,  ///< an L2 slice
   kHbmChannel = 2,  ///< an HBM channel (banks and bus)
   kTensorPipe = 3,  ///< an SM's tensor pipe, booked by tensor ops
   kFp32Pipe = 4,
   kSfuPipe = 5,
-  kSmemPipe = 6,    ///< shared-memory ops (on the tensor pipe when sm.smem_pipe = tensor)
-  kIssuePipe = 7,   ///< an SM's warp schedulers, booked by issue ops
+  kSmemPipe = 6,  ///< shared-memory ops (on the tensor pipe when sm.smem_pipe = tensor)
+  kIssuePipe = 7,  ///< an SM's warp schedulers, booked by issue ops
 };
 inline constexpr std::size_t kResourceClassCount = 8;
 
@@ -87,10 +87,13 @@ std::string resource_instance_name(ResourceClass c, std::uint32_t index);
 
 /// How one class of resources was used during a kernel.
 struct ResourceUse {
-  std::uint64_t requests = 0;  ///< bookings: lines at a port or slice, misses and write-backs at a channel, ops at a pipe
-  TickSum queue = 0;           ///< the requests' waits for their instance, summed (write-backs wait for no one)
-  std::uint32_t busiest = 0;   ///< index of the busiest instance: 2·SM + direction (0 to the SM) for ports, SM for pipes
-  Tick busiest_busy = 0;       ///< that instance's busy time (transfer or op time booked on it)
+  std::uint64_t requests =
+      0;  ///< bookings: lines at a port or slice, misses and write-backs at a channel, ops at a pipe
+  TickSum queue =
+      0;  ///< the requests' waits for their instance, summed (write-backs wait for no one)
+  std::uint32_t busiest =
+      0;  ///< index of the busiest instance: 2·SM + direction (0 to the SM) for ports, SM for pipes
+  Tick busiest_busy = 0;  ///< that instance's busy time (transfer or op time booked on it)
 
   /// queue / requests, 0 without requests.
   double mean_queue() const {
@@ -105,9 +108,10 @@ struct KernelResult {
   std::string name;
   KernelInfo info;
   std::uint32_t ctas_per_sm = 0;  ///< occupancy
-  std::string occupancy_limit;    ///< which resource set ctas_per_sm
-  Tick start = 0;                 ///< when the launch began (before launch overhead)
-  Tick end = 0;  ///< when its last CTA finished (stores accepted) and its DRAM traffic crossed the channels
+  std::string occupancy_limit;  ///< which resource set ctas_per_sm
+  Tick start = 0;  ///< when the launch began (before launch overhead)
+  Tick end =
+      0;  ///< when its last CTA finished (stores accepted) and its DRAM traffic crossed the channels
   TrafficCounters traffic;
   StallTime stall;
   ResourceUses resources{};  ///< by ResourceClass
@@ -130,8 +134,8 @@ struct TensorDramBytes {
 /// DRAM bytes by why they moved.
 struct ReasonTraffic {
   std::uint64_t compulsory = 0;  ///< read: first fetch of that sector in the run
-  std::uint64_t reread = 0;      ///< read: fetched again after an eviction or a flush
-  std::uint64_t writeback = 0;   ///< write: dirty sectors evicted
+  std::uint64_t reread = 0;  ///< read: fetched again after an eviction or a flush
+  std::uint64_t writeback = 0;  ///< write: dirty sectors evicted
 };
 
 /// A whole simulated workload.
@@ -141,14 +145,15 @@ struct RunResult {
   bool flush_l2_between_kernels = false;
   std::uint32_t sm_count = 0;
   std::vector<KernelResult> kernels;
-  Tick time = 0;                             ///< end of the last kernel
-  TrafficCounters traffic;                   ///< sum over kernels
-  StallTime stall;                           ///< sum over kernels
-  std::uint64_t dram_dirty_bytes_at_end = 0; ///< dirty in L2 at the end, never written back
+  Tick time = 0;  ///< end of the last kernel
+  TrafficCounters traffic;  ///< sum over kernels
+  StallTime stall;  ///< sum over kernels
+  std::uint64_t dram_dirty_bytes_at_end = 0;  ///< dirty in L2 at the end, never written back
   std::uint64_t dram_flush_writeback_bytes = 0;  ///< written back by between-kernel flushes
-  std::vector<TensorDramBytes> dram_bytes_by_tensor;  ///< in WorkloadInfo::tensors order, then "(untracked)" if used
+  std::vector<TensorDramBytes>
+      dram_bytes_by_tensor;  ///< in WorkloadInfo::tensors order, then "(untracked)" if used
   ReasonTraffic dram_bytes_by_reason;
-  std::uint64_t events = 0;                  ///< events scheduled (engine work, not a result)
+  std::uint64_t events = 0;  ///< events scheduled (engine work, not a result)
 };
 
 }  // namespace memwall

@@ -2,8 +2,8 @@
 /// The simulator: wires SMs, crossbar, L2 and HBM together and runs a workload (a TraceSource)
 /// through them on a deterministic event queue. See docs/simulator.md for the timing model.
 
-#include "sim/hw/config.h"
 #include "sim/engine/run_result.h"
+#include "sim/hw/config.h"
 #include "traces/trace_source.h"
 
 namespace memwall {
@@ -27,7 +27,7 @@ struct SimOptions {
 /// room), then each freed slot takes the next CTA. Only resident CTAs' ops are held in memory.
 /// Writes the timeline to `timeline` when not null (the caller calls Timeline::finish).
 /// Throws UsageError when a kernel's CTA fits no SM, Interrupted on SIGINT.
-RunResult simulate(const HardwareConfig& config, TraceSource& source, const SimOptions& options = {},
-                   TimelineSink* timeline = nullptr);
+RunResult simulate(const HardwareConfig& config, TraceSource& source,
+                   const SimOptions& options = {}, TimelineSink* timeline = nullptr);
 
 }  // namespace memwall

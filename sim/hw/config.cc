@@ -15,10 +15,11 @@ SmemPipe parse_smem_pipe(const std::string& text) {
 DerivedConfig derive(const HardwareConfig& c) {
   DerivedConfig d{};
   d.total_smem = Bytes{c.sm.smem_per_sm.count * c.sm.count};
-  d.l2_sets_per_slice = c.l2.size.count / (std::uint64_t{c.l2.slices} * c.l2.ways * c.l2.line_size.count);
+  d.l2_sets_per_slice =
+      c.l2.size.count / (std::uint64_t{c.l2.slices} * c.l2.ways * c.l2.line_size.count);
   d.l2_sets = d.l2_sets_per_slice * c.l2.slices;
-  const auto usable =
-      static_cast<std::uint64_t>(static_cast<double>(d.l2_sets_per_slice) * c.efficiency.l2_capacity);
+  const auto usable = static_cast<std::uint64_t>(static_cast<double>(d.l2_sets_per_slice) *
+                                                 c.efficiency.l2_capacity);
   d.l2_usable_sets_per_slice = usable > 0 ? usable : 1;
   d.l2_usable = Bytes{d.l2_usable_sets_per_slice * c.l2.slices * c.l2.ways * c.l2.line_size.count};
   const double sms_hz = c.sm.count * c.sm.clock.hertz;

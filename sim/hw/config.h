@@ -14,7 +14,7 @@ namespace memwall {
 
 /// Where an SM books shared-memory traffic (sm.smem_pipe).
 enum class SmemPipe : std::uint8_t {
-  kOwn = 0,     ///< "own": a pipe of its own, overlapping the tensor pipe
+  kOwn = 0,  ///< "own": a pipe of its own, overlapping the tensor pipe
   kTensor = 1,  ///< "tensor": on the tensor pipe (mma.sync kernels load operands between MMAs)
 };
 
@@ -25,27 +25,28 @@ SmemPipe parse_smem_pipe(const std::string& text);
 
 /// Streaming multiprocessors: count, clock, occupancy limits, per-cycle throughputs.
 struct SmConfig {
-  std::uint32_t count = 0;                 ///< SMs on the chip, > 0
-  Frequency clock;                         ///< SM clock, > 0
-  Bytes smem_per_sm;                       ///< shared memory per SM
-  Bytes smem_per_block;                    ///< largest shared memory one CTA may use, <= smem_per_sm
-  std::uint32_t max_threads_per_sm = 0;    ///< resident threads per SM
-  std::uint32_t max_threads_per_block = 0; ///< <= max_threads_per_sm
-  std::uint32_t registers_per_sm = 0;      ///< 32-bit registers per SM
-  std::uint32_t max_ctas_per_sm = 0;       ///< resident CTAs per SM
-  std::uint32_t arch = 90;                 ///< compute capability x 10 (80, 89, 90)
-  std::uint32_t warp_size = 32;            ///< threads per warp
-  std::uint32_t register_alloc_unit = 256; ///< registers per warp allocation unit, a multiple of warp_size
-  double tensor_flops_per_cycle = 0;       ///< dense fp16 tensor-core FLOP per SM per cycle
+  std::uint32_t count = 0;  ///< SMs on the chip, > 0
+  Frequency clock;  ///< SM clock, > 0
+  Bytes smem_per_sm;  ///< shared memory per SM
+  Bytes smem_per_block;  ///< largest shared memory one CTA may use, <= smem_per_sm
+  std::uint32_t max_threads_per_sm = 0;  ///< resident threads per SM
+  std::uint32_t max_threads_per_block = 0;  ///< <= max_threads_per_sm
+  std::uint32_t registers_per_sm = 0;  ///< 32-bit registers per SM
+  std::uint32_t max_ctas_per_sm = 0;  ///< resident CTAs per SM
+  std::uint32_t arch = 90;  ///< compute capability x 10 (80, 89, 90)
+  std::uint32_t warp_size = 32;  ///< threads per warp
+  std::uint32_t register_alloc_unit =
+      256;  ///< registers per warp allocation unit, a multiple of warp_size
+  double tensor_flops_per_cycle = 0;  ///< dense fp16 tensor-core FLOP per SM per cycle
   /// Dense fp16 FLOP per SM per cycle of warp-level mma.sync; 0: tensor_flops_per_cycle.
   double mma_sync_flops_per_cycle = 0;
   /// The SM clock while its tensor pipe is busy (power-limited); 0 Hz: sm.clock. Tensor and
   /// mma_sync ops are timed at it.
   Frequency tensor_clock;
-  double fp32_flops_per_cycle = 0;         ///< fp32 FLOP per SM per cycle (an FMA counts 2)
-  double sfu_ops_per_cycle = 0;            ///< special-function (exp, rcp) ops per SM per cycle
-  double issue_per_cycle = 4;              ///< warp instructions the SM's schedulers issue per cycle
-  Bandwidth smem_bandwidth;                ///< shared-memory bandwidth of one SM
+  double fp32_flops_per_cycle = 0;  ///< fp32 FLOP per SM per cycle (an FMA counts 2)
+  double sfu_ops_per_cycle = 0;  ///< special-function (exp, rcp) ops per SM per cycle
+  double issue_per_cycle = 4;  ///< warp instructions the SM's schedulers issue per cycle
+  Bandwidth smem_bandwidth;  ///< shared-memory bandwidth of one SM
   /// Where shared-memory traffic is booked: its own pipe, overlapping the tensor pipe, or the
   /// tensor pipe (MMA operands are loaded from shared memory by the warps that issue the MMAs,
   /// as mma.sync kernels do).
@@ -57,7 +58,7 @@ struct XbarConfig {
   Bandwidth port_bandwidth;  ///< one SM's port into the crossbar (each direction)
   /// The SM → crossbar direction (stores, reductions) when it differs; 0: port_bandwidth.
   Bandwidth write_port_bandwidth;
-  Tick latency = 0;          ///< one-way traversal latency
+  Tick latency = 0;  ///< one-way traversal latency
 };
 
 /// The L2 cache: sectored, set-associative, split into address-hashed slices and partitions.
@@ -66,39 +67,40 @@ struct XbarConfig {
 inline constexpr std::uint64_t kMaxSectorsPerLine = 8;
 
 struct L2Config {
-  Bytes size;                    ///< total capacity; = slices * sets_per_slice * ways * line_size
-  Bytes line_size;               ///< bytes per line (tag granularity), a power of two
-  Bytes sector_size;             ///< bytes per sector (fill and transfer granularity), divides line_size
-  std::uint32_t ways = 0;        ///< associativity
-  std::uint32_t slices = 0;      ///< address-hashed slices, a multiple of partitions
+  Bytes size;  ///< total capacity; = slices * sets_per_slice * ways * line_size
+  Bytes line_size;  ///< bytes per line (tag granularity), a power of two
+  Bytes sector_size;  ///< bytes per sector (fill and transfer granularity), divides line_size
+  std::uint32_t ways = 0;  ///< associativity
+  std::uint32_t slices = 0;  ///< address-hashed slices, a multiple of partitions
   std::uint32_t partitions = 1;  ///< partitions (slices are split evenly among them)
   /// Unloaded load-to-use latency of a hit in the SM's own partition, from the SM; includes
   /// xbar.latency (>= it).
   Tick hit_latency = 0;
-  Tick far_latency = 0;          ///< added for a slice of another partition than the SM's
-  Bandwidth bandwidth;           ///< total L2 bandwidth (all slices together)
+  Tick far_latency = 0;  ///< added for a slice of another partition than the SM's
+  Bandwidth bandwidth;  ///< total L2 bandwidth (all slices together)
 };
 
 /// High-bandwidth memory.
 struct HbmConfig {
-  Bytes capacity;               ///< device memory size
-  std::uint32_t channels = 0;   ///< independent channels (address-interleaved)
-  Bandwidth bandwidth;          ///< total peak bandwidth (all channels together)
-  Tick latency = 0;             ///< added latency of an access that misses L2
-  Bytes row_size;               ///< row-buffer (page) size per channel, for locality
-  Tick row_miss_penalty = 0;    ///< extra channel occupancy when an access opens a new row
-  Bytes interleave;             ///< bytes mapped to one channel before moving to the next
+  Bytes capacity;  ///< device memory size
+  std::uint32_t channels = 0;  ///< independent channels (address-interleaved)
+  Bandwidth bandwidth;  ///< total peak bandwidth (all channels together)
+  Tick latency = 0;  ///< added latency of an access that misses L2
+  Bytes row_size;  ///< row-buffer (page) size per channel, for locality
+  Tick row_miss_penalty = 0;  ///< extra channel occupancy when an access opens a new row
+  Bytes interleave;  ///< bytes mapped to one channel before moving to the next
   std::uint32_t banks_per_channel = 16;  ///< banks of the row-buffer model, each one open row
 };
 
 /// Achieved-vs-peak factors the calibration fits. 1.0 means "the datasheet peak".
 struct EfficiencyConfig {
-  double tensor = 1.0;    ///< fraction of the tensor pipe's peak (tensor ops: wgmma) achieved, in (0, 1]
+  double tensor =
+      1.0;  ///< fraction of the tensor pipe's peak (tensor ops: wgmma) achieved, in (0, 1]
   double mma_sync = 1.0;  ///< fraction of the mma.sync rate (mma_sync ops) achieved, in (0, 1]
-  double fp32 = 1.0;     ///< fraction of fp32 peak achieved, in (0, 1]
-  double sfu = 1.0;      ///< fraction of SFU peak achieved, in (0, 1]
-  double l2 = 1.0;       ///< fraction of L2 bandwidth achieved, in (0, 1]
-  double hbm = 1.0;      ///< fraction of HBM bandwidth achieved, in (0, 1]
+  double fp32 = 1.0;  ///< fraction of fp32 peak achieved, in (0, 1]
+  double sfu = 1.0;  ///< fraction of SFU peak achieved, in (0, 1]
+  double l2 = 1.0;  ///< fraction of L2 bandwidth achieved, in (0, 1]
+  double hbm = 1.0;  ///< fraction of HBM bandwidth achieved, in (0, 1]
   /// Fraction of l2.size that holds distinct lines, in (0, 1]: the simulated L2 keeps this
   /// fraction of its sets (at least one per slice).
   double l2_capacity = 1.0;
@@ -116,7 +118,7 @@ struct SimConfig {
 
 /// A whole chip.
 struct HardwareConfig {
-  std::string name;         ///< short display name, e.g. "NVIDIA H200"
+  std::string name;  ///< short display name, e.g. "NVIDIA H200"
   std::string description;  ///< one line for `memwall config list`
   std::string source_file;  ///< file it was loaded from (for messages), empty if built in code
   SmConfig sm;
@@ -129,22 +131,22 @@ struct HardwareConfig {
 
 /// Values derived from a config, computed once (`derive`) and shown by `memwall config show`.
 struct DerivedConfig {
-  Bytes total_smem;                 ///< sm.count * sm.smem_per_sm
+  Bytes total_smem;  ///< sm.count * sm.smem_per_sm
   std::uint64_t l2_sets_per_slice;  ///< l2.size / (slices * ways * line_size)
-  std::uint64_t l2_sets;            ///< l2_sets_per_slice * slices
+  std::uint64_t l2_sets;  ///< l2_sets_per_slice * slices
   /// Sets per slice that hold lines: l2_sets_per_slice × efficiency.l2_capacity, rounded down,
   /// at least 1 (what the simulated L2 uses).
   std::uint64_t l2_usable_sets_per_slice;
-  Bytes l2_usable;                  ///< l2_usable_sets_per_slice × slices × ways × line_size
-  double peak_tensor_flops;         ///< FLOP/s, all SMs
-  double peak_fp32_flops;           ///< FLOP/s, all SMs
-  double peak_sfu_ops;              ///< op/s, all SMs
-  Bandwidth hbm_bandwidth;          ///< peak HBM bytes/s
-  Bandwidth l2_bandwidth;           ///< peak L2 bytes/s
-  Bandwidth xbar_bandwidth;         ///< sm.count * xbar.port_bandwidth
-  Bandwidth smem_bandwidth;         ///< sm.count * sm.smem_bandwidth
-  double ridge_point_tensor;        ///< FLOP per HBM byte where tensor compute meets bandwidth
-  double ridge_point_fp32;          ///< FLOP per HBM byte where fp32 compute meets bandwidth
+  Bytes l2_usable;  ///< l2_usable_sets_per_slice × slices × ways × line_size
+  double peak_tensor_flops;  ///< FLOP/s, all SMs
+  double peak_fp32_flops;  ///< FLOP/s, all SMs
+  double peak_sfu_ops;  ///< op/s, all SMs
+  Bandwidth hbm_bandwidth;  ///< peak HBM bytes/s
+  Bandwidth l2_bandwidth;  ///< peak L2 bytes/s
+  Bandwidth xbar_bandwidth;  ///< sm.count * xbar.port_bandwidth
+  Bandwidth smem_bandwidth;  ///< sm.count * sm.smem_bandwidth
+  double ridge_point_tensor;  ///< FLOP per HBM byte where tensor compute meets bandwidth
+  double ridge_point_fp32;  ///< FLOP per HBM byte where fp32 compute meets bandwidth
 };
 
 /// Computes the derived values of a validated config.

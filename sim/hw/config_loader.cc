@@ -34,7 +34,7 @@ struct RawEntry {
 struct RawConfig {
   std::map<std::string, RawEntry> values;
   std::map<std::string, SourcePos> sections;  ///< where each section was opened (for "missing")
-  SourcePos root;                             ///< the top of the outermost file
+  SourcePos root;  ///< the top of the outermost file
 };
 
 /// A yaml-cpp mark (0-based line and column) as a 1-based position; 0 when the mark is unknown.
@@ -62,9 +62,9 @@ std::string scalar_text(const YAML::Node& node, const std::string& file, const s
                         const SourcePos& key_pos) {
   if (node.IsNull()) throw ConfigError(key_pos, key, "has no value");
   if (!node.IsScalar()) {
-    throw ConfigError(mark_pos(file, node.Mark()), key,
-                      std::string("expected a single value, got a ") +
-                          (node.IsMap() ? "mapping" : "list"));
+    throw ConfigError(
+        mark_pos(file, node.Mark()), key,
+        std::string("expected a single value, got a ") + (node.IsMap() ? "mapping" : "list"));
   }
   return node.Scalar();
 }
@@ -116,7 +116,7 @@ std::string unknown_key_reason(const std::string& path) {
 /// Markers inside block scalars are indented, so they do not count.
 int second_document_line(const std::string& text) {
   bool content = false;  // the first document has begun
-  bool ended = false;    // a `...` closed it
+  bool ended = false;  // a `...` closed it
   int line = 0;
   for (std::size_t start = 0; start <= text.size();) {
     const std::size_t end = std::min(text.find('\n', start), text.size());
@@ -172,7 +172,8 @@ void load_file_layer(const std::string& file, RawConfig& raw, std::vector<std::s
   // Checked here so that a missing file is one clear line, not yaml-cpp's BadFile.
   std::error_code ec;
   if (!fs::exists(file, ec)) throw ConfigError(SourcePos{file, 0, 0}, "", "no such file");
-  if (!fs::is_regular_file(file, ec)) throw ConfigError(SourcePos{file, 0, 0}, "", "not a regular file");
+  if (!fs::is_regular_file(file, ec))
+    throw ConfigError(SourcePos{file, 0, 0}, "", "not a regular file");
   YAML::Node root;
   try {
     std::ifstream in(file, std::ios::binary);
@@ -235,7 +236,8 @@ void load_file_layer(const std::string& file, RawConfig& raw, std::vector<std::s
   // What the base said of itself, to tell whether this file replaces it (below).
   const bool extends_base = static_cast<bool>(std::as_const(root)["extends"]);
   const auto base_name = raw.values.find("name");
-  const std::string base_name_text = base_name == raw.values.end() ? std::string() : base_name->second.text;
+  const std::string base_name_text =
+      base_name == raw.values.end() ? std::string() : base_name->second.text;
   std::vector<std::string> overridden;  // "key = value" of this file's chip keys, as written
 
   // Every other top-level key: a section (a mapping of scalars) or a top-level scalar. Later layers
@@ -267,14 +269,16 @@ void load_file_layer(const std::string& file, RawConfig& raw, std::vector<std::s
         raw.values[path] = RawEntry{scalar_text(jt->second, file, path, leaf_pos),
                                     mark_pos(file, jt->second.Mark())};
         const std::string& written = raw.values[path].text;
-        overridden.push_back(path + " = " + (written.size() > 40 ? written.substr(0, 40) + "..." : written));
+        overridden.push_back(path + " = " +
+                             (written.size() > 40 ? written.substr(0, 40) + "..." : written));
       }
       continue;
     }
     if (key.find('.') != std::string::npos && find_key(key) != nullptr) {
       throw ConfigError(key_pos, key,
                         "dotted keys are not accepted at the top level; write it inside its "
-                        "section (\"" + key.substr(0, key.find('.')) + ":\")");
+                        "section (\"" +
+                            key.substr(0, key.find('.')) + ":\")");
     }
     if (key.find('.') != std::string::npos || find_key(key) == nullptr) {
       throw ConfigError(key_pos, key, unknown_key_reason(key));
@@ -286,7 +290,8 @@ void load_file_layer(const std::string& file, RawConfig& raw, std::vector<std::s
   // naming the base's values ("... 4.8 TB/s" over a 6.7 TB/s override): say what it changed.
   if (extends_base && !overridden.empty() && seen.count("description") == 0) {
     constexpr std::size_t kShown = 4;
-    std::string text = (base_name_text.empty() ? std::string("its base") : base_name_text) + " with ";
+    std::string text =
+        (base_name_text.empty() ? std::string("its base") : base_name_text) + " with ";
     for (std::size_t i = 0; i < std::min(overridden.size(), kShown); ++i) {
       text += (i == 0 ? "" : ", ") + overridden[i];
     }
@@ -420,9 +425,10 @@ void check_bounds(const KeyDecl& key, double v, const std::string& text) {
                     "(its clock holds 2^62 ps in all)");
   }
   if (key.type == KeyType::kDuration && v > static_cast<double>(kMaxStepTicks)) {
-    throw UnitError("\"" + text + "\" is " + format_duration(static_cast<Tick>(v)) +
-                    ", more than " + format_duration(kMaxStepTicks) +
-                    ", the simulator's bound for a single latency (its clock holds 2^62 ps in all)");
+    throw UnitError(
+        "\"" + text + "\" is " + format_duration(static_cast<Tick>(v)) + ", more than " +
+        format_duration(kMaxStepTicks) +
+        ", the simulator's bound for a single latency (its clock holds 2^62 ps in all)");
   }
   if (key.max > 0 && v > key.max) {
     KeyValue limit;
@@ -432,11 +438,11 @@ void check_bounds(const KeyDecl& key, double v, const std::string& text) {
       case KeyType::kFrequency: limit = Frequency{key.max}; break;
       default: limit = key.max; break;
     }
-    std::string shown = key.type == KeyType::kSize ? format_bytes(std::get<Bytes>(limit))
-                        : key.type == KeyType::kInteger
-                            ? std::to_string(std::get<std::uint64_t>(limit))
-                        : key.type == KeyType::kFrequency ? format_frequency(std::get<Frequency>(limit))
-                                                          : std::to_string(key.max);
+    std::string shown =
+        key.type == KeyType::kSize        ? format_bytes(std::get<Bytes>(limit))
+        : key.type == KeyType::kInteger   ? std::to_string(std::get<std::uint64_t>(limit))
+        : key.type == KeyType::kFrequency ? format_frequency(std::get<Frequency>(limit))
+                                          : std::to_string(key.max);
     throw UnitError("\"" + text + "\" is more than the largest accepted value, " + shown);
   }
 }
@@ -464,7 +470,8 @@ void validate_with_positions(const HardwareConfig& c, const PositionOf& at) {
     fail(key, format_si(rate, "B/s") + " is too slow to simulate: " + per + " would move " + unit +
                   " in " + figure + ", more than " + format_duration(kMaxStepTicks) +
                   ", the simulator's bound for a single transfer (its clock holds 2^62 ps in all); "
-                  "the least accepted value here is " + format_si(least, "B/s"));
+                  "the least accepted value here is " +
+                  format_si(least, "B/s"));
   };
   const std::string sector = "one " + format_bytes(c.l2.sector_size) + " sector";
   step_rate("hbm.bandwidth", c.hbm.bandwidth.bytes_per_second, c.hbm.channels, c.efficiency.hbm,
@@ -493,7 +500,8 @@ void validate_with_positions(const HardwareConfig& c, const PositionOf& at) {
                   format_duration(kMaxStepTicks) +
                   ", the simulator's bound for a single step (its clock holds 2^62 ps in all)");
   };
-  step_pipe("sm.tensor_flops_per_cycle", c.sm.tensor_flops_per_cycle, c.efficiency.tensor, tensor_clock);
+  step_pipe("sm.tensor_flops_per_cycle", c.sm.tensor_flops_per_cycle, c.efficiency.tensor,
+            tensor_clock);
   if (c.sm.mma_sync_flops_per_cycle > 0) {
     step_pipe("sm.mma_sync_flops_per_cycle", c.sm.mma_sync_flops_per_cycle, c.efficiency.mma_sync,
               tensor_clock);
@@ -509,9 +517,9 @@ void validate_with_positions(const HardwareConfig& c, const PositionOf& at) {
                                   format_bytes(c.sm.smem_per_sm) + "): a CTA using it fits no SM");
   }
   if (c.sm.max_threads_per_block > c.sm.max_threads_per_sm) {
-    fail("sm.max_threads_per_block",
-         std::to_string(c.sm.max_threads_per_block) + " is more than sm.max_threads_per_sm (" +
-             std::to_string(c.sm.max_threads_per_sm) + ")");
+    fail("sm.max_threads_per_block", std::to_string(c.sm.max_threads_per_block) +
+                                         " is more than sm.max_threads_per_sm (" +
+                                         std::to_string(c.sm.max_threads_per_sm) + ")");
   }
   if (c.sm.register_alloc_unit % c.sm.warp_size != 0) {
     fail("sm.register_alloc_unit", std::to_string(c.sm.register_alloc_unit) +
@@ -530,7 +538,8 @@ void validate_with_positions(const HardwareConfig& c, const PositionOf& at) {
     fail("l2.sector_size", format_bytes(c.l2.sector_size) + " makes " +
                                std::to_string(line / c.l2.sector_size.count) + " sectors per " +
                                format_bytes(c.l2.line_size) + " line; the L2 model holds at most " +
-                               std::to_string(kMaxSectorsPerLine) + " (one valid and one dirty bit each)");
+                               std::to_string(kMaxSectorsPerLine) +
+                               " (one valid and one dirty bit each)");
   }
   if (c.l2.partitions == 0 || c.l2.slices % c.l2.partitions != 0) {
     fail("l2.slices", std::to_string(c.l2.slices) + " slices cannot be split evenly into " +
@@ -542,19 +551,20 @@ void validate_with_positions(const HardwareConfig& c, const PositionOf& at) {
     // of 1000 here: say so, since the GiB-based sizes of caches are what the user meant.
     const std::uint64_t n = c.l2.size.count;
     std::string hint;
-    for (const auto& [unit, binary, scale] : {std::tuple{"GB", "GiB", 1'000'000'000ull},
-                                              std::tuple{"MB", "MiB", 1'000'000ull},
-                                              std::tuple{"kB", "KiB", 1'000ull}}) {
+    for (const auto& [unit, binary, scale] :
+         {std::tuple{"GB", "GiB", 1'000'000'000ull}, std::tuple{"MB", "MiB", 1'000'000ull},
+          std::tuple{"kB", "KiB", 1'000ull}}) {
       if (hint.empty() && n % scale == 0 && n % 1024 != 0) {
         const std::string figure = std::to_string(n / scale);
-        hint = " (" + figure + " " + unit + " is decimal, " + std::to_string(n) + " bytes; did you mean " +
-               figure + " " + binary + "?)";
+        hint = " (" + figure + " " + unit + " is decimal, " + std::to_string(n) +
+               " bytes; did you mean " + figure + " " + binary + "?)";
       }
     }
-    fail("l2.size", format_bytes(c.l2.size) + " is not a whole number (>= 1) of sets: it must be a " +
-                        "multiple of l2.slices x l2.ways x l2.line_size = " + std::to_string(c.l2.slices) +
-                        " x " + std::to_string(c.l2.ways) + " x " + std::to_string(line) + " B = " +
-                        format_bytes(Bytes{set_bytes}) + hint);
+    fail("l2.size",
+         format_bytes(c.l2.size) + " is not a whole number (>= 1) of sets: it must be a " +
+             "multiple of l2.slices x l2.ways x l2.line_size = " + std::to_string(c.l2.slices) +
+             " x " + std::to_string(c.l2.ways) + " x " + std::to_string(line) +
+             " B = " + format_bytes(Bytes{set_bytes}) + hint);
   }
   if (c.l2.hit_latency < c.xbar.latency) {
     fail("l2.hit_latency", format_duration(c.l2.hit_latency) + " is less than xbar.latency (" +
@@ -562,7 +572,8 @@ void validate_with_positions(const HardwareConfig& c, const PositionOf& at) {
                                "); a hit includes the crossbar traversal");
   }
   if (c.hbm.interleave.count % c.l2.sector_size.count != 0) {
-    fail("hbm.interleave", format_bytes(c.hbm.interleave) + " is not a multiple of l2.sector_size (" +
+    fail("hbm.interleave", format_bytes(c.hbm.interleave) +
+                               " is not a multiple of l2.sector_size (" +
                                format_bytes(c.l2.sector_size) + ")");
   }
 }
@@ -582,7 +593,9 @@ std::vector<PresetInfo> list_presets() {
       if (!e.is_regular_file() || e.path().extension() != ".yaml") continue;
       const std::string stem = e.path().stem().string();
       // A calibrated config is named after its chip: configs/calibrated/h200.yaml is h200-calibrated.
-      const std::string id = sub.empty() ? stem : sub == "calibrated" ? stem + "-calibrated" : sub + "/" + stem;
+      const std::string id = sub.empty()           ? stem
+                             : sub == "calibrated" ? stem + "-calibrated"
+                                                   : sub + "/" + stem;
       group.push_back({id, e.path().string()});
     }
     std::sort(group.begin(), group.end(),
@@ -596,18 +609,21 @@ std::string resolve_config_path(const std::string& path_or_preset) {
   std::error_code ec;
   if (fs::is_regular_file(path_or_preset, ec)) return path_or_preset;
   if (fs::is_directory(path_or_preset, ec)) {
-    throw ConfigError(SourcePos{path_or_preset, 0, 0}, "",
-                      "is a directory, not a config file (give a YAML file in it, or a preset name: " +
-                          known_presets_text() + ")");
+    throw ConfigError(
+        SourcePos{path_or_preset, 0, 0}, "",
+        "is a directory, not a config file (give a YAML file in it, or a preset name: " +
+            known_presets_text() + ")");
   }
   if (!looks_like_path(path_or_preset) || path_or_preset.starts_with("hypothetical/") ||
       path_or_preset.starts_with("calibrated/")) {
-    std::vector<std::string> candidates{presets_dir() + "/" + path_or_preset + ".yaml",
-                                        presets_dir() + "/hypothetical/" + path_or_preset + ".yaml"};
+    std::vector<std::string> candidates{
+        presets_dir() + "/" + path_or_preset + ".yaml",
+        presets_dir() + "/hypothetical/" + path_or_preset + ".yaml"};
     constexpr std::string_view kCalibrated = "-calibrated";
     if (path_or_preset.ends_with(kCalibrated)) {
       candidates.push_back(presets_dir() + "/calibrated/" +
-                           path_or_preset.substr(0, path_or_preset.size() - kCalibrated.size()) + ".yaml");
+                           path_or_preset.substr(0, path_or_preset.size() - kCalibrated.size()) +
+                           ".yaml");
     }
     for (const std::string& candidate : candidates) {
       if (fs::is_regular_file(candidate, ec)) return candidate;
@@ -616,7 +632,8 @@ std::string resolve_config_path(const std::string& path_or_preset) {
                       "no such file or preset (presets: " + known_presets_text() + ")");
   }
   const bool exists = fs::exists(path_or_preset, ec);
-  throw ConfigError(SourcePos{path_or_preset, 0, 0}, "", exists ? "not a regular file" : "no such file");
+  throw ConfigError(SourcePos{path_or_preset, 0, 0}, "",
+                    exists ? "not a regular file" : "no such file");
 }
 
 HardwareConfig load_config(const std::string& path_or_preset,
@@ -652,7 +669,8 @@ HardwareConfig load_config(const std::string& path_or_preset,
     }
     if (missing.size() > 1) {
       std::string list;
-      for (const KeyDecl* key : missing) list += (list.empty() ? "" : ", ") + std::string(key->path);
+      for (const KeyDecl* key : missing)
+        list += (list.empty() ? "" : ", ") + std::string(key->path);
       throw ConfigError(position_of(std::string(missing[0]->path)), "",
                         std::to_string(missing.size()) + " required keys are missing: " + list +
                             " (`memwall config reference` gives each one's type and an example)");
@@ -669,8 +687,8 @@ HardwareConfig load_config(const std::string& path_or_preset,
     const auto it = raw.values.find(path);
     if (it == raw.values.end() && key.required) {
       throw ConfigError(position_of(path), path,
-                        "missing required key (" + std::string(key_type_name(key.type)) + ", e.g. " +
-                            std::string(key.example) + ")");
+                        "missing required key (" + std::string(key_type_name(key.type)) +
+                            ", e.g. " + std::string(key.example) + ")");
     }
     std::string text = it != raw.values.end() ? it->second.text : std::string(key.default_text);
     if (it == raw.values.end() && key.type == KeyType::kString && text == "\"\"") text.clear();

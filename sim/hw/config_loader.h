@@ -16,7 +16,7 @@ namespace memwall {
 
 /// A config shipped with memwall under configs/.
 struct PresetInfo {
-  std::string id;    ///< what to pass to load_config: "h200", "hypothetical/h100-2x-smem"
+  std::string id;  ///< what to pass to load_config: "h200", "hypothetical/h100-2x-smem"
   std::string path;  ///< absolute path of its YAML file
 };
 

@@ -13,12 +13,12 @@ constexpr double kPiB = kGiB * 1024 * 1024;
 
 // Store and fetch functions for a field `member` of HardwareConfig whose parsed value has type T.
 // Integer fields are range-checked against the key's maximum before the narrowing cast.
-#define MEMWALL_FIELD(member, T)                                                  \
-  [](HardwareConfig& c, const KeyValue& v) {                                      \
-    c.member = static_cast<decltype(c.member)>(std::get<T>(v));                   \
-  },                                                                              \
-      [](const HardwareConfig& c) -> KeyValue {                                   \
-        return KeyValue{std::in_place_type<T>, static_cast<T>(c.member)};         \
+#define MEMWALL_FIELD(member, T)                                          \
+  [](HardwareConfig& c, const KeyValue& v) {                              \
+    c.member = static_cast<decltype(c.member)>(std::get<T>(v));           \
+  },                                                                      \
+      [](const HardwareConfig& c) -> KeyValue {                           \
+        return KeyValue{std::in_place_type<T>, static_cast<T>(c.member)}; \
       }
 
 using U64 = std::uint64_t;
@@ -27,9 +27,9 @@ using U64 = std::uint64_t;
 const KeyDecl kSchema[] = {
     {"name", KeyType::kString, "NVIDIA H200", "Short display name of the machine.", "", true,
      "HardwareConfig::name", Bound::kNone, 0, MEMWALL_FIELD(name, std::string)},
-    {"description", KeyType::kString, "Hopper, 141 GB HBM3e", "One line shown by `memwall config list`.",
-     "\"\"", false, "HardwareConfig::description", Bound::kNone, 0,
-     MEMWALL_FIELD(description, std::string)},
+    {"description", KeyType::kString, "Hopper, 141 GB HBM3e",
+     "One line shown by `memwall config list`.", "\"\"", false, "HardwareConfig::description",
+     Bound::kNone, 0, MEMWALL_FIELD(description, std::string)},
     {"extends", KeyType::kString, "h100-sxm",
      "Base config: a preset name, or a path relative to this file. Its keys are loaded first; this "
      "file's keys override them. Cycles are an error.",
@@ -68,13 +68,13 @@ const KeyDecl kSchema[] = {
     {"sm.mma_sync_flops_per_cycle", KeyType::kReal, "2660",
      "Dense fp16 FLOP per SM per cycle of warp-level mma.sync (m16n8k16), where it is slower than "
      "the chip's peak tensor path (wgmma on Hopper); 0: sm.tensor_flops_per_cycle. Books the "
-     "mma_sync ops of kernels built on mma.sync.", "0", false,
-     "HardwareConfig::sm.mma_sync_flops_per_cycle (double)", Bound::kNonNegative, 1e9,
+     "mma_sync ops of kernels built on mma.sync.",
+     "0", false, "HardwareConfig::sm.mma_sync_flops_per_cycle (double)", Bound::kNonNegative, 1e9,
      MEMWALL_FIELD(sm.mma_sync_flops_per_cycle, double)},
     {"sm.tensor_clock", KeyType::kFrequency, "1.80 GHz",
      "SM clock while its tensor pipe is busy (a power-limited chip runs its tensor cores below "
-     "sm.clock); tensor and mma_sync ops are timed at it. 0 Hz: sm.clock.", "0 Hz", false,
-     "HardwareConfig::sm.tensor_clock (Frequency, Hz)", Bound::kNonNegative, 1e12,
+     "sm.clock); tensor and mma_sync ops are timed at it. 0 Hz: sm.clock.",
+     "0 Hz", false, "HardwareConfig::sm.tensor_clock (Frequency, Hz)", Bound::kNonNegative, 1e12,
      MEMWALL_FIELD(sm.tensor_clock, Frequency)},
     {"sm.fp32_flops_per_cycle", KeyType::kReal, "256",
      "fp32 FLOP per SM per cycle (an FMA counts 2).", "", true,
@@ -97,7 +97,9 @@ const KeyDecl kSchema[] = {
      "pipe) or `tensor` (the tensor pipe: kernels built on mma.sync load their MMA operands from "
      "shared memory, with ldmatrix, in the warps that issue the MMAs, so the two take turns).",
      "own", false, "HardwareConfig::sm.smem_pipe (SmemPipe)", Bound::kNone, 0,
-     [](HardwareConfig& c, const KeyValue& v) { c.sm.smem_pipe = parse_smem_pipe(std::get<std::string>(v)); },
+     [](HardwareConfig& c, const KeyValue& v) {
+       c.sm.smem_pipe = parse_smem_pipe(std::get<std::string>(v));
+     },
      [](const HardwareConfig& c) -> KeyValue {
        return KeyValue{std::in_place_type<std::string>, std::string(to_string(c.sm.smem_pipe))};
      }},
@@ -105,15 +107,18 @@ const KeyDecl kSchema[] = {
     {"sm.arch", KeyType::kInteger, "90",
      "Compute capability x 10 (80 Ampere, 89 Ada, 90 Hopper): whose ptxas register counts the "
      "workloads' kernels take for their occupancy (models/compiled_registers.h has them for 80 and "
-     "90; any other architecture gets the models' estimate).", "90", false,
-     "HardwareConfig::sm.arch (uint32)", Bound::kPositive, 1000, MEMWALL_FIELD(sm.arch, U64)},
-    {"sm.warp_size", KeyType::kInteger, "32", "Threads per warp (the unit of issue and of register "
-     "allocation).", "32", false, "HardwareConfig::sm.warp_size (uint32)", Bound::kPositive, 1024,
+     "90; any other architecture gets the models' estimate).",
+     "90", false, "HardwareConfig::sm.arch (uint32)", Bound::kPositive, 1000,
+     MEMWALL_FIELD(sm.arch, U64)},
+    {"sm.warp_size", KeyType::kInteger, "32",
+     "Threads per warp (the unit of issue and of register "
+     "allocation).",
+     "32", false, "HardwareConfig::sm.warp_size (uint32)", Bound::kPositive, 1024,
      MEMWALL_FIELD(sm.warp_size, U64)},
     {"sm.register_alloc_unit", KeyType::kInteger, "256",
      "Registers are given to a warp in whole units of this many (256 on every NVIDIA GPU since "
-     "Kepler: the CUDA occupancy calculator's allocation granularity).", "256", false,
-     "HardwareConfig::sm.register_alloc_unit (uint32)", Bound::kPositive, 1e6,
+     "Kepler: the CUDA occupancy calculator's allocation granularity).",
+     "256", false, "HardwareConfig::sm.register_alloc_unit (uint32)", Bound::kPositive, 1e6,
      MEMWALL_FIELD(sm.register_alloc_unit, U64)},
 
     {"xbar.port_bandwidth", KeyType::kBandwidth, "64 B/cycle",
@@ -122,13 +127,13 @@ const KeyDecl kSchema[] = {
      MEMWALL_FIELD(xbar.port_bandwidth, Bandwidth)},
     {"xbar.write_port_bandwidth", KeyType::kBandwidth, "28.5 B/cycle",
      "One SM's port in the direction SM to crossbar (the bytes of stores and reductions), where it "
-     "is narrower than xbar.port_bandwidth; 0 B/s: the same as xbar.port_bandwidth.", "0 B/s", false,
-     "HardwareConfig::xbar.write_port_bandwidth (Bandwidth, B/s)", Bound::kNonNegative, 0,
-     MEMWALL_FIELD(xbar.write_port_bandwidth, Bandwidth)},
+     "is narrower than xbar.port_bandwidth; 0 B/s: the same as xbar.port_bandwidth.",
+     "0 B/s", false, "HardwareConfig::xbar.write_port_bandwidth (Bandwidth, B/s)",
+     Bound::kNonNegative, 0, MEMWALL_FIELD(xbar.write_port_bandwidth, Bandwidth)},
     {"xbar.latency", KeyType::kDuration, "100 cycles",
      "One-way crossbar traversal, SM to L2 slice: when a request reaches its slice. Part of "
-     "l2.hit_latency, which is measured from the SM.", "", true,
-     "HardwareConfig::xbar.latency (Tick, ps)", Bound::kNonNegative, 0,
+     "l2.hit_latency, which is measured from the SM.",
+     "", true, "HardwareConfig::xbar.latency (Tick, ps)", Bound::kNonNegative, 0,
      MEMWALL_FIELD(xbar.latency, Tick)},
 
     {"l2.size", KeyType::kSize, "50 MiB",
@@ -146,22 +151,23 @@ const KeyDecl kSchema[] = {
     {"l2.slices", KeyType::kInteger, "100",
      "Address-hashed slices; a multiple of l2.partitions, at most 1024.", "", true,
      "HardwareConfig::l2.slices (uint32)", Bound::kPositive, 1024, MEMWALL_FIELD(l2.slices, U64)},
-    {"l2.partitions", KeyType::kInteger, "2", "Partitions; slices are split evenly among them.", "1",
-     false, "HardwareConfig::l2.partitions (uint32)", Bound::kPositive, 1024,
+    {"l2.partitions", KeyType::kInteger, "2", "Partitions; slices are split evenly among them.",
+     "1", false, "HardwareConfig::l2.partitions (uint32)", Bound::kPositive, 1024,
      MEMWALL_FIELD(l2.partitions, U64)},
     {"l2.hit_latency", KeyType::kDuration, "260 cycles",
      "Unloaded load-to-use latency of an L2 hit in the SM's own partition, from the SM (what a "
      "pointer chase measures); includes xbar.latency. A hit is ready xbar.latency + (hit_latency - "
-     "xbar.latency) after the request leaves the SM, plus any queueing.", "", true,
-     "HardwareConfig::l2.hit_latency (Tick, ps)", Bound::kNonNegative, 0,
+     "xbar.latency) after the request leaves the SM, plus any queueing.",
+     "", true, "HardwareConfig::l2.hit_latency (Tick, ps)", Bound::kNonNegative, 0,
      MEMWALL_FIELD(l2.hit_latency, Tick)},
     {"l2.far_latency", KeyType::kDuration, "200 cycles",
      "Latency added to a request from an SM to a slice of the other L2 partition (the hop between "
-     "partitions); SMs are split evenly among l2.partitions, slices likewise.", "0 ns", false,
-     "HardwareConfig::l2.far_latency (Tick, ps)", Bound::kNonNegative, 0,
+     "partitions); SMs are split evenly among l2.partitions, slices likewise.",
+     "0 ns", false, "HardwareConfig::l2.far_latency (Tick, ps)", Bound::kNonNegative, 0,
      MEMWALL_FIELD(l2.far_latency, Tick)},
-    {"l2.bandwidth", KeyType::kBandwidth, "5120 B/cycle", "Total L2 bandwidth, all slices together.",
-     "", true, "HardwareConfig::l2.bandwidth (Bandwidth, B/s)", Bound::kPositive, 0,
+    {"l2.bandwidth", KeyType::kBandwidth, "5120 B/cycle",
+     "Total L2 bandwidth, all slices together.", "", true,
+     "HardwareConfig::l2.bandwidth (Bandwidth, B/s)", Bound::kPositive, 0,
      MEMWALL_FIELD(l2.bandwidth, Bandwidth)},
 
     {"hbm.capacity", KeyType::kSize, "80 GB", "Device memory size, at most 1 PiB.", "", true,
@@ -171,8 +177,9 @@ const KeyDecl kSchema[] = {
      "Independent, address-interleaved channels; at most 1024.", "", true,
      "HardwareConfig::hbm.channels (uint32)", Bound::kPositive, 1024,
      MEMWALL_FIELD(hbm.channels, U64)},
-    {"hbm.bandwidth", KeyType::kBandwidth, "3.35 TB/s", "Total peak bandwidth, all channels together.",
-     "", true, "HardwareConfig::hbm.bandwidth (Bandwidth, B/s)", Bound::kPositive, 0,
+    {"hbm.bandwidth", KeyType::kBandwidth, "3.35 TB/s",
+     "Total peak bandwidth, all channels together.", "", true,
+     "HardwareConfig::hbm.bandwidth (Bandwidth, B/s)", Bound::kPositive, 0,
      MEMWALL_FIELD(hbm.bandwidth, Bandwidth)},
     {"hbm.latency", KeyType::kDuration, "350 ns",
      "Latency an L2 miss adds on top of l2.hit_latency.", "", true,
@@ -187,8 +194,8 @@ const KeyDecl kSchema[] = {
      MEMWALL_FIELD(hbm.row_miss_penalty, Tick)},
     {"hbm.banks_per_channel", KeyType::kInteger, "16",
      "Banks per channel for the row-buffer model, each with one open row (HBM3: 4 bank groups x 4 "
-     "banks per pseudo-channel, JESD238).", "16", false,
-     "HardwareConfig::hbm.banks_per_channel (uint32)", Bound::kPositive, 1024,
+     "banks per pseudo-channel, JESD238).",
+     "16", false, "HardwareConfig::hbm.banks_per_channel (uint32)", Bound::kPositive, 1024,
      MEMWALL_FIELD(hbm.banks_per_channel, U64)},
     {"hbm.interleave", KeyType::kSize, "256 B",
      "Bytes mapped to one channel before the next; a multiple of l2.sector_size.", "256 B", false,
@@ -210,8 +217,8 @@ const KeyDecl kSchema[] = {
     {"efficiency.fp32", KeyType::kReal, "0.8", "Fraction of the fp32 peak achieved, in (0, 1].",
      "1.0", false, "HardwareConfig::efficiency.fp32 (double)", Bound::kFraction, 0,
      MEMWALL_FIELD(efficiency.fp32, double)},
-    {"efficiency.sfu", KeyType::kReal, "0.8", "Fraction of the SFU peak achieved, in (0, 1].", "1.0",
-     false, "HardwareConfig::efficiency.sfu (double)", Bound::kFraction, 0,
+    {"efficiency.sfu", KeyType::kReal, "0.8", "Fraction of the SFU peak achieved, in (0, 1].",
+     "1.0", false, "HardwareConfig::efficiency.sfu (double)", Bound::kFraction, 0,
      MEMWALL_FIELD(efficiency.sfu, double)},
     {"efficiency.l2", KeyType::kReal, "0.9", "Fraction of the L2 bandwidth achieved, in (0, 1].",
      "1.0", false, "HardwareConfig::efficiency.l2 (double)", Bound::kFraction, 0,
@@ -244,8 +251,8 @@ const KeyDecl kSchema[] = {
     {"sim.issue_window", KeyType::kDuration, "100 ns",
      "How far ahead of the earliest other event a CTA may book its SM port when it issues the lines "
      "of a box. A simulator setting, not a chip fact: boxes are issued in chunks so that shared "
-     "resources are reserved roughly in time order; smaller is more exact and slower.", "100 ns",
-     false, "HardwareConfig::sim.issue_window (Tick, ps)", Bound::kPositive, 0,
+     "resources are reserved roughly in time order; smaller is more exact and slower.",
+     "100 ns", false, "HardwareConfig::sim.issue_window (Tick, ps)", Bound::kPositive, 0,
      MEMWALL_FIELD(sim.issue_window, Tick)},
 };
 
@@ -265,8 +272,10 @@ std::string format_real(double v) {
 std::string markdown_escape(std::string_view text) {
   std::string out;
   for (char ch : text) {
-    if (ch == '|') out += "\\|";
-    else out += ch;
+    if (ch == '|')
+      out += "\\|";
+    else
+      out += ch;
   }
   return out;
 }
@@ -351,7 +360,8 @@ std::string suggest_key(std::string_view unknown) {
   const std::string_view leaf = dot == std::string_view::npos ? unknown : unknown.substr(dot + 1);
   for (const KeyDecl& k : kSchema) {
     const auto kdot = k.path.find_last_of('.');
-    const std::string_view kleaf = kdot == std::string_view::npos ? k.path : k.path.substr(kdot + 1);
+    const std::string_view kleaf =
+        kdot == std::string_view::npos ? k.path : k.path.substr(kdot + 1);
     const std::size_t d = edit_distance(leaf, kleaf);
     if (d < best_distance) {
       best = std::string(k.path);
@@ -365,21 +375,24 @@ std::string suggest_key(std::string_view unknown) {
 std::string config_reference_markdown() {
   std::string md;
   md += "# Hardware config reference\n\n";
-  md += "<!-- Generated by `memwall config reference -o docs/config-reference.md` from the key table "
-        "in sim/hw/config_schema.cc. Do not edit by hand. -->\n\n";
+  md +=
+      "<!-- Generated by `memwall config reference -o docs/config-reference.md` from the key table "
+      "in sim/hw/config_schema.cc. Do not edit by hand. -->\n\n";
   md += "A hardware config is a YAML mapping with the top-level keys below and the sections ";
   const std::vector<std::string> sections = config_sections();
   for (std::size_t i = 0; i < sections.size(); ++i) {
     md += (i == 0 ? "`" : (i + 1 == sections.size() ? " and `" : ", `")) + sections[i] + "`";
   }
-  md += ". Unknown keys are errors. A key marked *required* must be set by the file or by a config "
-        "it `extends`; any other key takes the default shown. Every value lands in the typed "
-        "`HardwareConfig` of sim/hw/config.h, in base units (Bytes, B/s, Hz, ps).\n\n";
+  md +=
+      ". Unknown keys are errors. A key marked *required* must be set by the file or by a config "
+      "it `extends`; any other key takes the default shown. Every value lands in the typed "
+      "`HardwareConfig` of sim/hw/config.h, in base units (Bytes, B/s, Hz, ps).\n\n";
   md += "Types and accepted units:\n\n";
   md += "| type | accepted units | example |\n|---|---|---|\n";
   md += "| size | B, KiB, MiB, GiB, TiB, kB/KB, MB, GB, TB | `228 KiB` |\n";
-  md += "| bandwidth | B/s with a prefix (GB/s, TB/s, GiB/s, ...), or B/cycle, KiB/cycle, ... of "
-        "sm.clock | `3.35 TB/s`, `64 B/cycle` |\n";
+  md +=
+      "| bandwidth | B/s with a prefix (GB/s, TB/s, GiB/s, ...), or B/cycle, KiB/cycle, ... of "
+      "sm.clock | `3.35 TB/s`, `64 B/cycle` |\n";
   md += "| frequency | Hz, kHz, MHz, GHz | `1.98 GHz` |\n";
   md += "| duration | ps, ns, us, ms, s, or cycles of sm.clock | `200 ns`, `273 cycles` |\n";
   md += "| integer | a whole number, no unit | `132` |\n";
@@ -404,23 +417,28 @@ std::string config_reference_markdown() {
   }
   md += "\n## Checks at load\n\n";
   md += "Besides each key's type and range, a config must satisfy:\n\n";
-  md += "- `sm.smem_per_block` <= `sm.smem_per_sm`; `sm.max_threads_per_block` <= "
-        "`sm.max_threads_per_sm`.\n";
+  md +=
+      "- `sm.smem_per_block` <= `sm.smem_per_sm`; `sm.max_threads_per_block` <= "
+      "`sm.max_threads_per_sm`.\n";
   md += "- `l2.line_size` is a power of two; `l2.sector_size` divides it, into at most " +
         std::to_string(kMaxSectorsPerLine) + " sectors per line.\n";
-  md += "- `l2.size` is a whole number (>= 1) of sets of `l2.slices` x `l2.ways` x `l2.line_size` "
-        "bytes (sets per slice need not be a power of two).\n";
+  md +=
+      "- `l2.size` is a whole number (>= 1) of sets of `l2.slices` x `l2.ways` x `l2.line_size` "
+      "bytes (sets per slice need not be a power of two).\n";
   md += "- `l2.slices` is a multiple of `l2.partitions`.\n";
   md += "- `l2.hit_latency` >= `xbar.latency` (a hit includes the crossbar traversal).\n";
   md += "- `sm.register_alloc_unit` is a multiple of `sm.warp_size`.\n";
   md += "- `hbm.interleave` is a multiple of `l2.sector_size`.\n";
-  md += "- Absurd sizes are rejected before anything is allocated: `sm.count` <= 1,000,000, "
-        "`l2.size` <= 1 GiB, `hbm.capacity` <= 1 PiB, `l2.slices` and `hbm.channels` <= 1024.\n";
-  md += "- The topology built from it (every SM reaches every HBM channel through the crossbar and "
-        "every L2 slice; the request path has no cycle).\n";
-  md += "\nThese checks, and each key's range, are made once, where a config is loaded (or, for one "
-        "built in code, by `validate_config` when a simulation starts); the models of the chip "
-        "built from it (L2, HBM, crossbar) do not check its geometry again.\n";
+  md +=
+      "- Absurd sizes are rejected before anything is allocated: `sm.count` <= 1,000,000, "
+      "`l2.size` <= 1 GiB, `hbm.capacity` <= 1 PiB, `l2.slices` and `hbm.channels` <= 1024.\n";
+  md +=
+      "- The topology built from it (every SM reaches every HBM channel through the crossbar and "
+      "every L2 slice; the request path has no cycle).\n";
+  md +=
+      "\nThese checks, and each key's range, are made once, where a config is loaded (or, for one "
+      "built in code, by `validate_config` when a simulation starts); the models of the chip "
+      "built from it (L2, HBM, crossbar) do not check its geometry again.\n";
   return md;
 }
 

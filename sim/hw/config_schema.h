@@ -20,37 +20,38 @@ namespace memwall {
 
 /// The kind of value a key holds, which decides how its YAML text is parsed.
 enum class KeyType {
-  kSize,       ///< parse_bytes: "50 MiB"
+  kSize,  ///< parse_bytes: "50 MiB"
   kBandwidth,  ///< parse_bandwidth with sm.clock: "3.35 TB/s", "64 B/cycle"
   kFrequency,  ///< parse_frequency: "1.98 GHz"
-  kDuration,   ///< parse_duration with sm.clock: "200 ns", "273 cycles"
-  kInteger,    ///< a whole number without unit: "132"
-  kReal,       ///< a real number without unit: "0.85"
-  kString,     ///< free text
+  kDuration,  ///< parse_duration with sm.clock: "200 ns", "273 cycles"
+  kInteger,  ///< a whole number without unit: "132"
+  kReal,  ///< a real number without unit: "0.85"
+  kString,  ///< free text
 };
 
 /// The range a numeric value must lie in (besides the per-key maximum).
 enum class Bound {
-  kNone,         ///< any value the parser accepts
-  kPositive,     ///< > 0
+  kNone,  ///< any value the parser accepts
+  kPositive,  ///< > 0
   kNonNegative,  ///< >= 0
-  kFraction,     ///< in (0, 1]
+  kFraction,  ///< in (0, 1]
 };
 
 /// A parsed value of a key, in base units (Tick = ps, Bandwidth = B/s, Frequency = Hz).
-using KeyValue = std::variant<std::string, Bytes, Bandwidth, Frequency, Tick, std::uint64_t, double>;
+using KeyValue =
+    std::variant<std::string, Bytes, Bandwidth, Frequency, Tick, std::uint64_t, double>;
 
 /// One declared key of the config.
 struct KeyDecl {
-  std::string_view path;          ///< dotted path in YAML, e.g. "l2.hit_latency"
-  KeyType type;                   ///< how the text is parsed
-  std::string_view example;       ///< an accepted value, e.g. "50 MiB" (unit hint in the reference)
-  std::string_view description;   ///< one line
+  std::string_view path;  ///< dotted path in YAML, e.g. "l2.hit_latency"
+  KeyType type;  ///< how the text is parsed
+  std::string_view example;  ///< an accepted value, e.g. "50 MiB" (unit hint in the reference)
+  std::string_view description;  ///< one line
   std::string_view default_text;  ///< the default as YAML text; empty when `required`
-  bool required;                  ///< a config (after `extends`) must set it
-  std::string_view field;         ///< where it lands, e.g. "HardwareConfig::l2.hit_latency (Tick, ps)"
-  Bound bound;                    ///< range check applied after parsing
-  double max;                     ///< largest accepted value in base units (bytes, B/s, Hz, ps, count); 0 = none
+  bool required;  ///< a config (after `extends`) must set it
+  std::string_view field;  ///< where it lands, e.g. "HardwareConfig::l2.hit_latency (Tick, ps)"
+  Bound bound;  ///< range check applied after parsing
+  double max;  ///< largest accepted value in base units (bytes, B/s, Hz, ps, count); 0 = none
   /// Stores a parsed value into the config; null for keys the loader handles itself (`extends`).
   void (*store)(HardwareConfig&, const KeyValue&);
   /// Reads the value back from a config (for `memwall config show`); null with `store`.

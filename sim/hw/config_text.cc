@@ -36,7 +36,8 @@ std::string yaml_quote(const std::string& text) {
       out += c;
     } else if (static_cast<unsigned char>(c) < 0x20) {
       char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+      std::snprintf(buf, sizeof buf, "\\x%02x",
+                    static_cast<unsigned>(static_cast<unsigned char>(c)));
       out += buf;
     } else {
       out += c;
@@ -94,22 +95,29 @@ std::string config_show_text(const HardwareConfig& c) {
   row("l2_sets", std::to_string(d.l2_sets));
   if (c.efficiency.l2_capacity < 1.0) {
     row("l2_usable", format_bytes(d.l2_usable) + " (" + std::to_string(d.l2_usable_sets_per_slice) +
-                         " sets per slice: efficiency.l2_capacity " + fixed("%.4g", c.efficiency.l2_capacity) + ")");
+                         " sets per slice: efficiency.l2_capacity " +
+                         fixed("%.4g", c.efficiency.l2_capacity) + ")");
   }
-  row("peak_tensor", format_si(d.peak_tensor_flops, "FLOP/s") + fixed(" (%.6g FLOP/s)", d.peak_tensor_flops));
-  row("peak_fp32", format_si(d.peak_fp32_flops, "FLOP/s") + fixed(" (%.6g FLOP/s)", d.peak_fp32_flops));
+  row("peak_tensor",
+      format_si(d.peak_tensor_flops, "FLOP/s") + fixed(" (%.6g FLOP/s)", d.peak_tensor_flops));
+  row("peak_fp32",
+      format_si(d.peak_fp32_flops, "FLOP/s") + fixed(" (%.6g FLOP/s)", d.peak_fp32_flops));
   row("peak_sfu", format_si(d.peak_sfu_ops, "op/s") + fixed(" (%.6g op/s)", d.peak_sfu_ops));
-  row("hbm_bandwidth", format_bandwidth(d.hbm_bandwidth) + fixed(" (%.6g B/s)", d.hbm_bandwidth.bytes_per_second));
-  row("l2_bandwidth", format_bandwidth(d.l2_bandwidth) + fixed(" (%.6g B/s)", d.l2_bandwidth.bytes_per_second));
-  row("xbar_bandwidth", format_bandwidth(d.xbar_bandwidth) + fixed(" (%.6g B/s)", d.xbar_bandwidth.bytes_per_second));
-  row("smem_bandwidth", format_bandwidth(d.smem_bandwidth) + fixed(" (%.6g B/s)", d.smem_bandwidth.bytes_per_second));
+  row("hbm_bandwidth",
+      format_bandwidth(d.hbm_bandwidth) + fixed(" (%.6g B/s)", d.hbm_bandwidth.bytes_per_second));
+  row("l2_bandwidth",
+      format_bandwidth(d.l2_bandwidth) + fixed(" (%.6g B/s)", d.l2_bandwidth.bytes_per_second));
+  row("xbar_bandwidth",
+      format_bandwidth(d.xbar_bandwidth) + fixed(" (%.6g B/s)", d.xbar_bandwidth.bytes_per_second));
+  row("smem_bandwidth",
+      format_bandwidth(d.smem_bandwidth) + fixed(" (%.6g B/s)", d.smem_bandwidth.bytes_per_second));
   row("ridge_point_tensor", fixed("%.4g FLOP/B", d.ridge_point_tensor));
   row("ridge_point_fp32", fixed("%.4g FLOP/B", d.ridge_point_fp32));
   row("l2_hit_unloaded", format_duration(c.l2.hit_latency) + " near, " +
                              format_duration(c.l2.hit_latency + c.l2.far_latency) +
                              " far partition (from the SM; xbar.latency included)");
-  row("dram_load_unloaded", format_duration(c.l2.hit_latency + c.hbm.latency) +
-                                " near (l2.hit_latency + hbm.latency)");
+  row("dram_load_unloaded",
+      format_duration(c.l2.hit_latency + c.hbm.latency) + " near (l2.hit_latency + hbm.latency)");
   row("topology", std::to_string(topology.sm_count()) + " SMs, " +
                       std::to_string(topology.crossbar_count()) +
                       (topology.crossbar_count() == 1 ? " crossbar, " : " crossbars, ") +
@@ -121,9 +129,10 @@ std::string config_show_text(const HardwareConfig& c) {
 }
 
 std::string config_to_yaml(const HardwareConfig& c) {
-  std::string out = "# " + c.name + ", resolved from " +
-                    (c.source_file.empty() ? std::string("a config built in code") : c.source_file) +
-                    " by memwall " + MEMWALL_VERSION + "\n";
+  std::string out =
+      "# " + c.name + ", resolved from " +
+      (c.source_file.empty() ? std::string("a config built in code") : c.source_file) +
+      " by memwall " + MEMWALL_VERSION + "\n";
   std::string section;
   for (const KeyDecl& key : config_schema()) {
     if (key.fetch == nullptr) continue;  // extends: the values below are already merged

@@ -27,7 +27,8 @@ Hbm::Hbm(const HardwareConfig& c, const Topology& topology)
   m_stride = std::size_t{sectors} + 1;
   for (std::uint32_t ch = 0; ch < m_channels; ++ch) {
     const std::vector<Tick> t = sector_transfer_table(
-        Bandwidth{topology.channel_bandwidth(ch).bytes_per_second * c.efficiency.hbm}, c.l2.sector_size, sectors);
+        Bandwidth{topology.channel_bandwidth(ch).bytes_per_second * c.efficiency.hbm},
+        c.l2.sector_size, sectors);
     m_sector_ticks.insert(m_sector_ticks.end(), t.begin(), t.end());
   }
   m_bus = Reservations(m_channels);

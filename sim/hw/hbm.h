@@ -50,7 +50,8 @@ class Hbm {
   /// `channel` to the channel used.
   Tick access(std::uint64_t addr, std::uint32_t sectors, Tick t, Tick& queue_delay,
               std::uint32_t& channel) {
-    const std::uint64_t block = m_interleave_shift != 0 ? addr >> m_interleave_shift : addr / m_interleave;
+    const std::uint64_t block =
+        m_interleave_shift != 0 ? addr >> m_interleave_shift : addr / m_interleave;
     const std::uint64_t round = block / m_channels;
     const std::uint32_t ch = channel_in_round(round, block - round * m_channels);
     // Address within the channel: whole interleave blocks of this channel, then the offset.
@@ -71,7 +72,8 @@ class Hbm {
       queue_delay += m_row_open_at[bank] - t;  // the row is still opening for an earlier access
       ready = m_row_open_at[bank];
     }
-    return m_bus.reserve(ch, ready, m_sector_ticks[std::size_t{ch} * m_stride + sectors], queue_delay);
+    return m_bus.reserve(ch, ready, m_sector_ticks[std::size_t{ch} * m_stride + sectors],
+                         queue_delay);
   }
 
   /// The same, when the caller does not need the channel.
@@ -102,15 +104,15 @@ class Hbm {
   std::uint64_t m_channels;
   std::uint64_t m_row_size;
   std::uint32_t m_interleave_shift = 0;  ///< log2(interleave) when a power of two > 1, else 0
-  std::uint32_t m_row_shift = 0;         ///< log2(row_size) when a power of two > 1, else 0
+  std::uint32_t m_row_shift = 0;  ///< log2(row_size) when a power of two > 1, else 0
   Tick m_row_miss_penalty;
   std::uint32_t m_banks;
-  std::uint64_t m_bank_mask = 0;          ///< banks - 1 if a power of two > 1 (no division), else 0
-  std::vector<Tick> m_sector_ticks;       ///< [channel · m_stride + sectors] → transfer ticks
-  std::size_t m_stride = 0;               ///< sectors_per_line + 1
-  Reservations m_bus;                     ///< per channel: the data bus
+  std::uint64_t m_bank_mask = 0;  ///< banks - 1 if a power of two > 1 (no division), else 0
+  std::vector<Tick> m_sector_ticks;  ///< [channel · m_stride + sectors] → transfer ticks
+  std::size_t m_stride = 0;  ///< sectors_per_line + 1
+  Reservations m_bus;  ///< per channel: the data bus
   std::vector<std::uint64_t> m_open_row;  ///< per bank
-  std::vector<Tick> m_row_open_at;        ///< per bank: when its last activation ends
+  std::vector<Tick> m_row_open_at;  ///< per bank: when its last activation ends
   std::uint64_t m_row_misses = 0;
 };
 

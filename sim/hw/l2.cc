@@ -54,8 +54,8 @@ L2::L2(const HardwareConfig& c, const Topology& topology)
   m_stride = std::size_t{m_sectors_per_line} + 1;
   for (std::uint32_t slice = 0; slice < topology.slice_count(); ++slice) {
     const std::vector<Tick> t = sector_transfer_table(
-        Bandwidth{topology.slice_bandwidth(slice).bytes_per_second * c.efficiency.l2}, c.l2.sector_size,
-        m_sectors_per_line);
+        Bandwidth{topology.slice_bandwidth(slice).bytes_per_second * c.efficiency.l2},
+        c.l2.sector_size, m_sectors_per_line);
     m_sector_ticks.insert(m_sector_ticks.end(), t.begin(), t.end());
   }
 }

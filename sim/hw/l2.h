@@ -46,9 +46,9 @@ inline void prefetch_host_line(const void* p) {
 
 /// What one access did to the cache.
 struct L2Outcome {
-  std::uint32_t hit_mask = 0;     ///< requested sectors that were valid
-  std::uint32_t fetch_mask = 0;   ///< sectors the caller must read from HBM
-  std::uint32_t victim_dirty = 0; ///< dirty sectors of an evicted line (to write back), 0 if none
+  std::uint32_t hit_mask = 0;  ///< requested sectors that were valid
+  std::uint32_t fetch_mask = 0;  ///< sectors the caller must read from HBM
+  std::uint32_t victim_dirty = 0;  ///< dirty sectors of an evicted line (to write back), 0 if none
   std::uint64_t victim_line = 0;  ///< line index of that evicted line
 };
 
@@ -102,7 +102,8 @@ class L2 {
   /// A store to sectors `mask` of `line`, of which `full_mask` are written completely: the line is
   /// allocated if absent, the sectors become valid and dirty; partially written sectors that were
   /// not valid are returned in fetch_mask.
-  L2Outcome write(const Place& place, std::uint64_t line, std::uint32_t mask, std::uint32_t full_mask);
+  L2Outcome write(const Place& place, std::uint64_t line, std::uint32_t mask,
+                  std::uint32_t full_mask);
 
   /// Reserves `slice` for `sectors` sectors arriving at `t`; returns the end of the transfer and
   /// adds the wait for the slice to `queue_delay`.
@@ -114,7 +115,6 @@ class L2 {
   /// Busy ticks of each slice since the last reset_busy.
   const std::vector<Tick>& busy() const { return m_slice_bus.busy(); }
   void reset_busy() { m_slice_bus.reset_busy(); }
-
 
   /// Bytes in dirty sectors now (not yet written back).
   std::uint64_t dirty_bytes() const;
@@ -184,7 +184,7 @@ class L2 {
   std::uint64_t m_sector_bytes;
   std::uint32_t m_sectors_per_line;
   std::uint32_t m_sector_bits = 0;  ///< (1 << sectors_per_line) - 1
-  std::uint32_t m_tag_shift = 0;    ///< 2 · sectors_per_line
+  std::uint32_t m_tag_shift = 0;  ///< 2 · sectors_per_line
   std::uint64_t m_slices;
   std::uint64_t m_sets_per_slice;
   std::uint64_t m_sets;  ///< slices × sets_per_slice, < 2^32
@@ -197,9 +197,9 @@ class L2 {
   bool m_wide = false;
   WordArray<std::uint32_t> m_words32;
   WordArray<std::uint64_t> m_words64;
-  Reservations m_slice_bus;              ///< per slice
-  std::vector<Tick> m_sector_ticks;      ///< [slice · m_stride + sectors] → transfer ticks
-  std::size_t m_stride = 0;              ///< sectors_per_line + 1
+  Reservations m_slice_bus;  ///< per slice
+  std::vector<Tick> m_sector_ticks;  ///< [slice · m_stride + sectors] → transfer ticks
+  std::size_t m_stride = 0;  ///< sectors_per_line + 1
 };
 
 // The per-line operations are defined here so that the memory path's hot loop inlines them.
@@ -219,7 +219,8 @@ inline std::uint32_t find_way(const std::uint32_t* words, std::uint32_t ways, st
     const __m128i four =
         _mm_and_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(words + w)), bits4);
     const int hits = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(four, key4)));
-    if (hits != 0) return w + static_cast<std::uint32_t>(std::countr_zero(static_cast<unsigned>(hits)));
+    if (hits != 0)
+      return w + static_cast<std::uint32_t>(std::countr_zero(static_cast<unsigned>(hits)));
   }
 #endif
   while (w < ways && (words[w] & tag_bits) != key) ++w;

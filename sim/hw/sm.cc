@@ -8,12 +8,10 @@
 namespace memwall {
 namespace {
 
-const char* const kPipeNames[kPipeCount + 1] = {"tensor", "fp32", "sfu", "shared-memory", "issue",
-                                                "tensor (mma.sync)"};
+const char* const kPipeNames[kPipeCount + 1] = {"tensor",        "fp32",  "sfu",
+                                                "shared-memory", "issue", "tensor (mma.sync)"};
 
-std::uint64_t round_up(std::uint64_t a, std::uint64_t unit) {
-  return (a + unit - 1) / unit * unit;
-}
+std::uint64_t round_up(std::uint64_t a, std::uint64_t unit) { return (a + unit - 1) / unit * unit; }
 
 double ps_per_unit(double units_per_second) {
   return units_per_second > 0.0 ? 1e12 / units_per_second : 0.0;
@@ -41,7 +39,8 @@ Occupancy occupancy(const SmConfig& sm, const CtaResources& cta, const std::stri
   }
   if (cta.threads > sm.max_threads_per_block) {
     throw UsageError(what + "a CTA has " + std::to_string(cta.threads) + " threads, but at most " +
-                     std::to_string(sm.max_threads_per_block) + " fit one CTA (sm.max_threads_per_block)");
+                     std::to_string(sm.max_threads_per_block) +
+                     " fit one CTA (sm.max_threads_per_block)");
   }
   // Registers are allocated per warp, in whole units of sm.register_alloc_unit: a CTA holds
   // whole units for each of its warps.
@@ -59,13 +58,14 @@ Occupancy occupancy(const SmConfig& sm, const CtaResources& cta, const std::stri
   auto limit = [&](std::uint64_t n, OccupancyLimit why) {
     if (n < o.ctas_per_sm) o = Occupancy{static_cast<std::uint32_t>(n), why};
   };
-  if (cta.smem_bytes > 0) limit(sm.smem_per_sm.count / cta.smem_bytes, OccupancyLimit::kSharedMemory);
+  if (cta.smem_bytes > 0)
+    limit(sm.smem_per_sm.count / cta.smem_bytes, OccupancyLimit::kSharedMemory);
   limit(sm.max_threads_per_sm / cta.threads, OccupancyLimit::kThreads);
   if (regs > 0) limit(sm.registers_per_sm / regs_per_warp / warps, OccupancyLimit::kRegisters);
   if (o.ctas_per_sm == 0) {
     throw UsageError(what + "a CTA (" + format_bytes(Bytes{cta.smem_bytes}) + " shared memory, " +
-                     std::to_string(cta.threads) + " threads) fits no SM: " + to_string(o.limited_by) +
-                     " allows 0 per SM");
+                     std::to_string(cta.threads) +
+                     " threads) fits no SM: " + to_string(o.limited_by) + " allows 0 per SM");
   }
   return o;
 }
@@ -76,7 +76,8 @@ Sm::Sm(const HardwareConfig& c) {
   const double tensor_hz = c.sm.tensor_clock.hertz > 0 ? c.sm.tensor_clock.hertz : hz;
   const double mma_sync = c.sm.mma_sync_flops_per_cycle > 0 ? c.sm.mma_sync_flops_per_cycle
                                                             : c.sm.tensor_flops_per_cycle;
-  m_ps_per_unit[kTensorPipe] = ps_per_unit(c.sm.tensor_flops_per_cycle * c.efficiency.tensor * tensor_hz);
+  m_ps_per_unit[kTensorPipe] =
+      ps_per_unit(c.sm.tensor_flops_per_cycle * c.efficiency.tensor * tensor_hz);
   m_ps_per_unit[kMmaSyncRate] = ps_per_unit(mma_sync * c.efficiency.mma_sync * tensor_hz);
   m_ps_per_unit[1] = ps_per_unit(c.sm.fp32_flops_per_cycle * c.efficiency.fp32 * hz);
   m_ps_per_unit[2] = ps_per_unit(c.sm.sfu_ops_per_cycle * c.efficiency.sfu * hz);
@@ -94,9 +95,10 @@ Tick Sm::pipe_ticks(std::size_t pipe, std::uint64_t amount) const {
   const double ps = static_cast<double>(amount) * m_ps_per_unit[pipe];
   if (!(ps <= static_cast<double>(kMaxTick))) {
     throw UsageError(std::string("trace: an op of ") + std::to_string(amount) + " units on the " +
-                     kPipeNames[pipe] + " pipe would take " + format_duration(static_cast<Tick>(
-                         std::min(ps, 9.2e18))) + ", more than the simulator's bound of " +
-                     format_duration(kMaxTick) + " (2^62 ps)");
+                     kPipeNames[pipe] + " pipe would take " +
+                     format_duration(static_cast<Tick>(std::min(ps, 9.2e18))) +
+                     ", more than the simulator's bound of " + format_duration(kMaxTick) +
+                     " (2^62 ps)");
   }
   const Tick t = static_cast<Tick>(std::llround(ps));
   return std::max<Tick>(t, 1);

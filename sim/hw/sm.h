@@ -14,9 +14,9 @@ namespace memwall {
 
 /// What one CTA of a kernel needs to be resident on an SM.
 struct CtaResources {
-  std::uint64_t smem_bytes = 0;           ///< shared memory per CTA
-  std::uint32_t threads = 0;              ///< threads per CTA, > 0
-  std::uint32_t registers_per_thread = 0; ///< 32-bit registers per thread
+  std::uint64_t smem_bytes = 0;  ///< shared memory per CTA
+  std::uint32_t threads = 0;  ///< threads per CTA, > 0
+  std::uint32_t registers_per_thread = 0;  ///< 32-bit registers per thread
 };
 
 /// Which SM resource decides how many CTAs are resident.
@@ -86,10 +86,11 @@ class Sm {
   Tick take_busy_ticks();
 
  private:
-  std::array<double, kPipeCount + 1> m_ps_per_unit{};  ///< ps per FLOP/op/byte (and mma_sync FLOP), 0 = no such pipe
-  std::array<Tick, kPipeCount> m_pipe_free{};      ///< tick at which each pipe is next free
-  std::array<Tick, kPipeCount> m_pipe_busy{};      ///< ticks booked per op kind
-  bool m_smem_on_tensor = false;                   ///< sm.smem_pipe = tensor
+  std::array<double, kPipeCount + 1>
+      m_ps_per_unit{};  ///< ps per FLOP/op/byte (and mma_sync FLOP), 0 = no such pipe
+  std::array<Tick, kPipeCount> m_pipe_free{};  ///< tick at which each pipe is next free
+  std::array<Tick, kPipeCount> m_pipe_busy{};  ///< ticks booked per op kind
+  bool m_smem_on_tensor = false;  ///< sm.smem_pipe = tensor
   std::uint32_t m_resident = 0;
   Tick m_busy_since = 0;
   Tick m_busy_ticks = 0;

@@ -32,12 +32,15 @@ std::string node_name(const TopologyNode& n) {
 
 /// "64 GB/s, 50 ns": an edge's bandwidth and latency for the DOT label.
 std::string edge_label(const TopologyEdge& e) {
-  return format_bandwidth(e.bandwidth) + ", " + (e.latency == 0 ? "0 ns" : format_duration(e.latency));
+  return format_bandwidth(e.bandwidth) + ", " +
+         (e.latency == 0 ? "0 ns" : format_duration(e.latency));
 }
 
 }  // namespace
 
-Topology::Topology(const HardwareConfig& config) : m_graph(build_graph(config)) { check_and_index(); }
+Topology::Topology(const HardwareConfig& config) : m_graph(build_graph(config)) {
+  check_and_index();
+}
 
 Topology::Topology(TopologyGraph graph) : m_graph(std::move(graph)) { check_and_index(); }
 
@@ -52,9 +55,11 @@ TopologyGraph Topology::build_graph(const HardwareConfig& c) {
     const auto p = static_cast<std::uint32_t>(std::uint64_t{i} * partitions / c.sm.count);
     sms.push_back(add_vertex({NodeKind::kSm, i, p}, g));
   }
-  for (std::uint32_t p = 0; p < partitions; ++p) xbars.push_back(add_vertex({NodeKind::kXbar, p, p}, g));
+  for (std::uint32_t p = 0; p < partitions; ++p)
+    xbars.push_back(add_vertex({NodeKind::kXbar, p, p}, g));
   for (std::uint32_t i = 0; i < c.l2.slices; ++i) {
-    slices.push_back(add_vertex({NodeKind::kSlice, i, per_partition == 0 ? 0 : i / per_partition}, g));
+    slices.push_back(
+        add_vertex({NodeKind::kSlice, i, per_partition == 0 ? 0 : i / per_partition}, g));
   }
   for (std::uint32_t i = 0; i < c.hbm.channels; ++i) {
     channels.push_back(add_vertex({NodeKind::kChannel, i, 0}, g));
@@ -98,8 +103,9 @@ void Topology::check_and_index() {
     for (const Vertex v : list) {
       const std::uint32_t i = g[v].index;
       if (i >= list.size() || by_index[i] != TopologyGraph::null_vertex()) {
-        topology_error(std::string(what) + " indices must be 0.." + std::to_string(list.size() - 1) +
-                       " without repeats; found " + node_name(g[v]) + " twice or out of range");
+        topology_error(std::string(what) + " indices must be 0.." +
+                       std::to_string(list.size() - 1) + " without repeats; found " +
+                       node_name(g[v]) + " twice or out of range");
       }
       by_index[i] = v;
     }
@@ -133,7 +139,8 @@ void Topology::check_and_index() {
   for (const Vertex v : order) {
     std::uint64_t* mine = slot[v] == kNoSlot ? scratch.data() : &reach[slot[v] * words];
     std::fill(mine, mine + words, 0);
-    if (g[v].kind == NodeKind::kChannel) mine[g[v].index / 64] |= std::uint64_t{1} << (g[v].index % 64);
+    if (g[v].kind == NodeKind::kChannel)
+      mine[g[v].index / 64] |= std::uint64_t{1} << (g[v].index % 64);
     for (auto [e, end] = out_edges(v, g); e != end; ++e) {
       const std::uint64_t* theirs = &reach[slot[target(*e, g)] * words];
       for (std::size_t w = 0; w < words; ++w) mine[w] |= theirs[w];
@@ -168,7 +175,8 @@ void Topology::check_and_index() {
   m_crossbar_slice_latency.assign(xbars.size() * slices.size(), 0);
   for (const Vertex x : xbars) {
     for (const Vertex s : slices) {
-      m_crossbar_slice_latency[std::size_t{g[x].index} * slices.size() + g[s].index] = edge_of(x, s).latency;
+      m_crossbar_slice_latency[std::size_t{g[x].index} * slices.size() + g[s].index] =
+          edge_of(x, s).latency;
     }
   }
   m_slice_bandwidth.clear();
@@ -195,20 +203,23 @@ void Topology::check_and_index() {
       present[to.index] = 1;
     }
     for (std::uint32_t ch = 0; ch < channels.size(); ++ch) {
-      if (!present[ch]) topology_error("missing edge " + node_name(g[s]) + " -> " + node_name(g[channels[ch]]));
+      if (!present[ch])
+        topology_error("missing edge " + node_name(g[s]) + " -> " + node_name(g[channels[ch]]));
     }
   }
 }
 
 std::string Topology::to_dot() const {
   const TopologyGraph& g = m_graph;
-  std::string out = "digraph memwall {\n  rankdir=LR;\n  node [shape=box, fontname=\"Helvetica\"];\n";
+  std::string out =
+      "digraph memwall {\n  rankdir=LR;\n  node [shape=box, fontname=\"Helvetica\"];\n";
   // Nodes: SMs, the crossbar, slices clustered by partition, channels.
   for (auto [v, end] = vertices(g); v != end; ++v) {
     const TopologyNode& n = g[*v];
     if (n.kind == NodeKind::kSm || n.kind == NodeKind::kXbar) {
       out += "  " + node_name(n) + " [label=\"" +
-             (n.kind == NodeKind::kSm ? "SM " + std::to_string(n.index) : "crossbar " + std::to_string(n.index)) +
+             (n.kind == NodeKind::kSm ? "SM " + std::to_string(n.index)
+                                      : "crossbar " + std::to_string(n.index)) +
              "\"];\n";
     }
   }
@@ -230,8 +241,8 @@ std::string Topology::to_dot() const {
     }
   }
   for (auto [e, end] = edges(g); e != end; ++e) {
-    out += "  " + node_name(g[source(*e, g)]) + " -> " + node_name(g[target(*e, g)]) + " [label=\"" +
-           edge_label(g[*e]) + "\"];\n";
+    out += "  " + node_name(g[source(*e, g)]) + " -> " + node_name(g[target(*e, g)]) +
+           " [label=\"" + edge_label(g[*e]) + "\"];\n";
   }
   out += "}\n";
   return out;
@@ -282,10 +293,12 @@ std::string Topology::to_dot_collapsed() const {
     b.max_bw = std::max(b.max_bw, te.bandwidth.bytes_per_second);
   }
   auto duration = [](Tick t) { return t == 0 ? std::string("0 ns") : format_duration(t); };
-  std::string out = "digraph memwall {\n  rankdir=LR;\n  node [shape=box, fontname=\"Helvetica\"];\n";
+  std::string out =
+      "digraph memwall {\n  rankdir=LR;\n  node [shape=box, fontname=\"Helvetica\"];\n";
   for (const auto& [id, entry] : nodes) {
-    const std::string label = entry.first == "crossbar" ? "crossbar " + id.substr(4)
-                                                         : std::to_string(entry.second) + " " + entry.first;
+    const std::string label = entry.first == "crossbar"
+                                  ? "crossbar " + id.substr(4)
+                                  : std::to_string(entry.second) + " " + entry.first;
     out += "  " + id + " [label=\"" + label + "\"];\n";
   }
   for (const auto& [ends, b] : bundles) {

@@ -44,7 +44,7 @@ struct TopologyNode {
 /// A directed link in the request direction.
 struct TopologyEdge {
   Bandwidth bandwidth;  ///< peak rate of this link
-  Tick latency = 0;     ///< one-way latency of this link
+  Tick latency = 0;  ///< one-way latency of this link
 };
 
 /// The graph type; vertices and edges carry the bundles above.
@@ -95,7 +95,9 @@ class Topology {
   /// The L2 partition a slice belongs to, in [0, partition_count()).
   std::uint32_t partition_of_slice(std::uint32_t slice) const { return m_slice_partition[slice]; }
   /// Bandwidth of a channel: its in-edges' (the channel's share of the HBM bandwidth).
-  Bandwidth channel_bandwidth(std::uint32_t channel) const { return m_channel_edges[channel].bandwidth; }
+  Bandwidth channel_bandwidth(std::uint32_t channel) const {
+    return m_channel_edges[channel].bandwidth;
+  }
 
   const TopologyGraph& graph() const { return m_graph; }
 
@@ -111,11 +113,11 @@ class Topology {
   void check_and_index();
 
   TopologyGraph m_graph;
-  std::vector<Tick> m_sm_latency;             ///< per SM: SM → crossbar latency
-  std::vector<Bandwidth> m_sm_bandwidth;      ///< per SM: SM → crossbar bandwidth
-  std::vector<std::uint32_t> m_sm_crossbar;   ///< per SM: its crossbar
-  std::vector<Tick> m_crossbar_slice_latency; ///< crossbars x slices, row-major by crossbar
-  std::vector<Bandwidth> m_slice_bandwidth;   ///< per slice: crossbar 0 → slice bandwidth
+  std::vector<Tick> m_sm_latency;  ///< per SM: SM → crossbar latency
+  std::vector<Bandwidth> m_sm_bandwidth;  ///< per SM: SM → crossbar bandwidth
+  std::vector<std::uint32_t> m_sm_crossbar;  ///< per SM: its crossbar
+  std::vector<Tick> m_crossbar_slice_latency;  ///< crossbars x slices, row-major by crossbar
+  std::vector<Bandwidth> m_slice_bandwidth;  ///< per slice: crossbar 0 → slice bandwidth
   std::vector<std::uint32_t> m_slice_partition;
   std::vector<TopologyEdge> m_channel_edges;  ///< slices x channels, row-major by slice
   std::uint32_t m_channels = 0;

@@ -66,11 +66,10 @@ class Xbar {
   const std::vector<Tick>& busy() const { return m_ports.busy(); }
   void reset_busy() { m_ports.reset_busy(); }
 
-
  private:
-  Reservations m_ports;              ///< [2·sm + direction]
+  Reservations m_ports;  ///< [2·sm + direction]
   std::vector<Tick> m_sector_ticks;  ///< [(2·sm + direction) · m_stride + sectors] → transfer ticks
-  std::size_t m_stride = 0;          ///< sectors_per_line + 1
+  std::size_t m_stride = 0;  ///< sectors_per_line + 1
 };
 
 /// Ticks to move `sectors` sectors of `sector_bytes` at `bandwidth`, rounded to the nearest

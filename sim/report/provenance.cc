@@ -34,7 +34,8 @@ std::string provenance_text(const RunProvenance& p) {
   out += "\n  " + std::to_string(c.sm.count) + " SMs at " + format_frequency(c.sm.clock) + ", " +
          format_bytes(c.sm.smem_per_sm) + " shared memory per SM, " + format_bytes(c.l2.size) +
          " L2, HBM " + format_bandwidth(c.hbm.bandwidth);
-  if (const std::string eff = changed_efficiencies_text(c); !eff.empty()) out += "; efficiency: " + eff;
+  if (const std::string eff = changed_efficiencies_text(c); !eff.empty())
+    out += "; efficiency: " + eff;
   out += "\n" + memwall_build_text() + "\n";
   return out;
 }

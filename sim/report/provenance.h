@@ -14,10 +14,10 @@ namespace memwall {
 
 /// How a run's config was obtained.
 struct RunProvenance {
-  std::string config;                  ///< --config as given: a path or a preset name
-  std::string config_file;             ///< the file it resolved to (resolve_config_path)
+  std::string config;  ///< --config as given: a path or a preset name
+  std::string config_file;  ///< the file it resolved to (resolve_config_path)
   std::vector<std::string> overrides;  ///< the --set KEY=VALUE texts, in the order applied
-  HardwareConfig hw;                   ///< the resolved config (file, bases and overrides)
+  HardwareConfig hw;  ///< the resolved config (file, bases and overrides)
 };
 
 /// The provenance of `hw`, loaded from `config` (a path or preset) with `overrides`.

@@ -120,9 +120,8 @@ std::string figures_rows(const std::vector<Figures>& cols, const std::string& ex
   row("L2 hit rate", [](const Figures& c) {
     return fraction_cell(c.prefix + "l2_hit_rate", c.traffic->l2_hit_rate());
   });
-  row("shared-memory bytes", [](const Figures& c) {
-    return bytes_cell(c.prefix + "smem_bytes", c.traffic->smem_bytes);
-  });
+  row("shared-memory bytes",
+      [](const Figures& c) { return bytes_cell(c.prefix + "smem_bytes", c.traffic->smem_bytes); });
   row("FLOPs", [](const Figures& c) {
     return cell(c.prefix + "flops", std::to_string(c.traffic->flops),
                 format_si(static_cast<double>(c.traffic->flops), "FLOP"));
@@ -170,9 +169,9 @@ std::string legend() {
 /// A kernel placed on the roofline.
 struct RoofPoint {
   std::string label;  ///< "A", "B", ...
-  std::string name;   ///< "RUN/KERNEL"
-  double intensity;   ///< FLOP per DRAM byte
-  double achieved;    ///< FLOP/s
+  std::string name;  ///< "RUN/KERNEL"
+  double intensity;  ///< FLOP per DRAM byte
+  double achieved;  ///< FLOP/s
 };
 
 /// The roofline as inline SVG (log-log), with `points` marked and a table naming them.
@@ -203,8 +202,8 @@ std::string roofline_svg(const DerivedConfig& d, const std::vector<RoofPoint>& p
   };
   std::string out = "<svg width=\"660\" height=\"360\" role=\"img\" class=\"roofline\">";
   out += "<rect x=\"" + printf_text("%.0f", kLeft) + "\" y=\"" + printf_text("%.0f", kTop) +
-         "\" width=\"" + printf_text("%.0f", kWidth) + "\" height=\"" + printf_text("%.0f", kHeight) +
-         "\" fill=\"none\" stroke=\"#888\"/>";
+         "\" width=\"" + printf_text("%.0f", kWidth) + "\" height=\"" +
+         printf_text("%.0f", kHeight) + "\" fill=\"none\" stroke=\"#888\"/>";
   for (double e = x0; e <= x1; e += 1) {
     const double x = px(std::pow(10.0, e));
     out += "<line x1=\"" + printf_text("%.2f", x) + "\" y1=\"10\" x2=\"" + printf_text("%.2f", x) +
@@ -227,15 +226,17 @@ std::string roofline_svg(const DerivedConfig& d, const std::vector<RoofPoint>& p
            printf_text("%.2f", x + 7) + "\" y=\"" + printf_text("%.2f", y - 6) + "\">" + p.label +
            "</text>";
   }
-  out += "<text x=\"350\" y=\"350\" text-anchor=\"middle\">arithmetic intensity (FLOP per HBM "
-         "byte)</text><text x=\"14\" y=\"160\" transform=\"rotate(-90 14 160)\" "
-         "text-anchor=\"middle\">FLOP/s</text></svg>\n";
+  out +=
+      "<text x=\"350\" y=\"350\" text-anchor=\"middle\">arithmetic intensity (FLOP per HBM "
+      "byte)</text><text x=\"14\" y=\"160\" transform=\"rotate(-90 14 160)\" "
+      "text-anchor=\"middle\">FLOP/s</text></svg>\n";
   return out;
 }
 
 /// The kernels of `runs` on the roofline: those with FLOPs, DRAM bytes and time; the names of
 /// the others go to `unplaced`.
-std::vector<RoofPoint> roof_points(const std::vector<RunResult>& runs, std::vector<std::string>& unplaced) {
+std::vector<RoofPoint> roof_points(const std::vector<RunResult>& runs,
+                                   std::vector<std::string>& unplaced) {
   std::vector<RoofPoint> points;
   for (const RunResult& r : runs) {
     for (const KernelResult& k : r.kernels) {
@@ -243,7 +244,9 @@ std::vector<RoofPoint> roof_points(const std::vector<RunResult>& runs, std::vect
       const double time = seconds(k.duration());
       if (k.traffic.flops == 0 || dram == 0 || time <= 0) {
         unplaced.push_back(r.workload.name + "/" + k.name +
-                           (k.traffic.flops == 0 ? " (no FLOPs)" : dram == 0 ? " (no DRAM bytes)" : " (no time)"));
+                           (k.traffic.flops == 0 ? " (no FLOPs)"
+                            : dram == 0          ? " (no DRAM bytes)"
+                                                 : " (no time)"));
         continue;
       }
       std::string label(1, static_cast<char>('A' + points.size() % 26));
@@ -285,24 +288,29 @@ std::string provenance_section(const std::vector<RunResult>& runs, const Hardwar
                                const HtmlProvenance& provenance) {
   std::string out = "<h2 id=\"provenance\">What was simulated</h2>\n<table class=\"provenance\">";
   out += "<tr><th>config</th><td>" + escape(config.name) + "</td></tr>";
-  out += "<tr><th>config file</th><td><code>" + escape(provenance.config_path) + "</code></td></tr>";
+  out +=
+      "<tr><th>config file</th><td><code>" + escape(provenance.config_path) + "</code></td></tr>";
   out += "<tr><th>overrides</th><td>";
   if (provenance.overrides.empty()) out += "none";
-  for (const std::string& o : provenance.overrides) out += "<code>--set " + escape(o) + "</code><br>";
+  for (const std::string& o : provenance.overrides)
+    out += "<code>--set " + escape(o) + "</code><br>";
   out += "</td></tr><tr><th>memwall version</th><td>" + escape(memwall_build_text()) + "</td></tr>";
   const bool flushed = !runs.empty() && runs[0].flush_l2_between_kernels;
-  out += "<tr><th>L2 flushed between kernels</th><td>" + std::string(flushed ? "yes" : "no") + "</td></tr>";
+  out += "<tr><th>L2 flushed between kernels</th><td>" + std::string(flushed ? "yes" : "no") +
+         "</td></tr>";
   for (const RunResult& r : runs) {
-    out += "<tr><th>" + escape(r.workload.name) + "</th><td><code>" + escape(workload_text(r.workload)) +
-           "</code></td></tr>";
+    out += "<tr><th>" + escape(r.workload.name) + "</th><td><code>" +
+           escape(workload_text(r.workload)) + "</code></td></tr>";
   }
   return out + "</table>\n";
 }
 
 /// Every resolved key of the config in base units, as the JSON's `config.values` has them (one
 /// column per run, as the JSON repeats them per run).
-std::string config_values_section(const std::vector<RunResult>& runs, const HardwareConfig& config) {
-  std::string out = "<h2 id=\"config\">The config, resolved (base units)</h2>\n<table><tr><th>key</th>";
+std::string config_values_section(const std::vector<RunResult>& runs,
+                                  const HardwareConfig& config) {
+  std::string out =
+      "<h2 id=\"config\">The config, resolved (base units)</h2>\n<table><tr><th>key</th>";
   for (const RunResult& r : runs) out += "<th>" + escape(r.workload.name) + "</th>";
   out += "</tr>";
   for (const KeyDecl& key : config_schema()) {
@@ -314,7 +322,8 @@ std::string config_values_section(const std::vector<RunResult>& runs, const Hard
       if (const auto* b = std::get_if<Bytes>(&v)) {
         out += bytes_cell(k, b->count);
       } else if (const auto* bw = std::get_if<Bandwidth>(&v)) {
-        out += cell(k, json_number(bw->bytes_per_second), json_number(bw->bytes_per_second) + " B/s");
+        out +=
+            cell(k, json_number(bw->bytes_per_second), json_number(bw->bytes_per_second) + " B/s");
       } else if (const auto* f = std::get_if<Frequency>(&v)) {
         out += cell(k, json_number(f->hertz), json_number(f->hertz) + " Hz");
       } else if (const auto* t = std::get_if<Tick>(&v)) {
@@ -341,18 +350,20 @@ std::string side_by_side_section(const std::vector<RunResult>& runs) {
   const auto dram = [](const RunResult& r) {
     return static_cast<double>(r.traffic.dram_read_bytes + r.traffic.dram_write_bytes);
   };
-  const auto ratio = [](double a, double b) { return b == 0 ? std::string("-") : printf_text("%.2fx", a / b); };
+  const auto ratio = [](double a, double b) {
+    return b == 0 ? std::string("-") : printf_text("%.2fx", a / b);
+  };
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const RunResult& r = runs[i];
-    totals.push_back(
-        {r.workload.name, run_prefix(runs, i), &r.traffic, stall_fractions(r.stall, r.sm_count, r.time), r.time});
+    totals.push_back({r.workload.name, run_prefix(runs, i), &r.traffic,
+                      stall_fractions(r.stall, r.sm_count, r.time), r.time});
     if (i == 0) continue;
     ratio_header += "<th>" + escape(runs[0].workload.name + "/" + r.workload.name) + "</th>";
     ratios[0] += plain_cell(ratio(static_cast<double>(runs[0].time), static_cast<double>(r.time)));
     ratios[1] += plain_cell(ratio(dram(runs[0]), dram(r)) + " (read + write)");
   }
-  return "<h2 id=\"side-by-side\">" + std::string(runs.size() > 1 ? "Side by side" : "Totals") + "</h2>\n" +
-         figures_rows(totals, ratio_header, ratios) + "</table>\n";
+  return "<h2 id=\"side-by-side\">" + std::string(runs.size() > 1 ? "Side by side" : "Totals") +
+         "</h2>\n" + figures_rows(totals, ratio_header, ratios) + "</table>\n";
 }
 
 /// Each kernel's stall bar, then one table of kernels per run.
@@ -360,7 +371,8 @@ std::string kernels_section(const std::vector<RunResult>& runs) {
   std::string out = "<h2 id=\"kernels\">Kernels and where their SM time goes</h2>\n" + legend();
   for (const RunResult& r : runs) {
     for (const KernelResult& k : r.kernels) {
-      out += stall_bar(r.workload.name + "/" + k.name, stall_fractions(k.stall, r.sm_count, k.duration()));
+      out += stall_bar(r.workload.name + "/" + k.name,
+                       stall_fractions(k.stall, r.sm_count, k.duration()));
     }
   }
   for (std::size_t i = 0; i < runs.size(); ++i) {
@@ -370,14 +382,14 @@ std::string kernels_section(const std::vector<RunResult>& runs) {
     for (std::size_t k = 0; k < r.kernels.size(); ++k) {
       const KernelResult& kr = r.kernels[k];
       const std::string key = kernel_prefix(runs, i, k);
-      cols.push_back({kr.name, key, &kr.traffic, stall_fractions(kr.stall, r.sm_count, kr.duration()),
-                      kr.duration()});
+      cols.push_back({kr.name, key, &kr.traffic,
+                      stall_fractions(kr.stall, r.sm_count, kr.duration()), kr.duration()});
       grid += count_cell(key + "grid_ctas", kr.info.ctas);
       occupancy += cell(key + "ctas_per_sm", std::to_string(kr.ctas_per_sm),
                         std::to_string(kr.ctas_per_sm) + " (" + kr.occupancy_limit + ")");
     }
-    out += "<h3>" + escape(r.workload.name) + "</h3>\n" + figures_rows(cols, "") + grid + "</tr>" + occupancy +
-           "</tr></table>\n";
+    out += "<h3>" + escape(r.workload.name) + "</h3>\n" + figures_rows(cols, "") + grid + "</tr>" +
+           occupancy + "</tr></table>\n";
   }
   return out;
 }
@@ -389,18 +401,21 @@ std::string queueing_section(const std::vector<RunResult>& runs) {
     const RunResult& r = runs[i];
     for (std::size_t k = 0; k < r.kernels.size(); ++k) {
       const KernelResult& kr = r.kernels[k];
-      out += "<h3>" + escape(r.workload.name + "/" + kr.name) +
-             "</h3>\n<table><tr><th>resource</th><th>requests</th><th>queueing, summed</th><th>mean queueing</th>"
-             "<th>busiest instance</th><th>its busy time</th><th>its utilization</th></tr>\n";
+      out +=
+          "<h3>" + escape(r.workload.name + "/" + kr.name) +
+          "</h3>\n<table><tr><th>resource</th><th>requests</th><th>queueing, summed</th><th>mean queueing</th>"
+          "<th>busiest instance</th><th>its busy time</th><th>its utilization</th></tr>\n";
       for (std::size_t c = 0; c < kResourceClassCount; ++c) {
         const auto rc = static_cast<ResourceClass>(c);
         const ResourceUse& u = kr.resources[c];
-        const std::string key = kernel_prefix(runs, i, k) + "resources." + resource_class_name(rc) + ".";
+        const std::string key =
+            kernel_prefix(runs, i, k) + "resources." + resource_class_name(rc) + ".";
         const double mean = u.mean_queue() / static_cast<double>(kTicksPerSecond);
         const double span = static_cast<double>(kr.duration());
         const double util = span == 0 ? 0.0 : static_cast<double>(u.busiest_busy) / span;
         out += "<tr><th>" + std::string(resource_class_name(rc)) + "</th>" +
-               count_cell(key + "requests", u.requests) + seconds_cell(key + "queue_s", seconds(u.queue)) +
+               count_cell(key + "requests", u.requests) +
+               seconds_cell(key + "queue_s", seconds(u.queue)) +
                cell(key + "mean_queue_s", json_number(mean), duration_text(mean)) +
                plain_cell(resource_instance_name(rc, u.busiest)) +
                seconds_cell(key + "busiest_busy_s", seconds(u.busiest_busy)) +
@@ -433,11 +448,14 @@ std::string dram_section(const std::vector<RunResult>& runs) {
     out += "</table>\n<table><tr><th>reason</th><th>bytes</th></tr>\n" +
            row("compulsory (first read of a sector)", "dram_bytes_by_reason.compulsory",
                r.dram_bytes_by_reason.compulsory) +
-           row("re-read (after an eviction or flush)", "dram_bytes_by_reason.reread", r.dram_bytes_by_reason.reread) +
+           row("re-read (after an eviction or flush)", "dram_bytes_by_reason.reread",
+               r.dram_bytes_by_reason.reread) +
            row("write-back (dirty sectors evicted)", "dram_bytes_by_reason.writeback",
                r.dram_bytes_by_reason.writeback) +
-           row("dirty in L2 at the end (never written back)", "dram_dirty_bytes_at_end", r.dram_dirty_bytes_at_end) +
-           row("written back by between-kernel flushes", "dram_flush_writeback_bytes", r.dram_flush_writeback_bytes) +
+           row("dirty in L2 at the end (never written back)", "dram_dirty_bytes_at_end",
+               r.dram_dirty_bytes_at_end) +
+           row("written back by between-kernel flushes", "dram_flush_writeback_bytes",
+               r.dram_flush_writeback_bytes) +
            "</table>\n";
   }
   return out;
@@ -448,23 +466,29 @@ std::string roofline_section(const std::vector<RunResult>& runs, const HardwareC
   const DerivedConfig d = derive(config);
   std::vector<std::string> unplaced;
   const std::vector<RoofPoint> points = roof_points(runs, unplaced);
-  std::string out = "<h2 id=\"roofline\">Roofline</h2>\n<p>Tensor roof (solid): " +
-                    escape(format_si(d.peak_tensor_flops, "FLOP/s")) + ", ridge at " +
-                    escape(printf_text("%.4g", d.ridge_point_tensor)) + " FLOP/B; fp32 roof (dashed): " +
-                    escape(format_si(d.peak_fp32_flops, "FLOP/s")) + ", ridge at " +
-                    escape(printf_text("%.4g", d.ridge_point_fp32)) + " FLOP/B; HBM " +
-                    escape(format_bandwidth(d.hbm_bandwidth)) + ".</p>\n" + roofline_svg(d, points);
-  out += "<table><tr><th></th><th>kernel</th><th>intensity (FLOP/B)</th><th>achieved</th>"
-         "<th>share of the tensor roof</th></tr>\n";
+  std::string out =
+      "<h2 id=\"roofline\">Roofline</h2>\n<p>Tensor roof (solid): " +
+      escape(format_si(d.peak_tensor_flops, "FLOP/s")) + ", ridge at " +
+      escape(printf_text("%.4g", d.ridge_point_tensor)) +
+      " FLOP/B; fp32 roof (dashed): " + escape(format_si(d.peak_fp32_flops, "FLOP/s")) +
+      ", ridge at " + escape(printf_text("%.4g", d.ridge_point_fp32)) + " FLOP/B; HBM " +
+      escape(format_bandwidth(d.hbm_bandwidth)) + ".</p>\n" + roofline_svg(d, points);
+  out +=
+      "<table><tr><th></th><th>kernel</th><th>intensity (FLOP/B)</th><th>achieved</th>"
+      "<th>share of the tensor roof</th></tr>\n";
   for (const RoofPoint& p : points) {
-    const double roof = std::min(d.peak_tensor_flops, p.intensity * d.hbm_bandwidth.bytes_per_second);
-    out += "<tr><th>" + p.label + "</th>" + plain_cell(p.name) + plain_cell(printf_text("%.4g", p.intensity)) +
-           plain_cell(format_si(p.achieved, "FLOP/s")) + plain_cell(percent_text(p.achieved / roof)) + "</tr>\n";
+    const double roof =
+        std::min(d.peak_tensor_flops, p.intensity * d.hbm_bandwidth.bytes_per_second);
+    out += "<tr><th>" + p.label + "</th>" + plain_cell(p.name) +
+           plain_cell(printf_text("%.4g", p.intensity)) +
+           plain_cell(format_si(p.achieved, "FLOP/s")) +
+           plain_cell(percent_text(p.achieved / roof)) + "</tr>\n";
   }
   out += "</table>\n";
   if (!unplaced.empty()) {
     out += "<p>Not on the roofline: ";
-    for (std::size_t i = 0; i < unplaced.size(); ++i) out += (i == 0 ? "" : ", ") + escape(unplaced[i]);
+    for (std::size_t i = 0; i < unplaced.size(); ++i)
+      out += (i == 0 ? "" : ", ") + escape(unplaced[i]);
     out += ".</p>\n";
   }
   return out;
@@ -480,11 +504,11 @@ std::string runs_to_html(const std::vector<RunResult>& runs, const HardwareConfi
   // No script and nothing fetched: an empty data: favicon keeps the browser from asking for one.
   return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
          "<meta name=\"viewport\" content=\"width=device-width\"><title>" +
-         title + "</title><link rel=\"icon\" href=\"data:,\"><style>" + kStyle + "</style></head>\n<body>\n<h1>" +
-         title + "</h1>\n" + provenance_section(runs, config, provenance) + side_by_side_section(runs) +
-         kernels_section(runs) + queueing_section(runs) + dram_section(runs) + roofline_section(runs, config) +
-         config_values_section(runs, config) +
-         "</body></html>\n";
+         title + "</title><link rel=\"icon\" href=\"data:,\"><style>" + kStyle +
+         "</style></head>\n<body>\n<h1>" + title + "</h1>\n" +
+         provenance_section(runs, config, provenance) + side_by_side_section(runs) +
+         kernels_section(runs) + queueing_section(runs) + dram_section(runs) +
+         roofline_section(runs, config) + config_values_section(runs, config) + "</body></html>\n";
 }
 
 }  // namespace memwall

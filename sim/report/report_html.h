@@ -16,7 +16,7 @@ namespace memwall {
 
 /// What the page says produced it.
 struct HtmlProvenance {
-  std::string config_path;             ///< the YAML file the config was loaded from
+  std::string config_path;  ///< the YAML file the config was loaded from
   std::vector<std::string> overrides;  ///< every --set KEY=VALUE, in the order applied
 };
 

@@ -70,17 +70,22 @@ void add_figure_rows(Table& t, const std::vector<Column>& cols, std::uint32_t sm
     r.insert(r.end(), extra.begin(), extra.end());
     t.row(std::move(r));
   };
-  row("time", [](const Column& c) { return format_duration(c.span); }, extra_time);
+  row(
+      "time", [](const Column& c) { return format_duration(c.span); }, extra_time);
   row("DRAM read", [](const Column& c) { return bytes(c.traffic->dram_read_bytes); });
   row("DRAM write", [](const Column& c) { return bytes(c.traffic->dram_write_bytes); });
-  row("DRAM total",
-      [](const Column& c) { return bytes(c.traffic->dram_read_bytes + c.traffic->dram_write_bytes); },
+  row(
+      "DRAM total",
+      [](const Column& c) {
+        return bytes(c.traffic->dram_read_bytes + c.traffic->dram_write_bytes);
+      },
       extra_dram);
   row("SM->L2 read", [](const Column& c) { return bytes(c.traffic->l2_read_bytes); });
   row("SM->L2 write", [](const Column& c) { return bytes(c.traffic->l2_write_bytes); });
   row("L2 hit rate", [](const Column& c) { return percent(c.traffic->l2_hit_rate()); });
   row("shared memory", [](const Column& c) { return bytes(c.traffic->smem_bytes); });
-  row("FLOPs", [](const Column& c) { return format_si(static_cast<double>(c.traffic->flops), "FLOP"); });
+  row("FLOPs",
+      [](const Column& c) { return format_si(static_cast<double>(c.traffic->flops), "FLOP"); });
   row("DRAM bandwidth", [](const Column& c) {
     return format_bandwidth(Bandwidth{achieved_dram_bandwidth(*c.traffic, c.span)});
   });
@@ -106,7 +111,8 @@ std::string params_text(const WorkloadInfo& w) {
 /// The resource table of each kernel: requests, mean wait per request, the busiest instance and
 /// the share of the kernel it was busy.
 std::string resources_text(const RunResult& r) {
-  std::string out = "\nQueueing by resource (wait per request; busiest instance, busy share of the kernel):\n";
+  std::string out =
+      "\nQueueing by resource (wait per request; busiest instance, busy share of the kernel):\n";
   for (const KernelResult& k : r.kernels) {
     out += "  " + k.name + ":\n";
     Table t({"", "requests", "mean wait", "busiest", "busy"});
@@ -116,9 +122,11 @@ std::string resources_text(const RunResult& r) {
       if (u.requests == 0) continue;
       const Tick mean = static_cast<Tick>(std::llround(u.mean_queue()));
       t.row({"    " + std::string(resource_class_name(c)), std::to_string(u.requests),
-             mean == 0 ? std::string("0 ns") : format_duration(mean), resource_instance_name(c, u.busiest),
+             mean == 0 ? std::string("0 ns") : format_duration(mean),
+             resource_instance_name(c, u.busiest),
              percent(k.duration() == 0 ? 0.0
-                                       : static_cast<double>(u.busiest_busy) / static_cast<double>(k.duration()))});
+                                       : static_cast<double>(u.busiest_busy) /
+                                             static_cast<double>(k.duration()))});
     }
     out += t.str();
   }
@@ -135,7 +143,8 @@ std::string after_head(const std::string& report, const std::string& lines) {
 }  // namespace
 
 std::string format_run_report(const RunResult& r) {
-  std::string out = r.workload.name + " on " + r.config_name + "  (" + params_text(r.workload) + ")";
+  std::string out =
+      r.workload.name + " on " + r.config_name + "  (" + params_text(r.workload) + ")";
   if (r.flush_l2_between_kernels) out += "  [L2 flushed between kernels]";
   out += "\n\n";
   std::vector<std::string> header{""};
@@ -164,7 +173,8 @@ std::string format_run_report(const RunResult& r) {
   out += "Dirty in L2 at the end (never written back): " + bytes(r.dram_dirty_bytes_at_end) + "\n";
   out += resources_text(r);
   if (r.flush_l2_between_kernels) {
-    out += "Written back by the between-kernel flushes: " + bytes(r.dram_flush_writeback_bytes) + "\n";
+    out +=
+        "Written back by the between-kernel flushes: " + bytes(r.dram_flush_writeback_bytes) + "\n";
   }
   return out;
 }
@@ -172,7 +182,8 @@ std::string format_run_report(const RunResult& r) {
 std::string format_comparison(const std::vector<RunResult>& runs) {
   if (runs.empty()) return "";
   std::string out = "on " + runs[0].config_name + "\n";
-  for (const RunResult& r : runs) out += "  " + r.workload.name + ": " + params_text(r.workload) + "\n";
+  for (const RunResult& r : runs)
+    out += "  " + r.workload.name + ": " + params_text(r.workload) + "\n";
   out += "\n";
   std::vector<std::string> header{""};
   std::vector<Column> cols;
@@ -188,7 +199,8 @@ std::string format_comparison(const std::vector<RunResult>& runs) {
   };
   for (std::size_t i = 1; i < runs.size(); ++i) {
     header.push_back(first.workload.name + "/" + runs[i].workload.name);
-    time_ratios.push_back(ratio(static_cast<double>(first.time), static_cast<double>(runs[i].time)));
+    time_ratios.push_back(
+        ratio(static_cast<double>(first.time), static_cast<double>(runs[i].time)));
     dram_ratios.push_back(ratio(dram(first), dram(runs[i])));
   }
   Table t(header);
@@ -201,7 +213,8 @@ std::string format_run_report(const RunResult& result, const RunProvenance& prov
   return after_head(format_run_report(result), provenance_text(provenance));
 }
 
-std::string format_comparison(const std::vector<RunResult>& results, const RunProvenance& provenance) {
+std::string format_comparison(const std::vector<RunResult>& results,
+                              const RunProvenance& provenance) {
   return after_head(format_comparison(results), provenance_text(provenance));
 }
 

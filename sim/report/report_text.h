@@ -23,6 +23,7 @@ std::string format_run_report(const RunResult& result, const RunProvenance& prov
 std::string format_comparison(const std::vector<RunResult>& results);
 
 /// The same, with provenance_text ending its head (after the workloads' lines).
-std::string format_comparison(const std::vector<RunResult>& results, const RunProvenance& provenance);
+std::string format_comparison(const std::vector<RunResult>& results,
+                              const RunProvenance& provenance);
 
 }  // namespace memwall

@@ -31,7 +31,8 @@ void Timeline::event_prefix(char phase, std::uint32_t pid, std::uint32_t tid, Ti
       << ",\"ts\":" << micros(ts);
 }
 
-void Timeline::begin(std::uint32_t sm_count, const std::string& config, const std::string& workload) {
+void Timeline::begin(std::uint32_t sm_count, const std::string& config,
+                     const std::string& workload) {
   m_config = config;
   m_workload = workload;
   m_named.assign(sm_count, {});
@@ -41,7 +42,8 @@ void Timeline::begin(std::uint32_t sm_count, const std::string& config, const st
     event_prefix('M', s + 1, 0, 0);
     m_file.stream() << ",\"name\":\"process_name\",\"args\":{\"name\":\"SM " << s << "\"}}";
     event_prefix('M', s + 1, 0, 0);
-    m_file.stream() << ",\"name\":\"process_sort_index\",\"args\":{\"sort_index\":" << s + 1 << "}}";
+    m_file.stream() << ",\"name\":\"process_sort_index\",\"args\":{\"sort_index\":" << s + 1
+                    << "}}";
   }
 }
 

@@ -31,7 +31,8 @@ class Timeline final : public TimelineSink {
                     std::uint64_t cta_budget = kDefaultCtaBudget);
 
   /// Names the tracks: `sm_count` SMs; `config` and `workload` go into the metadata.
-  void begin(std::uint32_t sm_count, const std::string& config, const std::string& workload) override;
+  void begin(std::uint32_t sm_count, const std::string& config,
+             const std::string& workload) override;
   /// A kernel launch from `start` to `end`.
   void kernel(const std::string& name, Tick start, Tick end) override;
   /// A CTA's whole residency on SM `sm`, slot `slot`.

@@ -33,7 +33,8 @@ TEST_CASE("A committed atomic file replaces the target whole", "[atomic_file]") 
   CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator()) == 1);
 }
 
-TEST_CASE("An atomic file abandoned before commit leaves the old target and no temporary", "[atomic_file]") {
+TEST_CASE("An atomic file abandoned before commit leaves the old target and no temporary",
+          "[atomic_file]") {
   const fs::path dir = fresh_dir("atomic-abandon");
   const fs::path target = dir / "out.csv";
   write_file_atomically(target.string(), "complete");
@@ -41,14 +42,14 @@ TEST_CASE("An atomic file abandoned before commit leaves the old target and no t
     AtomicFile file(target.string());
     file.stream() << "half a row,";
     throw Interrupted();
-  } catch (const Interrupted&) {
-  }
+  } catch (const Interrupted&) {}
   CHECK(read_all(target) == "complete");
   CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator()) == 1);
 }
 
 TEST_CASE("An atomic file in a missing directory is a clear error", "[atomic_file]") {
-  CHECK_THROWS_WITH(AtomicFile("/nonexistent-dir-memwall/x.json"), Catch::Contains("cannot create"));
+  CHECK_THROWS_WITH(AtomicFile("/nonexistent-dir-memwall/x.json"),
+                    Catch::Contains("cannot create"));
 }
 
 TEST_CASE("The interrupt flag makes throw_if_interrupted throw with exit code 130", "[interrupt]") {

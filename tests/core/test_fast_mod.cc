@@ -11,8 +11,8 @@ using namespace memwall;
 
 TEST_CASE("FastMod32 equals % at the edges and on pseudo-random numerators", "[fast_mod]") {
   constexpr std::uint32_t kMax = std::numeric_limits<std::uint32_t>::max();
-  for (const std::uint32_t d : {1u, 2u, 3u, 7u, 96u, 480u, 30720u, 65535u, 65536u, 1000003u,
-                                kMax / 2, kMax - 1, kMax}) {
+  for (const std::uint32_t d :
+       {1u, 2u, 3u, 7u, 96u, 480u, 30720u, 65535u, 65536u, 1000003u, kMax / 2, kMax - 1, kMax}) {
     const FastMod32 mod(d);
     for (const std::uint32_t v : {0u, 1u, d - 1, d, d + 1, kMax - 1, kMax}) {
       INFO("d = " << d << ", v = " << v);

@@ -50,7 +50,8 @@ class JsonChecker {
       }
     }
     const std::size_t start = m_i;
-    while (m_i < m_s.size() && std::string("+-0123456789.eE").find(m_s[m_i]) != std::string::npos) ++m_i;
+    while (m_i < m_s.size() && std::string("+-0123456789.eE").find(m_s[m_i]) != std::string::npos)
+      ++m_i;
     return m_i > start;
   }
   bool container(char close, bool object) {
@@ -118,7 +119,8 @@ TEST_CASE("memwall replay of a trace written by memwall trace gives the same JSO
   }
 }
 
-TEST_CASE("memwall run writes a well-formed timeline that records how it was bounded", "[run][cli]") {
+TEST_CASE("memwall run writes a well-formed timeline that records how it was bounded",
+          "[run][cli]") {
   Scratch s;
   const Result r = run_memwall(std::string("run --config h200 --workload naive ") + kShape +
                                " --timeline " + (s / "t.json"));
@@ -171,7 +173,8 @@ TEST_CASE("Bad input to run and replay is one clear error with exit code 2", "[r
     CHECK(r.out.find("flash3") != std::string::npos);
   }
   {
-    const Result r = run_memwall("run --config h200 --workload naive,flash2 --timeline " + (s / "t.json"));
+    const Result r =
+        run_memwall("run --config h200 --workload naive,flash2 --timeline " + (s / "t.json"));
     CHECK(r.code == 2);
     CHECK_FALSE(fs::exists(s / "t.json"));
   }

@@ -21,7 +21,9 @@ using memwall::test::run_memwall;
 using memwall::test::slurp;
 using Result = memwall::test::CliResult;
 
-std::string temp_path(const std::string& name) { return memwall::test::temp_path("explain_cli", name); }
+std::string temp_path(const std::string& name) {
+  return memwall::test::temp_path("explain_cli", name);
+}
 
 }  // namespace
 
@@ -46,7 +48,8 @@ TEST_CASE("memwall race prints one row per N with the CPU caveat", "[cli][explai
 
 TEST_CASE("memwall traffic --json carries the closed-form bytes", "[cli][explain]") {
   const std::string json = temp_path("traffic.json");
-  const Result r = run_memwall("traffic --seq 2048 --head-dim 64 --heads 2 --sram \"64 KiB\" --json " + json);
+  const Result r =
+      run_memwall("traffic --seq 2048 --head-dim 64 --heads 2 --sram \"64 KiB\" --json " + json);
   REQUIRE(r.code == 0);
   const JsonValue doc = parse_json(slurp(json), json);
   std::filesystem::remove(json);
@@ -70,8 +73,10 @@ TEST_CASE("memwall traffic --json carries the closed-form bytes", "[cli][explain
 TEST_CASE("memwall traffic takes the attention variants and its bytes are their closed forms",
           "[cli][explain][variants]") {
   const std::string json = temp_path("traffic_variants.json");
-  const Result r = run_memwall("traffic --seq 1 --seq-kv 4096 --head-dim 64 --heads 8 --kv-heads 2 "
-                               "--config h200 --splits auto --json " + json);
+  const Result r = run_memwall(
+      "traffic --seq 1 --seq-kv 4096 --head-dim 64 --heads 8 --kv-heads 2 "
+      "--config h200 --splits auto --json " +
+      json);
   REQUIRE(r.code == 0);
   CHECK_THAT(r.out, Catch::Contains("Nkv = 4096, kv heads 2"));
   const JsonValue doc = parse_json(slurp(json), json);
@@ -87,25 +92,29 @@ TEST_CASE("memwall traffic takes the attention variants and its bytes are their 
     p.heads = 8;
     p.kv_heads = 2;
     p.sram_bytes = p.smem_limit_bytes = 232448;  // the h200 preset's smem_per_block
-    if (p.workload == WorkloadKind::flash2) p.splits = static_cast<std::uint32_t>(
-        std::stoul(v.get("splits")->text));
+    if (p.workload == WorkloadKind::flash2)
+      p.splits = static_cast<std::uint32_t>(std::stoul(v.get("splits")->text));
     CHECK(v.get("read_bytes")->text == std::to_string(closed_form_traffic(p).read_bytes));
   }
   // Causal: the FLOPs are those of the visible pairs, Nq(Nkv − Nq) + Nq(Nq + 1)/2 per head.
-  const Result c = run_memwall("traffic --seq 1000 --seq-kv 3000 --head-dim 64 --causal --sram 64KiB");
+  const Result c =
+      run_memwall("traffic --seq 1000 --seq-kv 3000 --head-dim 64 --causal --sram 64KiB");
   REQUIRE(c.code == 0);
   char flops[64];
   std::snprintf(flops, sizeof flops, "%.6e", 4.0 * (1000.0 * 2000.0 + 1000.0 * 1001.0 / 2) * 64);
   CHECK_THAT(c.out, Catch::Contains(flops));
-  CHECK(run_memwall("traffic --seq 300 --seq-kv 200 --head-dim 64 --causal --sram 64KiB").code == 2);
+  CHECK(run_memwall("traffic --seq 300 --seq-kv 200 --head-dim 64 --causal --sram 64KiB").code ==
+        2);
 }
 
-TEST_CASE("memwall roofline's ridge point is the config's peak over its HBM bandwidth", "[cli][explain]") {
+TEST_CASE("memwall roofline's ridge point is the config's peak over its HBM bandwidth",
+          "[cli][explain]") {
   const HardwareConfig config = load_config("h200");
   const double peak = config.sm.tensor_flops_per_cycle * config.sm.clock.hertz * config.sm.count;
   const double ridge = peak / config.hbm.bandwidth.bytes_per_second;
   const std::string json = temp_path("roof.json");
-  const Result r = run_memwall("roofline --config h200 --intensity 2 --intensity 5000 --json " + json);
+  const Result r =
+      run_memwall("roofline --config h200 --intensity 2 --intensity 5000 --json " + json);
   REQUIRE(r.code == 0);
   const JsonValue doc = parse_json(slurp(json), json);
   std::filesystem::remove(json);
@@ -118,7 +127,8 @@ TEST_CASE("memwall roofline's ridge point is the config's peak over its HBM band
 }
 
 TEST_CASE("memwall roofline places a report's kernels and rejects a bad report", "[cli][explain]") {
-  const Result r = run_memwall(std::string("roofline --config h200 --from ") + MEMWALL_TEST_DATA + "/roofline_report.json");
+  const Result r = run_memwall(std::string("roofline --config h200 --from ") + MEMWALL_TEST_DATA +
+                               "/roofline_report.json");
   CHECK(r.code == 0);
   CHECK(r.out.find("naive/qk") != std::string::npos);
   CHECK(r.out.find("naive/softmax") != std::string::npos);

@@ -59,12 +59,13 @@ TEST_CASE("Finding 12: an unknown command or flag is named with the nearest know
     const char* args;
     const char* expected;
   };
-  for (const Case c : {Case{"rn", "memwall: error: unknown command 'rn' for 'memwall' (did you mean run?)"},
-                       Case{"config lst", "unknown command 'lst' for 'memwall config' (did you mean list?)"},
-                       Case{"run --confg h200 --workload flash2",
-                            "unknown option '--confg' for 'memwall run' (did you mean --config?)"},
-                       Case{"run --config h200 --workload flash2 --seqq 1024",
-                            "unknown option '--seqq' for 'memwall run' (did you mean --seq?)"}}) {
+  for (const Case c :
+       {Case{"rn", "memwall: error: unknown command 'rn' for 'memwall' (did you mean run?)"},
+        Case{"config lst", "unknown command 'lst' for 'memwall config' (did you mean list?)"},
+        Case{"run --confg h200 --workload flash2",
+             "unknown option '--confg' for 'memwall run' (did you mean --config?)"},
+        Case{"run --config h200 --workload flash2 --seqq 1024",
+             "unknown option '--seqq' for 'memwall run' (did you mean --seq?)"}}) {
     INFO(c.args);
     const auto r = run_memwall(c.args);
     CHECK(r.code == 2);
@@ -89,13 +90,17 @@ TEST_CASE("Finding 13: a negative or non-integer count is refused as such, not w
     const char* args;
     const char* expected;
   };
-  for (const Case c : {Case{"run --config h200 --workload flash2 --seq -5", "--seq: must be a positive integer, got -5"},
-                       Case{"run --config h200 --workload flash2 --seq 1e6", "--seq: must be a positive integer, got 1e6"},
-                       Case{"trace --workload naive --head-dim 2.5 --counts", "--head-dim: must be a positive integer, got 2.5"},
-                       Case{"ledger --row-len -16 --tile 4", "--row-len: must be a positive integer, got -16"},
-                       Case{"race --seq 64,-3", "--seq: must be a positive integer, got -3"},
-                       Case{"sweep --config h200 --workload flash2 --seq 1024 -j -2 -o /tmp/memwall-never.csv",
-                            "--threads: must be a positive integer, got -2"}}) {
+  for (const Case c :
+       {Case{"run --config h200 --workload flash2 --seq -5",
+             "--seq: must be a positive integer, got -5"},
+        Case{"run --config h200 --workload flash2 --seq 1e6",
+             "--seq: must be a positive integer, got 1e6"},
+        Case{"trace --workload naive --head-dim 2.5 --counts",
+             "--head-dim: must be a positive integer, got 2.5"},
+        Case{"ledger --row-len -16 --tile 4", "--row-len: must be a positive integer, got -16"},
+        Case{"race --seq 64,-3", "--seq: must be a positive integer, got -3"},
+        Case{"sweep --config h200 --workload flash2 --seq 1024 -j -2 -o /tmp/memwall-never.csv",
+             "--threads: must be a positive integer, got -2"}}) {
     INFO(c.args);
     const auto r = run_memwall(c.args);
     CHECK(r.code == 2);
@@ -116,14 +121,15 @@ TEST_CASE("Finding 7: run, replay and sweep refuse an output that is an input or
   CHECK(replay.out.find("--json " + trace + " is the file trace reads") != std::string::npos);
   CHECK(slurp(trace) == before);
 
-  const auto both = run_memwall("run --config h200 --workload flash2 --seq 256 --json " + (s / "a.json") +
-                                " --timeline " + (s / "a.json"));
+  const auto both = run_memwall("run --config h200 --workload flash2 --seq 256 --json " +
+                                (s / "a.json") + " --timeline " + (s / "a.json"));
   CHECK(both.code == 2);
   CHECK(both.out.find("--timeline and --json both write") != std::string::npos);
 
   const std::string config = s / "c.yaml";
   fs::copy_file("configs/h200.yaml", config);
-  const auto sweep = run_memwall("sweep --config " + config + " --workload flash2 --seq 256 -o " + config);
+  const auto sweep =
+      run_memwall("sweep --config " + config + " --workload flash2 --seq 256 -o " + config);
   CHECK(sweep.code == 2);
   CHECK(sweep.out.find("is the file --config reads") != std::string::npos);
   CHECK(slurp(config) == slurp("configs/h200.yaml"));
@@ -132,7 +138,8 @@ TEST_CASE("Finding 7: run, replay and sweep refuse an output that is an input or
 TEST_CASE("Finding 15: an unknown --what-if name is refused before anything is simulated",
           "[first-hour][cli]") {
   // A workload that takes minutes to simulate: the error must come first, at once.
-  const auto r = run_memwall("run --config h200 --workload flash2 --seq 262144 --heads 64 --what-if perfect-l3");
+  const auto r = run_memwall(
+      "run --config h200 --workload flash2 --seq 262144 --heads 64 --what-if perfect-l3");
   CHECK(r.code == 2);
   CHECK(r.out.find("unknown what-if \"perfect-l3\"") != std::string::npos);
   CHECK(r.out.find("on NVIDIA H200") == std::string::npos);  // no report was printed
@@ -154,9 +161,11 @@ TEST_CASE("Finding 23: a one-point sweep says \"1 point\", and -o with a non-CSV
   }
 }
 
-TEST_CASE("Finding 23: a what-if table shows a zero saving as 0, not \"0 ps\"", "[first-hour][cli]") {
-  const auto r = run_memwall("run --config h200 --workload flash2 --seq 512 --head-dim 64 --heads 2 "
-                             "--what-if hbm-x2");
+TEST_CASE("Finding 23: a what-if table shows a zero saving as 0, not \"0 ps\"",
+          "[first-hour][cli]") {
+  const auto r = run_memwall(
+      "run --config h200 --workload flash2 --seq 512 --head-dim 64 --heads 2 "
+      "--what-if hbm-x2");
   REQUIRE(r.code == 0);
   const std::size_t base = r.out.find("\nbase ");
   REQUIRE(base != std::string::npos);
@@ -165,11 +174,14 @@ TEST_CASE("Finding 23: a what-if table shows a zero saving as 0, not \"0 ps\"", 
   CHECK(line.find(" 0 ") != std::string::npos);
 }
 
-TEST_CASE("Finding 18: what the timeline's budget leaves out is counted in its metadata and said on "
-          "stderr; --timeline-budget sets it", "[first-hour][cli]") {
+TEST_CASE(
+    "Finding 18: what the timeline's budget leaves out is counted in its metadata and said on "
+    "stderr; --timeline-budget sets it",
+    "[first-hour][cli]") {
   const Scratch s;
   const std::string path = s / "t.json";
-  const std::string run = "run --config h200 --workload flash2 --seq 1024 --head-dim 64 --heads 4 --timeline " + path;
+  const std::string run =
+      "run --config h200 --workload flash2 --seq 1024 --head-dim 64 --heads 4 --timeline " + path;
   const auto small = run_memwall(run + " --timeline-budget 100");
   REQUIRE(small.code == 0);
   CHECK(small.out.find("memwall: note: the timeline " + path + " lacks op-level events from") !=
@@ -187,22 +199,25 @@ TEST_CASE("Finding 18: what the timeline's budget leaves out is counted in its m
   CHECK(run_memwall(run + " --timeline-budget -3").code == 2);
 }
 
-TEST_CASE("Finding 15: an output path that cannot be written is refused before anything is simulated",
-          "[first-hour][cli]") {
+TEST_CASE(
+    "Finding 15: an output path that cannot be written is refused before anything is simulated",
+    "[first-hour][cli]") {
   const Scratch s;
   fs::create_directories(s / "adir");
   // A large run, so that a check made only after simulating would take seconds, not milliseconds.
-  const std::string run = "run --config h200 --workload flash2 --seq 65536 --head-dim 128 --heads 32 ";
+  const std::string run =
+      "run --config h200 --workload flash2 --seq 65536 --head-dim 128 --heads 32 ";
   struct Case {
     std::string args;
     std::string expected;
   };
-  for (const Case& c : {Case{"--json /proc/x.json", "--json /proc/x.json: cannot create a file in /proc"},
-                        Case{"--json ''", "--json: an empty file name"},
-                        Case{"--timeline ''", "--timeline: an empty file name"},
-                        Case{"--json " + s / "adir", "--json " + s / "adir" + ": is a directory"},
-                        Case{"--json " + s / "missing/r.json", ": no such directory"},
-                        Case{"--what-if hbm-x2 --what-if-json " + s / "adir", ": is a directory"}}) {
+  for (const Case& c :
+       {Case{"--json /proc/x.json", "--json /proc/x.json: cannot create a file in /proc"},
+        Case{"--json ''", "--json: an empty file name"},
+        Case{"--timeline ''", "--timeline: an empty file name"},
+        Case{"--json " + s / "adir", "--json " + s / "adir" + ": is a directory"},
+        Case{"--json " + s / "missing/r.json", ": no such directory"},
+        Case{"--what-if hbm-x2 --what-if-json " + s / "adir", ": is a directory"}}) {
     INFO(c.args);
     const auto start = std::chrono::steady_clock::now();
     const auto r = run_memwall(run + c.args);
@@ -211,7 +226,8 @@ TEST_CASE("Finding 15: an output path that cannot be written is refused before a
     CHECK(r.out.find(c.expected) != std::string::npos);
   }
   CHECK(fs::is_empty(s / "adir"));
-  const auto sweep = run_memwall("sweep --config h200 --workload flash2 --seq 256 -o " + s / "adir");
+  const auto sweep =
+      run_memwall("sweep --config h200 --workload flash2 --seq 256 -o " + s / "adir");
   CHECK(sweep.code == 2);
   CHECK(sweep.out.find("is a directory") != std::string::npos);
 }

@@ -40,15 +40,18 @@ std::string json_token(const std::string& json, const std::string& key) {
 
 TEST_CASE("memwall run --html writes one page whose numbers are the JSON report's", "[run][html]") {
   Scratch s;
-  const auto r = run_memwall("run --config h200 --workload flash2" + kShape + " --set \"l2.size=30 MiB\" --html " +
-                             s / "page.html" + " --json " + s / "page.json");
+  const auto r = run_memwall("run --config h200 --workload flash2" + kShape +
+                             " --set \"l2.size=30 MiB\" --html " + s / "page.html" + " --json " +
+                             s / "page.json");
   REQUIRE(r.code == 0);
   const std::string page = slurp(s / "page.html");
   const std::string json = slurp(s / "page.json");
   CHECK(page.rfind("<!DOCTYPE html>", 0) == 0);
-  for (const std::string key : {"time_s", "dram_read_bytes", "l2_read_bytes", "flops", "achieved_dram_bandwidth"}) {
+  for (const std::string key :
+       {"time_s", "dram_read_bytes", "l2_read_bytes", "flops", "achieved_dram_bandwidth"}) {
     INFO(key);
-    CHECK(page.find("data-key=\"" + key + "\" data-value=\"" + json_token(json, key) + "\"") != std::string::npos);
+    CHECK(page.find("data-key=\"" + key + "\" data-value=\"" + json_token(json, key) + "\"") !=
+          std::string::npos);
   }
   // Kernel figures are keyed by their index in the JSON's "kernels" array.
   CHECK(page.find("data-key=\"kernels.0.resources.hbm_channel.requests\"") != std::string::npos);
@@ -71,8 +74,8 @@ TEST_CASE("memwall run --html writes one page whose numbers are the JSON report'
 
 TEST_CASE("Two workloads on one page are keyed by their index in the JSON array", "[run][html]") {
   Scratch s;
-  REQUIRE(run_memwall("run --config h200 --workload naive,flash2" + kShape + " --html " + s / "two.html" +
-                      " --json " + s / "two.json")
+  REQUIRE(run_memwall("run --config h200 --workload naive,flash2" + kShape + " --html " +
+                      s / "two.html" + " --json " + s / "two.json")
               .code == 0);
   const std::string page = slurp(s / "two.html");
   CHECK(page.find("data-key=\"0.time_s\"") != std::string::npos);
@@ -84,22 +87,27 @@ TEST_CASE("Two workloads on one page are keyed by their index in the JSON array"
 TEST_CASE("The same run gives the same page byte for byte", "[run][html]") {
   Scratch s;
   for (const char* name : {"a.html", "b.html"}) {
-    REQUIRE(run_memwall("run --config h200 --workload naive,flash2" + kShape + " --html " + s / name).code == 0);
+    REQUIRE(
+        run_memwall("run --config h200 --workload naive,flash2" + kShape + " --html " + s / name)
+            .code == 0);
   }
   CHECK(slurp(s / "a.html") == slurp(s / "b.html"));
 }
 
 TEST_CASE("--html is checked before anything is simulated, as every output", "[run][html]") {
   Scratch s;
-  const auto missing = run_memwall("run --config h200" + kShape + " --html " + s / "nowhere/page.html");
+  const auto missing =
+      run_memwall("run --config h200" + kShape + " --html " + s / "nowhere/page.html");
   CHECK(missing.code == 2);
   CHECK(missing.out.find("--html") != std::string::npos);
   CHECK(missing.out.find("DRAM read") == std::string::npos);  // no report: nothing ran
-  const auto clash = run_memwall("run --config h200" + kShape + " --html " + s / "x" + " --json " + s / "x");
+  const auto clash =
+      run_memwall("run --config h200" + kShape + " --html " + s / "x" + " --json " + s / "x");
   CHECK(clash.code == 2);
   CHECK(clash.out.find("--html") != std::string::npos);
   CHECK(clash.out.find("--json") != std::string::npos);
-  const auto config = run_memwall("run --config configs/h200.yaml" + kShape + " --html configs/h200.yaml");
+  const auto config =
+      run_memwall("run --config configs/h200.yaml" + kShape + " --html configs/h200.yaml");
   CHECK(config.code == 2);
   CHECK(config.out.find("--config") != std::string::npos);
 }

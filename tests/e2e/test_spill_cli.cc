@@ -61,8 +61,8 @@ TEST_CASE("memwall run --allow-spill shows the spill traffic and a longer time",
 
   const Result rejected = run_memwall(shape + "--block-q 128 --block-kv 128");
   CHECK(rejected.code == 2);
-  const Result spill = run_memwall(shape + "--block-q 128 --block-kv 128 --allow-spill --json " +
-                               spill_json);
+  const Result spill =
+      run_memwall(shape + "--block-q 128 --block-kv 128 --allow-spill --json " + spill_json);
   REQUIRE(spill.code == 0);
   CHECK_THAT(spill.out, Catch::Contains("allow_spill=1 smem_limit_bytes=65536"));
   CHECK_THAT(spill.out, Catch::Contains("  spill "));
@@ -82,7 +82,8 @@ TEST_CASE("memwall trace --counts with --allow-spill matches the closed form", "
   const std::string json = tmp("counts.json");
   const Result r = run_memwall(
       "trace --config teaching-gpu --workload flash1 --seq 300 --head-dim 64 --block-q 128 "
-      "--block-kv 256 --allow-spill --counts --json " + json);
+      "--block-kv 256 --allow-spill --counts --json " +
+      json);
   REQUIRE(r.code == 0);
   const std::string j = slurp(json);
   CHECK_THAT(j, Catch::Contains("\"spill\": {\"read_bytes\""));

@@ -1,5 +1,5 @@
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -61,7 +61,8 @@ TEST_CASE("A sweep's CSV does not depend on the thread count, and shards merge i
   const Result missing = run_memwall("sweep merge " + tmp("shard0.csv") + " -o " + merged);
   CHECK(missing.code == 2);
   CHECK_THAT(missing.out, Catch::Contains("point 1 of 12 is in none of the shard files"));
-  for (const auto& f : {one, two, merged, tmp("shard0.csv"), tmp("shard1.csv")}) std::remove(f.c_str());
+  for (const auto& f : {one, two, merged, tmp("shard0.csv"), tmp("shard1.csv")})
+    std::remove(f.c_str());
 }
 
 TEST_CASE("A switch is a sweep axis (--causal alone, or 0,1), and every row lists every parameter",
@@ -89,15 +90,19 @@ TEST_CASE("A switch is a sweep axis (--causal alone, or 0,1), and every row list
   for (const auto& f : {both, on}) std::remove(f.c_str());
 }
 
-TEST_CASE("Bad sweep input is one clear error with exit code 2 and no output file", "[cli][sweep]") {
+TEST_CASE("Bad sweep input is one clear error with exit code 2 and no output file",
+          "[cli][sweep]") {
   const std::string out = tmp("bad.csv");
   const Result range = run_memwall(
-      "sweep --config configs/hypothetical/teaching-gpu.yaml --workload flash2 --seq 1024..512x2 -o " + out);
+      "sweep --config configs/hypothetical/teaching-gpu.yaml --workload flash2 --seq 1024..512x2 -o " +
+      out);
   CHECK(range.code == 2);
-  CHECK_THAT(range.out, Catch::Contains("--seq: bad range \"1024..512x2\": the end is below the start"));
+  CHECK_THAT(range.out,
+             Catch::Contains("--seq: bad range \"1024..512x2\": the end is below the start"));
   const Result key = run_memwall(
       "sweep --config configs/hypothetical/teaching-gpu.yaml --workload flash2 --seq 256 "
-      "--set l2.sise=1MiB -o " + out);
+      "--set l2.sise=1MiB -o " +
+      out);
   CHECK(key.code == 2);
   CHECK_THAT(key.out, Catch::Contains("did you mean \"l2.size\""));
   const Result shard = run_memwall(kSweep + " --shard 2/2 -o " + out);
@@ -111,7 +116,8 @@ TEST_CASE("memwall io prints the fits and writes points and fits as JSON", "[cli
   const std::string json = tmp("io.json");
   const Result r = run_memwall(
       "io --config configs/hypothetical/teaching-gpu.yaml --workload flash1 --head-dim 16 "
-      "--seq 1024,2048 --sram \"2 KiB\" --ideal --json " + json);
+      "--seq 1024,2048 --sram \"2 KiB\" --ideal --json " +
+      json);
   CHECK(r.code == 0);
   CHECK_THAT(r.out, Catch::Contains("sim_dram_bytes"));
   const std::string text = slurp(json);
@@ -119,7 +125,8 @@ TEST_CASE("memwall io prints the fits and writes points and fits as JSON", "[cli
   CHECK_THAT(text, Catch::Contains("\"over\": \"seq\", \"metric\": \"sim_dram_bytes\""));
   CHECK_THAT(text, Catch::Contains("\"sim_equals_closed_form\": true"));
   std::remove(json.c_str());
-  const Result bad = run_memwall("io --config configs/hypothetical/teaching-gpu.yaml --workload flash9");
+  const Result bad =
+      run_memwall("io --config configs/hypothetical/teaching-gpu.yaml --workload flash9");
   CHECK(bad.code == 2);
   CHECK_THAT(bad.out, Catch::Contains("unknown workload"));
 }

@@ -24,7 +24,9 @@ using Result = memwall::test::CliResult;
 
 const std::string kTeaching = "configs/hypothetical/teaching-gpu.yaml";
 
-std::string temp_path(const std::string& name) { return memwall::test::temp_path("tutorial", name); }
+std::string temp_path(const std::string& name) {
+  return memwall::test::temp_path("tutorial", name);
+}
 
 /// Runs `args --json FILE` and returns the parsed JSON (the command must succeed).
 JsonValue run_json(const std::string& args) {
@@ -66,8 +68,8 @@ TEST_CASE("The coursework case's HBM bytes in the two-level model equal the tuto
           "[cli][tutorial]") {
   const std::uint64_t n = 1024, d = 64, s = 2;
   const NaiveBytes expected = naive_bytes(n, d, s);
-  const JsonValue doc = run_json("io --config " + kTeaching +
-                                          " --workload naive --seq 1024 --head-dim 64 --ideal");
+  const JsonValue doc =
+      run_json("io --config " + kTeaching + " --workload naive --seq 1024 --head-dim 64 --ideal");
   const JsonValue& point = doc.get("points")->items.at(0);
   CHECK(integer(point.get("closed_form_bytes")) == expected.read + expected.write);
   CHECK(integer(point.get("sim_dram_bytes")) == expected.read + expected.write);
@@ -93,7 +95,7 @@ TEST_CASE("Tiled attention on the teaching GPU reads only Q, K and V from DRAM, 
           "[cli][tutorial]") {
   const std::uint64_t n = 1024, d = 64, s = 2;
   const JsonValue doc = run_json("run --config " + kTeaching +
-                                          " --workload flash2 --seq 1024 --head-dim 64 --block-kv 64");
+                                 " --workload flash2 --seq 1024 --head-dim 64 --block-kv 64");
   CHECK(integer(doc.get("dram_read_bytes")) == 3 * n * d * s);
   CHECK(integer(doc.get("dram_write_bytes")) == 0);
   // O (N·d·s) and the fp32 logsumexp L (4N) stay dirty in the L2.
@@ -123,9 +125,11 @@ TEST_CASE("Exercise: the largest flash2 block_kv that fits the teaching GPU at b
   CHECK(r.out.find("block_kv <= " + std::to_string(bc) + " fits at block_q 128") !=
         std::string::npos);
   CHECK(run_memwall("run --config " + kTeaching + " --workload flash2 --seq 256 --block-kv " +
-            std::to_string(bc)).code == 0);
+                    std::to_string(bc))
+            .code == 0);
   CHECK(run_memwall("run --config " + kTeaching + " --workload flash2 --seq 256 --block-kv " +
-            std::to_string(bc + 1)).code == 2);
+                    std::to_string(bc + 1))
+            .code == 2);
 }
 
 TEST_CASE("Exercise: flash2's ideal HBM bytes with Br = 64 are Nd + 2Nd·N/Br elements plus O and L",

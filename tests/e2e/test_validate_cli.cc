@@ -24,10 +24,11 @@ const char* kSmTable = "traces/measured/h200-sm-count-validate.csv";
 const char* kL2Table = "traces/measured/h200-l2-size-validate.csv";
 const char* kConfig = "configs/calibrated/h200.yaml";
 
-const ValidationRow& row_of(const ValidationTable& t, const std::string& case_prefix, const std::string& kernel,
-                            const std::string& setting) {
+const ValidationRow& row_of(const ValidationTable& t, const std::string& case_prefix,
+                            const std::string& kernel, const std::string& setting) {
   for (const ValidationRow& r : t.rows) {
-    if (r.case_label.rfind(case_prefix, 0) == 0 && r.kernel == kernel && r.setting == setting) return r;
+    if (r.case_label.rfind(case_prefix, 0) == 0 && r.kernel == kernel && r.setting == setting)
+      return r;
   }
   FAIL("no row " << case_prefix << " " << kernel << " " << setting);
   return t.rows.front();
@@ -36,7 +37,8 @@ const ValidationRow& row_of(const ValidationTable& t, const std::string& case_pr
 /// `memwall run ARGS --json FILE`, parsed.
 JsonValue run_json(const std::string& args, const std::string& name) {
   const std::string json = memwall::test::temp_path("validate", name);
-  const auto r = run_memwall("run --config " + std::string(kConfig) + " " + args + " --json " + json);
+  const auto r =
+      run_memwall("run --config " + std::string(kConfig) + " " + args + " --json " + json);
   REQUIRE(r.code == 0);
   return parse_json(memwall::test::slurp(json), json);
 }
@@ -85,10 +87,12 @@ std::string pasted_output(const std::string& page) {
 
 }  // namespace
 
-TEST_CASE("validate --sm-count on a subset equals memwall run --set sm.count and the measured times",
-          "[validate]") {
+TEST_CASE(
+    "validate --sm-count on a subset equals memwall run --set sm.count and the measured times",
+    "[validate]") {
   const std::string csv = memwall::test::temp_path("validate", "sm.csv");
-  const auto r = run_memwall(std::string("validate --sm-count ") + kSmCount + " --cases 2 -j 2 --csv " + csv);
+  const auto r =
+      run_memwall(std::string("validate --sm-count ") + kSmCount + " --cases 2 -j 2 --csv " + csv);
   REQUIRE(r.code == 0);
   const std::vector<ValidationTable> tables = read_validation_csv(csv);
   REQUIRE(tables.size() == 1);
@@ -99,8 +103,10 @@ TEST_CASE("validate --sm-count on a subset equals memwall run --set sm.count and
       "--workload flash2 --batch 1 --heads 8 --seq 1024 --head-dim 64 --block-q 128 --block-kv 128 --stages 2";
   const double full = run_json(flash2, "f132.json").get("time_s")->number;
   for (const int sms : {66, 34, 16}) {
-    const ValidationRow& v = row_of(t, "flash2 B=1 H=8 N=1024 d=64", "total", "green " + std::to_string(sms));
-    const double sim = run_json(flash2 + " --set sm.count=" + std::to_string(sms), "f.json").get("time_s")->number;
+    const ValidationRow& v =
+        row_of(t, "flash2 B=1 H=8 N=1024 d=64", "total", "green " + std::to_string(sms));
+    const double sim =
+        run_json(flash2 + " --set sm.count=" + std::to_string(sms), "f.json").get("time_s")->number;
     CHECK(v.sim_time_s == Approx(sim).epsilon(1e-6));
     CHECK(v.sim_slowdown == Approx(sim / full).epsilon(1e-6));
   }
@@ -118,21 +124,26 @@ TEST_CASE("validate --sm-count on a subset equals memwall run --set sm.count and
   // Measured: each row's time is its CSV line's; the slowdown is over the run without a green context.
   const CsvTable measured = read_csv(kSmCount);
   for (const ValidationRow& v : t.rows) {
-    CHECK(v.meas_time_s == Approx(std::atof(measured_cell(measured, v.line, "time_s").c_str())).epsilon(1e-9));
+    CHECK(v.meas_time_s ==
+          Approx(std::atof(measured_cell(measured, v.line, "time_s").c_str())).epsilon(1e-9));
     CHECK(measured_cell(measured, v.line, "kernel") == v.kernel);
     const ValidationRow& ref = row_of(t, v.case_label, v.kernel, "none");
     CHECK(measured_cell(measured, ref.line, "sms_requested").empty());
-    CHECK(v.meas_slowdown == Approx(v.meas_time_s / ref.meas_time_s).epsilon(1e-7));  // %.9g in the CSV
+    CHECK(v.meas_slowdown ==
+          Approx(v.meas_time_s / ref.meas_time_s).epsilon(1e-7));  // %.9g in the CSV
     if (!v.reference) {
-      CHECK(measured_cell(measured, v.line, "sms") == v.setting.substr(std::string("green ").size()));
+      CHECK(measured_cell(measured, v.line, "sms") ==
+            v.setting.substr(std::string("green ").size()));
     }
   }
 }
 
-TEST_CASE("validate --l2-size on a subset equals memwall run --set l2.size=(L2 - granted) and ncu's bytes",
-          "[validate]") {
+TEST_CASE(
+    "validate --l2-size on a subset equals memwall run --set l2.size=(L2 - granted) and ncu's bytes",
+    "[validate]") {
   const std::string csv = memwall::test::temp_path("validate", "l2.csv");
-  const auto r = run_memwall(std::string("validate --l2-size ") + kL2Size + " --cases 1 --csv " + csv);
+  const auto r =
+      run_memwall(std::string("validate --l2-size ") + kL2Size + " --cases 1 --csv " + csv);
   REQUIRE(r.code == 0);
   const ValidationTable t = read_validation_csv(csv).at(0);
   const ValidationRow& v = row_of(t, "naive B=1 H=8 N=1024 d=64", "total", "reserve 100%");
@@ -150,17 +161,18 @@ TEST_CASE("validate --l2-size on a subset equals memwall run --set l2.size=(L2 -
   REQUIRE(v.sim_dram_bytes.has_value());
   CHECK(*v.sim_dram_bytes == Approx(dram).epsilon(1e-6));
   const CsvTable measured = read_csv(kL2Size);
-  CHECK(*v.meas_dram_bytes == Approx(std::atof(measured_cell(measured, v.line, "dram_read_bytes").c_str()) +
-                                     std::atof(measured_cell(measured, v.line, "dram_write_bytes").c_str())));
+  CHECK(*v.meas_dram_bytes ==
+        Approx(std::atof(measured_cell(measured, v.line, "dram_read_bytes").c_str()) +
+               std::atof(measured_cell(measured, v.line, "dram_write_bytes").c_str())));
   CHECK(measured_cell(measured, v.line, "granted_bytes") == "39321600");
 }
 
 TEST_CASE("The committed validation tables are what validate computes now", "[validate]") {
   // A subset of each, simulated again, agrees with the committed rows to 1e-6.
-  for (const auto& [flag, data, table] : {std::tuple{"--sm-count", kSmCount, kSmTable},
-                                          std::tuple{"--l2-size", kL2Size, kL2Table}}) {
-    const auto r = run_memwall(std::string("validate ") + flag + " " + data + " --cases 2 -j 2 --summary --check " +
-                               table);
+  for (const auto& [flag, data, table] :
+       {std::tuple{"--sm-count", kSmCount, kSmTable}, std::tuple{"--l2-size", kL2Size, kL2Table}}) {
+    const auto r = run_memwall(std::string("validate ") + flag + " " + data +
+                               " --cases 2 -j 2 --summary --check " + table);
     INFO(r.out);
     CHECK(r.code == 0);
     CHECK_THAT(r.out, Catch::Contains("every row agrees"));
@@ -170,7 +182,8 @@ TEST_CASE("The committed validation tables are what validate computes now", "[va
       CHECK(t.measured_path == data);
       CHECK(t.config == kConfig);
       for (const ValidationRow& v : t.rows) {
-        CHECK(v.meas_time_s == Approx(std::atof(measured_cell(measured, v.line, "time_s").c_str())).epsilon(1e-9));
+        CHECK(v.meas_time_s ==
+              Approx(std::atof(measured_cell(measured, v.line, "time_s").c_str())).epsilon(1e-9));
       }
     }
   }
@@ -188,7 +201,8 @@ TEST_CASE("The tables pasted in the measurement pages are the committed tables",
   }
 }
 
-TEST_CASE("validate refuses a malformed CSV with exit 2 and an output over an input", "[validate]") {
+TEST_CASE("validate refuses a malformed CSV with exit 2 and an output over an input",
+          "[validate]") {
   const std::string bad = memwall::test::temp_path("validate", "bad.csv");
   {
     std::string text = memwall::test::slurp(kSmCount);
@@ -198,8 +212,10 @@ TEST_CASE("validate refuses a malformed CSV with exit 2 and an output over an in
   }
   const auto r = run_memwall("validate --sm-count " + bad);
   CHECK(r.code == 2);
-  CHECK_THAT(r.out, Catch::Contains(bad + ":3: column 13 (time_s): not a non-negative number: \"fast\""));
-  const auto clobber = run_memwall(std::string("validate --sm-count ") + kSmCount + " --csv " + kSmCount);
+  CHECK_THAT(r.out,
+             Catch::Contains(bad + ":3: column 13 (time_s): not a non-negative number: \"fast\""));
+  const auto clobber =
+      run_memwall(std::string("validate --sm-count ") + kSmCount + " --csv " + kSmCount);
   CHECK(clobber.code == 2);
   CHECK_THAT(clobber.out, Catch::Contains("--csv"));
   const auto none = run_memwall("validate");

@@ -11,18 +11,21 @@
 using namespace memwall;
 using memwall::test::run_memwall;
 
-TEST_CASE("run --what-if shows each variant's override computed from the config", "[cli][what-if]") {
+TEST_CASE("run --what-if shows each variant's override computed from the config",
+          "[cli][what-if]") {
   const HardwareConfig hw = load_config("configs/hypothetical/teaching-gpu.yaml");
   const std::string json = memwall::test::temp_path("what_if", "w.json");
   const auto r = run_memwall(
       "run --config configs/hypothetical/teaching-gpu.yaml --workload naive --seq 256 "
-      "--head-dim 32 --what-if hbm-x2,l2-x2 --what-if-json " + json);
+      "--head-dim 32 --what-if hbm-x2,l2-x2 --what-if-json " +
+      json);
   REQUIRE(r.code == 0);
   CHECK_THAT(r.out, Catch::Contains("what-if: naive"));
   // The override is twice the configured bandwidth, written in GB/s.
   const double doubled_gb_per_s = 2 * hw.hbm.bandwidth.bytes_per_second / 1e9;
-  CHECK_THAT(r.out, Catch::Contains("--set hbm.bandwidth=" +
-                                    std::to_string(static_cast<long long>(doubled_gb_per_s)) + " GB/s"));
+  CHECK_THAT(r.out,
+             Catch::Contains("--set hbm.bandwidth=" +
+                             std::to_string(static_cast<long long>(doubled_gb_per_s)) + " GB/s"));
   CHECK_THAT(r.out, Catch::Contains("--set l2.size=" + format_bytes(Bytes{2 * hw.l2.size.count})));
   const std::string text = memwall::test::slurp(json);
   CHECK_THAT(text, Catch::Contains("\"hbm-x2\""));

@@ -20,7 +20,8 @@ using Result = memwall::test::CliResult;
 
 }  // namespace
 
-TEST_CASE("memwall workloads lists every workload with its summary and parameters", "[cli][workloads]") {
+TEST_CASE("memwall workloads lists every workload with its summary and parameters",
+          "[cli][workloads]") {
   const Result all = run_memwall("workloads");
   CHECK(all.code == 0);
   CHECK(all.out == workloads_text());
@@ -34,10 +35,14 @@ TEST_CASE("memwall workloads lists every workload with its summary and parameter
   }
   const Result bad = run_memwall("workloads flash9");
   CHECK(bad.code == 2);
-  CHECK_THAT(bad.out, Catch::Contains("unknown workload \"flash9\" (known: naive, flash1, flash2, gemm, naive-bwd, flash2-bwd)"));
+  CHECK_THAT(
+      bad.out,
+      Catch::Contains(
+          "unknown workload \"flash9\" (known: naive, flash1, flash2, gemm, naive-bwd, flash2-bwd)"));
 }
 
-TEST_CASE("memwall workloads --markdown writes the reference docs/workloads.md holds", "[cli][workloads]") {
+TEST_CASE("memwall workloads --markdown writes the reference docs/workloads.md holds",
+          "[cli][workloads]") {
   const std::string out = memwall::test::temp_path("workloads_cli", "workloads.md");
   const Result r = run_memwall("workloads --markdown -o " + out);
   CHECK(r.code == 0);
@@ -54,14 +59,16 @@ TEST_CASE("Every command that takes a workload offers every parameter's flag", "
     REQUIRE(r.code == 0);
     CHECK_THAT(r.out, Catch::Contains("-w,--workload"));
     for (const CatalogueParam& param : workload_param_catalogue()) {
-      if (!param.spec->flag.empty()) CHECK_THAT(r.out, Catch::Contains(std::string(param.spec->flag) + " "));
+      if (!param.spec->flag.empty())
+        CHECK_THAT(r.out, Catch::Contains(std::string(param.spec->flag) + " "));
     }
   }
   for (const char* command : {"sweep --help", "io --help"}) {
     INFO(command);
     const Result r = run_memwall(command);
     REQUIRE(r.code == 0);
-    for (const WorkloadAxis& axis : workload_axes()) CHECK_THAT(r.out, Catch::Contains(axis.flags + " "));
+    for (const WorkloadAxis& axis : workload_axes())
+      CHECK_THAT(r.out, Catch::Contains(axis.flags + " "));
   }
 }
 

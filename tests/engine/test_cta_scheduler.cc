@@ -24,7 +24,8 @@ TEST_CASE("The first wave is placed breadth-first: one CTA per SM per pass, lowe
   CHECK(s.slot_id(2, 1) == 5);
 }
 
-TEST_CASE("A grid smaller than the chip stops the first wave where it runs out", "[cta_scheduler]") {
+TEST_CASE("A grid smaller than the chip stops the first wave where it runs out",
+          "[cta_scheduler]") {
   CtaScheduler s(4);
   s.begin_kernel(3);
   int left = 5;  // CTAs in the grid

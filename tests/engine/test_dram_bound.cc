@@ -5,13 +5,14 @@
 
 #include "models/model_source.h"
 #include "models/workload_params.h"
+#include "sim/engine/simulator.h"
 #include "sim/hw/config_loader.h"
 #include "sim/report/report_json.h"
-#include "sim/engine/simulator.h"
 
 using namespace memwall;
 
-TEST_CASE("No kernel moves DRAM bytes faster than the configured HBM bandwidth", "[run][regression]") {
+TEST_CASE("No kernel moves DRAM bytes faster than the configured HBM bandwidth",
+          "[run][regression]") {
   const HardwareConfig hw = load_config("configs/h200.yaml");
   WorkloadParams p;
   p.workload = WorkloadKind::naive;

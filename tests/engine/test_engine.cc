@@ -9,10 +9,10 @@
 
 #include "sim/core/error.h"
 #include "sim/core/event_queue.h"
-#include "sim/report/report_json.h"
 #include "sim/engine/simulator.h"
 #include "sim/hw/l2.h"
 #include "sim/hw/topology.h"
+#include "sim/report/report_json.h"
 #include "sim/report/timeline.h"
 #include "tests/support/engine.h"
 
@@ -61,9 +61,10 @@ TEST_CASE("Events pop in (tick, priority, sequence) order", "[run][event_queue]"
   CHECK_THROWS_AS(q.schedule(5, 0, 0, 0), Error);
 }
 
-TEST_CASE("An unloaded hit arrives l2.hit_latency after issue and a miss hbm.latency later, plus "
-          "the transfer times",
-          "[run][latency]") {
+TEST_CASE(
+    "An unloaded hit arrives l2.hit_latency after issue and a miss hbm.latency later, plus "
+    "the transfer times",
+    "[run][latency]") {
   // The latency contract of the config reference: l2.hit_latency is the whole unloaded
   // load-to-use latency of a hit from the SM, xbar.latency included; a miss adds hbm.latency.
   const HardwareConfig c = small_config();
@@ -72,9 +73,11 @@ TEST_CASE("An unloaded hit arrives l2.hit_latency after issue and a miss hbm.lat
   const Tick transfers = ticks(line, c.xbar.port_bandwidth) +
                          ticks(line, Bandwidth{c.l2.bandwidth.bytes_per_second / c.l2.slices});
   const Tick hit = transfers + c.l2.hit_latency;
-  const Tick miss = hit + ticks(line, Bandwidth{c.hbm.bandwidth.bytes_per_second / c.hbm.channels}) +
+  const Tick miss = hit +
+                    ticks(line, Bandwidth{c.hbm.bandwidth.bytes_per_second / c.hbm.channels}) +
                     c.hbm.latency;
-  TestKernel k{kernel_info("one_line"), {{load(0, 1, static_cast<std::uint32_t>(line), line), wait()}}};
+  TestKernel k{kernel_info("one_line"),
+               {{load(0, 1, static_cast<std::uint32_t>(line), line), wait()}}};
   // The same kernel twice: the L2 keeps its contents between kernels, so the second one hits.
   const RunResult r = run(c, {k, k}, line);
   REQUIRE(r.kernels.size() == 2);
@@ -97,8 +100,9 @@ TEST_CASE("A load from a slice of the other L2 partition takes l2.far_latency lo
   auto time_from = [&](std::uint32_t sm) {
     TestKernel k{kernel_info("one_line"), {}};
     for (std::uint32_t i = 0; i < c.sm.count; ++i) {
-      k.ctas.push_back(i == sm ? std::vector<Op>{load(0, 1, static_cast<std::uint32_t>(line), line), wait()}
-                               : std::vector<Op>{});
+      k.ctas.push_back(
+          i == sm ? std::vector<Op>{load(0, 1, static_cast<std::uint32_t>(line), line), wait()}
+                  : std::vector<Op>{});
     }
     const RunResult r = run(c, {k, k}, line);
     return std::pair{r.kernels[0].duration(), r.kernels[1].duration()};
@@ -112,8 +116,8 @@ TEST_CASE("A load from a slice of the other L2 partition takes l2.far_latency lo
   const auto [far_miss, far_hit] = time_from(far_sm);
   CHECK(far_hit == near_hit + c.l2.far_latency);
   CHECK(far_miss == near_miss + c.l2.far_latency);
-  CHECK(near_miss - near_hit == c.hbm.latency + ticks(line, Bandwidth{c.hbm.bandwidth.bytes_per_second /
-                                                                        c.hbm.channels}));
+  CHECK(near_miss - near_hit ==
+        c.hbm.latency + ticks(line, Bandwidth{c.hbm.bandwidth.bytes_per_second / c.hbm.channels}));
 }
 
 TEST_CASE("Each resource class reports its requests, its waits and its busiest instance",
@@ -141,15 +145,16 @@ TEST_CASE("Each resource class reports its requests, its waits and its busiest i
   const Tick per_line = ticks(line, c.xbar.port_bandwidth);
   CHECK(port.queue == static_cast<TickSum>(static_cast<Tick>(lines * (lines - 1) / 2) * per_line));
   // No compute op ran: the pipes saw no request.
-  for (std::size_t i = static_cast<std::size_t>(ResourceClass::kTensorPipe); i < kResourceClassCount; ++i) {
+  for (std::size_t i = static_cast<std::size_t>(ResourceClass::kTensorPipe);
+       i < kResourceClassCount; ++i) {
     CHECK(u[i].requests == 0);
     CHECK(u[i].busiest_busy == 0);
   }
   // The JSON report carries every class under the kernel.
   const std::string json = run_to_json(r);
   for (std::size_t i = 0; i < kResourceClassCount; ++i) {
-    CHECK(json.find("\"" + std::string(resource_class_name(static_cast<ResourceClass>(i))) + "\": {") !=
-          std::string::npos);
+    CHECK(json.find("\"" + std::string(resource_class_name(static_cast<ResourceClass>(i))) +
+                    "\": {") != std::string::npos);
   }
   CHECK(json.find("\"busiest\": \"sm 0 to_sm\"") != std::string::npos);
 }
@@ -214,25 +219,30 @@ TEST_CASE("efficiency.l2_capacity shrinks the L2 that holds lines", "[run][l2]")
   HardwareConfig c = small_config();
   const std::uint64_t three_quarters = c.l2.size.count / 4 * 3;
   const RunResult full =
-      run(c, {streaming_kernel(1, three_quarters), streaming_kernel(1, three_quarters)}, three_quarters);
+      run(c, {streaming_kernel(1, three_quarters), streaming_kernel(1, three_quarters)},
+          three_quarters);
   CHECK(full.kernels[1].traffic.l2_hit_rate() >= 0.99);
 
   c.efficiency.l2_capacity = 0.5;
   REQUIRE(derive(c).l2_usable.count == c.l2.size.count / 2);
   const RunResult half =
-      run(c, {streaming_kernel(1, three_quarters), streaming_kernel(1, three_quarters)}, three_quarters);
+      run(c, {streaming_kernel(1, three_quarters), streaming_kernel(1, three_quarters)},
+          three_quarters);
   CHECK(half.kernels[1].traffic.l2_hit_rate() <= 0.05);  // 1.5 times the usable L2, LRU
   const std::uint64_t quarter = c.l2.size.count / 4;
-  const RunResult fits = run(c, {streaming_kernel(1, quarter), streaming_kernel(1, quarter)}, quarter);
+  const RunResult fits =
+      run(c, {streaming_kernel(1, quarter), streaming_kernel(1, quarter)}, quarter);
   CHECK(fits.kernels[1].traffic.l2_hit_rate() >= 0.99);
 }
 
-TEST_CASE("Flushing L2 between kernels makes the second pass miss and writes dirty data back "
-          "outside any kernel",
-          "[run][l2]") {
+TEST_CASE(
+    "Flushing L2 between kernels makes the second pass miss and writes dirty data back "
+    "outside any kernel",
+    "[run][l2]") {
   const HardwareConfig c = small_config();
   const std::uint64_t bytes = 64 * 1024;
-  TestKernel writer{kernel_info("write"), {{store(0, 1, static_cast<std::uint32_t>(bytes), bytes)}}};
+  TestKernel writer{kernel_info("write"),
+                    {{store(0, 1, static_cast<std::uint32_t>(bytes), bytes)}}};
   SimOptions flush;
   flush.flush_l2_between_kernels = true;
   const RunResult r = run(c, {writer, streaming_kernel(1, bytes)}, bytes, flush);
@@ -264,7 +274,8 @@ TEST_CASE("A partial-sector store fetches the sector; a full-sector store does n
   const HardwareConfig c = small_config();
   const std::uint64_t sector = c.l2.sector_size.count;
   TestKernel full{kernel_info("full"), {{store(0, 1, static_cast<std::uint32_t>(sector), sector)}}};
-  TestKernel half{kernel_info("half"), {{store(4096, 1, static_cast<std::uint32_t>(sector / 2), sector)}}};
+  TestKernel half{kernel_info("half"),
+                  {{store(4096, 1, static_cast<std::uint32_t>(sector / 2), sector)}}};
   const RunResult r = run(c, {full, half}, 8192);
   CHECK(r.kernels[0].traffic.dram_read_bytes == 0);
   CHECK(r.kernels[1].traffic.dram_read_bytes == sector);
@@ -307,13 +318,13 @@ TEST_CASE("Compute ops take FLOPs / (rate × efficiency × clock) and share the 
   HardwareConfig c = small_config();
   c.efficiency.tensor = 0.5;
   const std::uint64_t flops = 1'000'000;
-  const Tick one = static_cast<Tick>(std::llround(
-      static_cast<double>(flops) /
-      (c.sm.tensor_flops_per_cycle * c.efficiency.tensor * c.sm.clock.hertz) * 1e12));
+  const Tick one = static_cast<Tick>(
+      std::llround(static_cast<double>(flops) /
+                   (c.sm.tensor_flops_per_cycle * c.efficiency.tensor * c.sm.clock.hertz) * 1e12));
   // Two CTAs on one SM (one SM only): their tensor work serialises on the shared pipe.
   c.sm.count = 1;
-  TestKernel k{kernel_info("mma"), {{compute(ComputeUnit::tensor, flops)},
-                                    {compute(ComputeUnit::tensor, flops)}}};
+  TestKernel k{kernel_info("mma"),
+               {{compute(ComputeUnit::tensor, flops)}, {compute(ComputeUnit::tensor, flops)}}};
   const RunResult r = run(c, {k}, 0);
   CHECK(r.time == 2 * one);
   CHECK(r.traffic.flops == 2 * flops);
@@ -321,10 +332,11 @@ TEST_CASE("Compute ops take FLOPs / (rate × efficiency × clock) and share the 
   CHECK(f.compute == Approx(1.0));
 }
 
-TEST_CASE("mma_sync ops take FLOPs / (sm.mma_sync_flops_per_cycle × efficiency.mma_sync × "
-          "sm.tensor_clock) on the tensor pipe, which tensor ops share at their own rate and "
-          "efficiency",
-          "[run][compute][mma_sync]") {
+TEST_CASE(
+    "mma_sync ops take FLOPs / (sm.mma_sync_flops_per_cycle × efficiency.mma_sync × "
+    "sm.tensor_clock) on the tensor pipe, which tensor ops share at their own rate and "
+    "efficiency",
+    "[run][compute][mma_sync]") {
   HardwareConfig c = small_config();
   c.sm.count = 1;
   c.efficiency.mma_sync = 0.5;
@@ -333,29 +345,32 @@ TEST_CASE("mma_sync ops take FLOPs / (sm.mma_sync_flops_per_cycle × efficiency.
   c.sm.tensor_clock = Frequency{c.sm.clock.hertz / 2};
   const std::uint64_t flops = 1'000'000;
   auto at = [&](double per_cycle, double efficiency) {
-    return static_cast<Tick>(std::llround(static_cast<double>(flops) /
-                                          (per_cycle * efficiency * c.sm.tensor_clock.hertz) * 1e12));
+    return static_cast<Tick>(std::llround(
+        static_cast<double>(flops) / (per_cycle * efficiency * c.sm.tensor_clock.hertz) * 1e12));
   };
   const Tick mma = at(c.sm.mma_sync_flops_per_cycle, c.efficiency.mma_sync);
   const Tick tensor = at(c.sm.tensor_flops_per_cycle, c.efficiency.tensor);
-  TestKernel k{kernel_info("mma"), {{compute(ComputeUnit::mma_sync, flops)},
-                                    {compute(ComputeUnit::tensor, flops)}}};
+  TestKernel k{kernel_info("mma"),
+               {{compute(ComputeUnit::mma_sync, flops)}, {compute(ComputeUnit::tensor, flops)}}};
   const RunResult r = run(c, {k}, 0);
   CHECK(r.time == mma + tensor);  // one pipe: the two take turns
   CHECK(r.traffic.flops == 2 * flops);
-  CHECK(r.kernels.at(0).resources[static_cast<std::size_t>(ResourceClass::kTensorPipe)].requests == 2);
+  CHECK(r.kernels.at(0).resources[static_cast<std::size_t>(ResourceClass::kTensorPipe)].requests ==
+        2);
   // Unset (0), the mma.sync rate is the tensor rate and the tensor clock is sm.clock.
   c.sm.mma_sync_flops_per_cycle = 0;
   c.sm.tensor_clock = Frequency{0};
   TestKernel alone{kernel_info("mma"), {{compute(ComputeUnit::mma_sync, flops)}}};
   CHECK(run(c, {alone}, 0).time ==
-        static_cast<Tick>(std::llround(static_cast<double>(flops) /
-                                       (c.sm.tensor_flops_per_cycle * c.efficiency.mma_sync * c.sm.clock.hertz) * 1e12)));
+        static_cast<Tick>(std::llround(
+            static_cast<double>(flops) /
+            (c.sm.tensor_flops_per_cycle * c.efficiency.mma_sync * c.sm.clock.hertz) * 1e12)));
 }
 
-TEST_CASE("A wait on a store's tag waits until the store has reached the L2; an untagged store "
-          "is posted, and xbar.write_port_bandwidth times the SM's stores",
-          "[run][store]") {
+TEST_CASE(
+    "A wait on a store's tag waits until the store has reached the L2; an untagged store "
+    "is posted, and xbar.write_port_bandwidth times the SM's stores",
+    "[run][store]") {
   HardwareConfig c = small_config();
   c.sm.count = 1;
   const std::uint64_t bytes = 64 * 1024;
@@ -363,15 +378,16 @@ TEST_CASE("A wait on a store's tag waits until the store has reached the L2; an 
   const Tick work = static_cast<Tick>(std::llround(
       static_cast<double>(flops) / (c.sm.fp32_flops_per_cycle * c.sm.clock.hertz) * 1e12));
   const auto time_of = [&](std::uint16_t tag) {
-    TestKernel k{kernel_info("st"), {{store(0, 64, 1024, 1024, tag), wait(tag == 0 ? 1 : tag),
-                                      compute(ComputeUnit::fp32, flops)}}};
+    TestKernel k{kernel_info("st"),
+                 {{store(0, 64, 1024, 1024, tag), wait(tag == 0 ? 1 : tag),
+                   compute(ComputeUnit::fp32, flops)}}};
     return run(c, {k}, 0).time;
   };
   // Posted: the compute overlaps the store; tagged: it starts when the store is in the L2, so
   // the CTA takes the store's time plus the compute's.
   const Tick posted = time_of(0), tracked = time_of(3);
-  const Tick port = static_cast<Tick>(static_cast<double>(bytes) /
-                                      c.xbar.port_bandwidth.bytes_per_second * 1e12);
+  const Tick port =
+      static_cast<Tick>(static_cast<double>(bytes) / c.xbar.port_bandwidth.bytes_per_second * 1e12);
   CHECK(posted < port + work);
   CHECK(tracked >= port + work);
   // A write port a quarter as wide makes the tracked store (at least) four times as long.
@@ -385,9 +401,10 @@ TEST_CASE("A wait on a store's tag waits until the store has reached the L2; an 
   CHECK(run(c, {ld}, 0).time == full);
 }
 
-TEST_CASE("Issue ops take warp instructions / (sm.issue_per_cycle × clock) on the SM's schedulers, "
-          "apart from the other pipes, and count as instructions, not FLOPs",
-          "[run][compute][issue]") {
+TEST_CASE(
+    "Issue ops take warp instructions / (sm.issue_per_cycle × clock) on the SM's schedulers, "
+    "apart from the other pipes, and count as instructions, not FLOPs",
+    "[run][compute][issue]") {
   HardwareConfig c = small_config();
   c.sm.count = 1;
   c.sm.issue_per_cycle = 2;
@@ -395,20 +412,23 @@ TEST_CASE("Issue ops take warp instructions / (sm.issue_per_cycle × clock) on t
   const Tick issue = static_cast<Tick>(std::llround(
       static_cast<double>(instructions) / (c.sm.issue_per_cycle * c.sm.clock.hertz) * 1e12));
   // Two CTAs on one SM: their issue ops take turns on the schedulers.
-  TestKernel k{kernel_info("issue"), {{compute(ComputeUnit::issue, instructions)},
-                                      {compute(ComputeUnit::issue, instructions)}}};
+  TestKernel k{
+      kernel_info("issue"),
+      {{compute(ComputeUnit::issue, instructions)}, {compute(ComputeUnit::issue, instructions)}}};
   const RunResult r = run(c, {k}, 0);
   CHECK(r.time == 2 * issue);
   CHECK(r.traffic.flops == 0);
   CHECK(r.traffic.warp_instructions == 2 * instructions);
-  const ResourceUse& u = r.kernels.at(0).resources[static_cast<std::size_t>(ResourceClass::kIssuePipe)];
+  const ResourceUse& u =
+      r.kernels.at(0).resources[static_cast<std::size_t>(ResourceClass::kIssuePipe)];
   CHECK(u.requests == 2);
   CHECK(u.busiest_busy == 2 * issue);
   // With the other CTA's op on the sfu pipe instead, the two overlap: the kernel takes the longer.
   const Tick sfu = static_cast<Tick>(std::llround(
       static_cast<double>(instructions) / (c.sm.sfu_ops_per_cycle * c.sm.clock.hertz) * 1e12));
-  TestKernel mixed{kernel_info("mixed"), {{compute(ComputeUnit::issue, instructions)},
-                                          {compute(ComputeUnit::sfu, instructions)}}};
+  TestKernel mixed{
+      kernel_info("mixed"),
+      {{compute(ComputeUnit::issue, instructions)}, {compute(ComputeUnit::sfu, instructions)}}};
   CHECK(run(c, {mixed}, 0).time == std::max(issue, sfu));
 }
 
@@ -418,35 +438,42 @@ TEST_CASE("efficiency.pipe_serial lets a CTA's next op on another pipe start bef
   c.sm.count = 1;
   // 1 MFLOP on the tensor pipe (1024 FLOP/cycle at 1 GHz) and on fp32 (256 FLOP/cycle): 1 and
   // 4 microseconds at full rate.
-  const Tick tensor = static_cast<Tick>(std::llround(1e6 / (c.sm.tensor_flops_per_cycle * c.sm.clock.hertz) * 1e12));
-  const Tick fp32 = static_cast<Tick>(std::llround(1e6 / (c.sm.fp32_flops_per_cycle * c.sm.clock.hertz) * 1e12));
+  const Tick tensor = static_cast<Tick>(
+      std::llround(1e6 / (c.sm.tensor_flops_per_cycle * c.sm.clock.hertz) * 1e12));
+  const Tick fp32 =
+      static_cast<Tick>(std::llround(1e6 / (c.sm.fp32_flops_per_cycle * c.sm.clock.hertz) * 1e12));
   const auto time_of = [&](double serial, std::vector<Op> ops) {
     c.efficiency.pipe_serial = serial;
     return run(c, {TestKernel{kernel_info("ops"), {std::move(ops)}}}, 0).time;
   };
-  const std::vector<Op> two_pipes = {compute(ComputeUnit::tensor, 1'000'000), compute(ComputeUnit::fp32, 1'000'000)};
+  const std::vector<Op> two_pipes = {compute(ComputeUnit::tensor, 1'000'000),
+                                     compute(ComputeUnit::fp32, 1'000'000)};
   CHECK(time_of(1.0, two_pipes) == tensor + fp32);
   // At 0.5 the fp32 op starts when half the tensor op is done; the CTA ends with its last pipe.
-  const Tick half_tensor = static_cast<Tick>(std::llround(static_cast<double>(tensor) * 0.5));  // to the ps
+  const Tick half_tensor =
+      static_cast<Tick>(std::llround(static_cast<double>(tensor) * 0.5));  // to the ps
   CHECK(time_of(0.5, two_pipes) == half_tensor + fp32);
   // The same pipe twice still runs one op after the other.
-  const std::vector<Op> one_pipe = {compute(ComputeUnit::tensor, 1'000'000), compute(ComputeUnit::tensor, 1'000'000)};
+  const std::vector<Op> one_pipe = {compute(ComputeUnit::tensor, 1'000'000),
+                                    compute(ComputeUnit::tensor, 1'000'000)};
   CHECK(time_of(0.5, one_pipe) == 2 * tensor);
   // A wait (or any memory op) comes after every pipe is done: fp32, then tensor overlapping it.
-  const std::vector<Op> then_wait = {compute(ComputeUnit::fp32, 1'000'000), compute(ComputeUnit::tensor, 1'000'000),
-                                     wait(), compute(ComputeUnit::tensor, 1'000'000)};
+  const std::vector<Op> then_wait = {compute(ComputeUnit::fp32, 1'000'000),
+                                     compute(ComputeUnit::tensor, 1'000'000), wait(),
+                                     compute(ComputeUnit::tensor, 1'000'000)};
   CHECK(time_of(0.5, then_wait) == fp32 + tensor);
   CHECK(time_of(1.0, then_wait) == fp32 + 2 * tensor);
 }
 
-TEST_CASE("sm.smem_pipe = tensor books shared-memory traffic on the tensor pipe", "[run][compute]") {
+TEST_CASE("sm.smem_pipe = tensor books shared-memory traffic on the tensor pipe",
+          "[run][compute]") {
   HardwareConfig c = small_config();
   c.sm.count = 1;
   const std::uint64_t flops = 1'000'000, bytes = 256 * 1024;
   const Tick tensor = static_cast<Tick>(std::llround(
       static_cast<double>(flops) / (c.sm.tensor_flops_per_cycle * c.sm.clock.hertz) * 1e12));
-  const Tick smem = static_cast<Tick>(std::llround(
-      static_cast<double>(bytes) / c.sm.smem_bandwidth.bytes_per_second * 1e12));
+  const Tick smem = static_cast<Tick>(
+      std::llround(static_cast<double>(bytes) / c.sm.smem_bandwidth.bytes_per_second * 1e12));
   REQUIRE(smem != tensor);
   // Two CTAs on the one SM: one reads shared memory, the other runs MMAs.
   const TestKernel k{kernel_info("mma"), {{smem_op(bytes)}, {compute(ComputeUnit::tensor, flops)}}};
@@ -469,7 +496,8 @@ TEST_CASE("Stall fractions sum to 1 and a lone CTA on many SMs is mostly idle", 
   CHECK(f.memory_bandwidth > f.memory_latency);  // one port, many lines: queueing dominates
 }
 
-TEST_CASE("A CTA that fits no SM is a usage error naming the kernel and what fits", "[run][errors]") {
+TEST_CASE("A CTA that fits no SM is a usage error naming the kernel and what fits",
+          "[run][errors]") {
   const HardwareConfig c = small_config();
   TestKernel k{kernel_info("too_big", c.sm.smem_per_block.count + 1), {{Op{}}}};
   try {
@@ -506,8 +534,9 @@ TEST_CASE("Two simulations of the same workload give byte-identical JSON", "[run
   CHECK(a.find("\"dram_bytes_by_reason\"") != std::string::npos);
 }
 
-TEST_CASE("The timeline keeps every kernel and stops writing CTAs and ops at its budgets, saying so",
-          "[run][timeline]") {
+TEST_CASE(
+    "The timeline keeps every kernel and stops writing CTAs and ops at its budgets, saying so",
+    "[run][timeline]") {
   const HardwareConfig c = small_config();
   const std::string path = "build-test-run-timeline.json";
   std::vector<TestKernel> kernels{streaming_kernel(10, 64 * 1024), streaming_kernel(10, 64 * 1024)};

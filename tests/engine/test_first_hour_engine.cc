@@ -35,15 +35,17 @@ WorkloadInfo one_tensor(std::uint64_t declared) {
 
 }  // namespace
 
-TEST_CASE("Finding 2: the record of fetched sectors takes memory for what is read, not for what "
-          "a tensor declares", "[first-hour][memory]") {
+TEST_CASE(
+    "Finding 2: the record of fetched sectors takes memory for what is read, not for what "
+    "a tensor declares",
+    "[first-hour][memory]") {
   const HardwareConfig c = small_config();
   const std::uint64_t line = c.l2.line_size.count;
   // Declared sizes from a few GiB to 2^60 B (a flat bitmap of the last would be 2^52 bytes); the
   // lines read lie within the 2^32 lines the L2 can tag.
-  for (const std::uint64_t declared : {std::uint64_t{1} << 32, std::uint64_t{1} << 40,
-                                       std::uint64_t{1} << 42, std::uint64_t{1} << 50,
-                                       std::uint64_t{1} << 60}) {
+  for (const std::uint64_t declared :
+       {std::uint64_t{1} << 32, std::uint64_t{1} << 40, std::uint64_t{1} << 42,
+        std::uint64_t{1} << 50, std::uint64_t{1} << 60}) {
     INFO("declared " << declared);
     MemoryBudget budget(Bytes{64 << 20});
     MemoryPath path(c, one_tensor(declared));
@@ -65,12 +67,15 @@ TEST_CASE("Finding 2: the record of fetched sectors takes memory for what is rea
   }
 }
 
-TEST_CASE("Finding 2: a simulation whose record of fetched sectors would pass --max-memory stops "
-          "with the figure", "[first-hour][memory]") {
+TEST_CASE(
+    "Finding 2: a simulation whose record of fetched sectors would pass --max-memory stops "
+    "with the figure",
+    "[first-hour][memory]") {
   const HardwareConfig c = small_config();
   const std::uint64_t line = c.l2.line_size.count;
   // One page of the record covers kPageShift bits, i.e. that many sectors: touch a line per page.
-  const std::uint64_t page_span = (std::uint64_t{1} << SparseBitmap::kPageShift) * c.l2.sector_size.count;
+  const std::uint64_t page_span =
+      (std::uint64_t{1} << SparseBitmap::kPageShift) * c.l2.sector_size.count;
   MemoryBudget budget(Bytes{4 * SparseBitmap::kPageBytes + 1024});  // four pages and the directory
   MemoryPath path(c, one_tensor(std::uint64_t{1} << 36));
   path.set_memory_budget(&budget);
@@ -82,14 +87,18 @@ TEST_CASE("Finding 2: a simulation whose record of fetched sectors would pass --
                         Catch::Contains("would reach 20.06 KiB"));
 }
 
-TEST_CASE("Finding 2: a chip whose model alone needs more than --max-memory is refused before it "
-          "runs", "[first-hour][memory]") {
+TEST_CASE(
+    "Finding 2: a chip whose model alone needs more than --max-memory is refused before it "
+    "runs",
+    "[first-hour][memory]") {
   const HardwareConfig c = small_config();
-  VectorTraceSource source(one_tensor(1024), {TestKernel{kernel_info("k"), {{load(0, 1, 128, 128), wait()}}}});
+  VectorTraceSource source(one_tensor(1024),
+                           {TestKernel{kernel_info("k"), {{load(0, 1, 128, 128), wait()}}}});
   SimOptions options;
   options.max_memory = Bytes{1024};
-  CHECK_THROWS_WITH(simulate(c, source, options),
-                    Catch::Contains("would need") && Catch::Contains("more than the limit of 1 KiB"));
+  CHECK_THROWS_WITH(
+      simulate(c, source, options),
+      Catch::Contains("would need") && Catch::Contains("more than the limit of 1 KiB"));
   options.max_memory = Bytes{};  // the default, half the machine's memory
   CHECK_NOTHROW(simulate(c, source, options));
 }
@@ -104,20 +113,24 @@ TEST_CASE("Finding 3: a time that passes the simulator's bound is an error, neve
   }
   SECTION("an op of 2^64 - 1 units on each pipe") {
     for (const ComputeUnit unit : {ComputeUnit::tensor, ComputeUnit::fp32, ComputeUnit::sfu}) {
-      VectorTraceSource source(one_tensor(1024),
-                               {TestKernel{kernel_info("k"), {{compute(unit, ~std::uint64_t{0})}}}});
-      CHECK_THROWS_WITH(simulate(small_config(), source),
-                        Catch::Contains("units on the") && Catch::Contains("more than the simulator's bound"));
+      VectorTraceSource source(
+          one_tensor(1024), {TestKernel{kernel_info("k"), {{compute(unit, ~std::uint64_t{0})}}}});
+      CHECK_THROWS_WITH(
+          simulate(small_config(), source),
+          Catch::Contains("units on the") && Catch::Contains("more than the simulator's bound"));
     }
-    VectorTraceSource source(one_tensor(1024), {TestKernel{kernel_info("k"), {{smem_op(~std::uint64_t{0})}}}});
-    CHECK_THROWS_WITH(simulate(small_config(), source), Catch::Contains("more than the simulator's bound"));
+    VectorTraceSource source(one_tensor(1024),
+                             {TestKernel{kernel_info("k"), {{smem_op(~std::uint64_t{0})}}}});
+    CHECK_THROWS_WITH(simulate(small_config(), source),
+                      Catch::Contains("more than the simulator's bound"));
   }
   SECTION("many long ops in a row") {
     // Each op takes 2^42 cycles of 1 ns on the sfu pipe (16 units a cycle), about 4.4e15 ps:
     // a few more than a thousand of them pass 2^62 ps.
     std::vector<Op> ops(2048, compute(ComputeUnit::sfu, std::uint64_t{16} << 42));
     VectorTraceSource source(one_tensor(1024), {TestKernel{kernel_info("k"), {ops}}});
-    CHECK_THROWS_WITH(simulate(small_config(), source), Catch::Contains("the simulated time would pass"));
+    CHECK_THROWS_WITH(simulate(small_config(), source),
+                      Catch::Contains("the simulated time would pass"));
   }
 }
 
@@ -127,8 +140,9 @@ TEST_CASE("Finding 3: a time that passes the simulator's bound is an error, neve
 // 128-bit now: the summed wait is more than 2^63 ps and the mean is the sum over the requests.
 TEST_CASE("Fuzz finding: queueing sums of waits near the time bound do not overflow",
           "[engine][fuzz]") {
-  std::ifstream in(std::string(MEMWALL_SOURCE_DIR) + "/tests/fuzz/findings/replay-pipe-queue-overflow",
-                   std::ios::binary);
+  std::ifstream in(
+      std::string(MEMWALL_SOURCE_DIR) + "/tests/fuzz/findings/replay-pipe-queue-overflow",
+      std::ios::binary);
   REQUIRE(in.good());
   const std::string input((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   REQUIRE(input.size() > 1);
@@ -147,7 +161,8 @@ TEST_CASE("Fuzz finding: queueing sums of waits near the time bound do not overf
   for (const KernelResult& k : r.kernels) {
     for (const ResourceUse& u : k.resources) {
       if (u.requests == 0) continue;
-      CHECK(u.mean_queue() == Approx(static_cast<double>(u.queue) / static_cast<double>(u.requests)));
+      CHECK(u.mean_queue() ==
+            Approx(static_cast<double>(u.queue) / static_cast<double>(u.requests)));
       over = over || u.queue > (TickSum{1} << 63);
     }
   }

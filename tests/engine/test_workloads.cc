@@ -10,9 +10,9 @@
 
 #include "models/closed_forms.h"
 #include "models/model_source.h"
+#include "sim/engine/simulator.h"
 #include "sim/hw/config_loader.h"
 #include "sim/report/report_json.h"
-#include "sim/engine/simulator.h"
 #include "tests/support/engine.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_writer.h"
@@ -82,9 +82,10 @@ std::uint64_t dram_bytes(const RunResult& r) {
 
 }  // namespace
 
-TEST_CASE("Every workload conserves bytes: loaded sectors are hits plus misses, stored bytes "
-          "reach DRAM or stay dirty, and every DRAM byte has a tensor and a reason",
-          "[run][conservation]") {
+TEST_CASE(
+    "Every workload conserves bytes: loaded sectors are hits plus misses, stored bytes "
+    "reach DRAM or stay dirty, and every DRAM byte has a tensor and a reason",
+    "[run][conservation]") {
   const HardwareConfig c = test::small_config();  // 1 MiB L2: the shapes below overflow it
   for (const WorkloadParams& p :
        {attention(WorkloadKind::naive, 512, 64, 2), attention(WorkloadKind::flash1, 512, 64, 2),
@@ -101,7 +102,8 @@ TEST_CASE("Every workload conserves bytes: loaded sectors are hits plus misses, 
       INFO(r.workload.name << (flush ? " with flushes" : ""));
       const TrafficCounters& t = r.traffic;
       CHECK(t.l2_read_bytes == (t.l2_hit_sectors + t.l2_miss_sectors) * c.l2.sector_size.count);
-      const std::uint64_t left = t.dram_write_bytes + r.dram_dirty_bytes_at_end + r.dram_flush_writeback_bytes;
+      const std::uint64_t left =
+          t.dram_write_bytes + r.dram_dirty_bytes_at_end + r.dram_flush_writeback_bytes;
       if (p.workload == WorkloadKind::flash1) {
         CHECK(left <= t.l2_write_bytes);  // O, ℓ, m are rewritten in L2 on every pass
       } else {
@@ -155,8 +157,10 @@ TEST_CASE("Replaying a trace file gives the same JSON report as running the mode
   }
 }
 
-TEST_CASE("Grouped-query flash2 on the H200 preset reads K and V from DRAM once per K/V head "
-          "while the SMs read them once per query head", "[run][h200][variants]") {
+TEST_CASE(
+    "Grouped-query flash2 on the H200 preset reads K and V from DRAM once per K/V head "
+    "while the SMs read them once per query head",
+    "[run][h200][variants]") {
   // The group's CTAs run together and the 60 MiB L2 holds every K/V head: the L2 model, not a
   // formula, turns the per-query-head SM→L2 bytes into per-K/V-head DRAM bytes.
   const HardwareConfig h200 = load_config("h200");
@@ -171,15 +175,16 @@ TEST_CASE("Grouped-query flash2 on the H200 preset reads K and V from DRAM once 
     const auto it = std::find_if(r.dram_bytes_by_tensor.begin(), r.dram_bytes_by_tensor.end(),
                                  [&](const TensorDramBytes& t) { return t.name == name; });
     REQUIRE(it != r.dram_bytes_by_tensor.end());
-    CHECK(it->read == b * hkv * n * d * s);                                 // per K/V head
+    CHECK(it->read == b * hkv * n * d * s);  // per K/V head
     CHECK(cf.find(name)->read_bytes == b * h * ceil_div(n, 128) * n * d * s);  // per query head
   }
   CHECK(r.traffic.l2_read_bytes == cf.read_bytes);
 }
 
-TEST_CASE("naive softmax issues 188 warp instructions per row and 167.75 per 256 keys, as "
-          "naive_softmax_kernel does, and nothing else declares instructions",
-          "[run][issue]") {
+TEST_CASE(
+    "naive softmax issues 188 warp instructions per row and 167.75 per 256 keys, as "
+    "naive_softmax_kernel does, and nothing else declares instructions",
+    "[run][issue]") {
   const HardwareConfig h200 = load_config("h200");
   for (const std::uint64_t n : {256, 1000, 1024}) {
     INFO(n);
@@ -194,9 +199,10 @@ TEST_CASE("naive softmax issues 188 warp instructions per row and 167.75 per 256
   }
 }
 
-TEST_CASE("On the H200 preset at N=4096, d=64, B·H=64, naive attention moves at least 20x the "
-          "DRAM bytes of FlashAttention-2, whose K/V re-reads hit in L2",
-          "[run][h200]") {
+TEST_CASE(
+    "On the H200 preset at N=4096, d=64, B·H=64, naive attention moves at least 20x the "
+    "DRAM bytes of FlashAttention-2, whose K/V re-reads hit in L2",
+    "[run][h200]") {
   const HardwareConfig h200 = load_config("h200");
   const std::uint64_t n = 4096;
   const std::uint64_t d = 64;

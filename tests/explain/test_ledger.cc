@@ -11,7 +11,8 @@ using namespace memwall::explain;
 TEST_CASE("The rescaled online softmax agrees with the all-at-once softmax to 1e-14", "[ledger]") {
   for (std::uint64_t tile : {1u, 7u, 64u, 1000u, 5000u}) {
     for (bool late : {false, true}) {
-      const LedgerResult r = run_ledger({.row_len = 1000, .tile = tile, .seed = 3, .late_max = late});
+      const LedgerResult r =
+          run_ledger({.row_len = 1000, .tile = tile, .seed = 3, .late_max = late});
       CHECK(r.online_error <= 1e-14);
       CHECK(std::fabs(r.steps.back().l - r.reference_sum) <= 1e-14 * r.reference_sum);
       CHECK(r.steps.back().m_new == r.reference_max);
@@ -40,7 +41,8 @@ TEST_CASE("A tile longer than the row streams the whole row as one tile", "[ledg
 
 TEST_CASE("Without the rescale, a maximum in the last tile gives a large error", "[ledger]") {
   for (std::uint64_t seed : {1u, 2u, 3u}) {
-    const LedgerResult r = run_ledger({.row_len = 1024, .tile = 128, .seed = seed, .late_max = true});
+    const LedgerResult r =
+        run_ledger({.row_len = 1024, .tile = 128, .seed = seed, .late_max = true});
     CHECK(r.argmax >= 1024u - 128u);
     CHECK(r.reference_max - kLedgerLateMaxGap >= r.steps[r.steps.size() - 2].m_new);
     CHECK(r.no_rescale_error > 1e-3);

@@ -12,7 +12,8 @@ TEST_CASE("Naive and tiled attention give the same output to 1e-10", "[race]") {
   for (std::uint64_t n : {1u, 37u, 128u, 200u}) {
     for (std::uint64_t tile : {1u, 16u, 64u, 500u}) {
       const AttentionInputs in = make_attention_inputs(n, 16, 5);
-      CHECK(max_abs_difference(naive_attention(in).output, tiled_attention(in, tile).output) <= 1e-10);
+      CHECK(max_abs_difference(naive_attention(in).output, tiled_attention(in, tile).output) <=
+            1e-10);
     }
   }
 }
@@ -62,7 +63,8 @@ TEST_CASE("As N doubles, naive memory grows about x4 and tiled about x2", "[race
     CHECK(tiled_growth < 2.0);
     // The parts that depend on N grow exactly x4 (scores) and x2 (output).
     const std::uint64_t tile_part = (tile * tile + 2 * tile) * 8;
-    CHECK(tiled_attention_bytes(2 * n, d, tile) - tile_part == 2 * (tiled_attention_bytes(n, d, tile) - tile_part));
+    CHECK(tiled_attention_bytes(2 * n, d, tile) - tile_part ==
+          2 * (tiled_attention_bytes(n, d, tile) - tile_part));
   }
 }
 

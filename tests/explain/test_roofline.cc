@@ -25,14 +25,18 @@ RooflineChip test_chip() {
   return c;
 }
 
-std::string fixture() { return memwall::test::slurp(std::string(MEMWALL_TEST_DATA) + "/roofline_report.json"); }
+std::string fixture() {
+  return memwall::test::slurp(std::string(MEMWALL_TEST_DATA) + "/roofline_report.json");
+}
 
 }  // namespace
 
-TEST_CASE("Attainable throughput is the lower of the peak and intensity times bandwidth", "[roofline]") {
+TEST_CASE("Attainable throughput is the lower of the peak and intensity times bandwidth",
+          "[roofline]") {
   const RooflineChip c = test_chip();
   CHECK(attainable_flops(c.peak_tensor_flops, c.hbm_bandwidth, 10.0) == 10.0 * c.hbm_bandwidth);
-  CHECK(attainable_flops(c.peak_tensor_flops, c.hbm_bandwidth, c.ridge_tensor) == Approx(c.peak_tensor_flops));
+  CHECK(attainable_flops(c.peak_tensor_flops, c.hbm_bandwidth, c.ridge_tensor) ==
+        Approx(c.peak_tensor_flops));
   CHECK(attainable_flops(c.peak_tensor_flops, c.hbm_bandwidth, 1e4) == c.peak_tensor_flops);
   const Roofline r = make_roofline(c, {1.0, 100.0, 1000.0});
   REQUIRE(r.points.size() == 3u);
@@ -62,27 +66,32 @@ TEST_CASE("A report's kernels land at flops per DRAM byte and flops per second",
 }
 
 TEST_CASE("A report that is an array of runs names each kernel by its run", "[roofline]") {
-  const std::string two = "[{\"workload\": {\"name\": \"a\"}, \"kernels\": [{\"name\": \"k\", \"flops\": 10, "
-                          "\"dram_read_bytes\": 1, \"dram_write_bytes\": 1, \"time_s\": 1}]}, "
-                          "{\"kernels\": []}]";
+  const std::string two =
+      "[{\"workload\": {\"name\": \"a\"}, \"kernels\": [{\"name\": \"k\", \"flops\": 10, "
+      "\"dram_read_bytes\": 1, \"dram_write_bytes\": 1, \"time_s\": 1}]}, "
+      "{\"kernels\": []}]";
   const std::vector<KernelPoint> k = read_report_kernels(two, "two", test_chip());
   REQUIRE(k.size() == 1u);
   CHECK(k[0].name == "a/k");
   CHECK(k[0].intensity == 5.0);
 }
 
-TEST_CASE("A report with a missing or mistyped key names the key and the byte offset", "[roofline]") {
+TEST_CASE("A report with a missing or mistyped key names the key and the byte offset",
+          "[roofline]") {
   const RooflineChip c = test_chip();
   CHECK_THROWS_WITH(read_report_kernels("{\"kernels\": [{\"name\": \"k\"}]}", "r.json", c),
                     Catch::Contains("r.json: byte 13: kernels[0].flops: missing"));
-  CHECK_THROWS_WITH(read_report_kernels("{\"kernels\": [{\"name\": \"k\", \"flops\": \"x\"}]}", "r.json", c),
-                    Catch::Contains("kernels[0].flops: expected a non-negative number"));
+  CHECK_THROWS_WITH(
+      read_report_kernels("{\"kernels\": [{\"name\": \"k\", \"flops\": \"x\"}]}", "r.json", c),
+      Catch::Contains("kernels[0].flops: expected a non-negative number"));
   CHECK_THROWS_WITH(read_report_kernels("{}", "r.json", c), Catch::Contains("kernels: missing"));
   CHECK_THROWS_AS(read_report_kernels("{\"kernels\": [1,]}", "r.json", c), UsageError);
 }
 
-TEST_CASE("The JSON reader parses every kind of value and rejects bad syntax with an offset", "[json]") {
-  const JsonValue v = parse_json(R"( {"a": [1, -2.5e3, true, false, null], "s": "x\"\u00e9\n"} )", "t");
+TEST_CASE("The JSON reader parses every kind of value and rejects bad syntax with an offset",
+          "[json]") {
+  const JsonValue v =
+      parse_json(R"( {"a": [1, -2.5e3, true, false, null], "s": "x\"\u00e9\n"} )", "t");
   REQUIRE(v.type == JsonValue::Type::object);
   const JsonValue* a = v.get("a");
   REQUIRE(a != nullptr);
@@ -92,7 +101,8 @@ TEST_CASE("The JSON reader parses every kind of value and rejects bad syntax wit
   CHECK(a->items[2].boolean);
   CHECK(a->items[4].type == JsonValue::Type::null);
   CHECK(v.get("s")->text == "x\"\xc3\xa9\n");
-  CHECK_THROWS_WITH(parse_json("{\"a\": 1,}", "t"), Catch::Contains("t: byte 8: expected a member name"));
+  CHECK_THROWS_WITH(parse_json("{\"a\": 1,}", "t"),
+                    Catch::Contains("t: byte 8: expected a member name"));
   CHECK_THROWS_WITH(parse_json("[1 2]", "t"), Catch::Contains("byte 3: expected ',' or ']'"));
   CHECK_THROWS_WITH(parse_json("01", "t"), Catch::Contains("unexpected content"));
   CHECK_THROWS_WITH(parse_json("\"abc", "t"), Catch::Contains("unterminated string"));

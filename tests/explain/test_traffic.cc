@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
-#include "models/closed_forms.h"
 #include "explain/traffic.h"
+#include "models/closed_forms.h"
 #include "sim/core/error.h"
 
 using namespace memwall;
@@ -39,7 +39,8 @@ TEST_CASE("The calculator's bytes are the closed forms of each variant", "[traff
   }
 }
 
-TEST_CASE("Naive's S and P each cross global memory twice, N^2 elements per head each way", "[traffic]") {
+TEST_CASE("Naive's S and P each cross global memory twice, N^2 elements per head each way",
+          "[traffic]") {
   const std::uint64_t n = 32768, d = 64, bh = 6, s = 2;
   const TrafficTable t = compute_traffic(shape(n, d));
   const TrafficVariant* naive = t.find(WorkloadKind::naive);

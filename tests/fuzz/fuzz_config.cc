@@ -33,7 +33,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const HardwareConfig config = load_config(main_path, overrides);
     // A loaded config must satisfy its own invariants.
     validate_config(config);
-  } catch (const Error&) {
-  }
+  } catch (const Error&) {}
   return 0;
 }

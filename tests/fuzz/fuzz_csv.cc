@@ -37,8 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         __builtin_trap();
       }
     }
-  } catch (const Error&) {
-  }
+  } catch (const Error&) {}
   try {
     // The strict reader of measured CSVs, and its cell parsers on every cell it accepts.
     const CsvTable table = read_measured_csv(paths[0]);
@@ -51,20 +50,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                                                    : cell.find_first_not_of('0'))) {
             __builtin_trap();  // a count is its decimal digits, nothing else
           }
-        } catch (const Error&) {
-        }
+        } catch (const Error&) {}
         try {
           const double t = parse_measured_seconds(cell, "time");
           if (!(t >= 0) || t > 1.8e308) __builtin_trap();
-        } catch (const Error&) {
-        }
+        } catch (const Error&) {}
       }
     }
-  } catch (const Error&) {
-  }
+  } catch (const Error&) {}
   try {
     (void)merge_shards(paths);
-  } catch (const Error&) {
-  }
+  } catch (const Error&) {}
   return 0;
 }

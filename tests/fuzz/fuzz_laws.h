@@ -24,8 +24,9 @@ inline void require_report_laws(const RunResult& r, const HardwareConfig& hw, co
   const TrafficCounters& t = r.traffic;
   require_law(t.l2_read_bytes == (t.l2_hit_sectors + t.l2_miss_sectors) * hw.l2.sector_size.count,
               harness, "l2_read_bytes = (hits + misses) x sector size");
-  require_law(t.dram_read_bytes == r.dram_bytes_by_reason.compulsory + r.dram_bytes_by_reason.reread,
-              harness, "dram_read_bytes = compulsory + re-read");
+  require_law(
+      t.dram_read_bytes == r.dram_bytes_by_reason.compulsory + r.dram_bytes_by_reason.reread,
+      harness, "dram_read_bytes = compulsory + re-read");
   require_law(t.dram_write_bytes == r.dram_bytes_by_reason.writeback, harness,
               "dram_write_bytes = write-backs");
 }

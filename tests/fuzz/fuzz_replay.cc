@@ -16,8 +16,8 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <string_view>
@@ -72,7 +72,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static const HardwareConfig hw = load_config("hypothetical/teaching-gpu");
   const std::string_view rest(reinterpret_cast<const char*>(data) + 1, size - 1);
   const std::string path = fuzz::write_scratch(
-      "replay.mwt", (data[0] & 1) ? std::string_view(frame_trace(rest, (data[0] >> 1) + 1u)) : rest);
+      "replay.mwt",
+      (data[0] & 1) ? std::string_view(frame_trace(rest, (data[0] >> 1) + 1u)) : rest);
   try {
     if (!within_budget(path)) return 0;
     TraceReader reader(path);
@@ -90,10 +91,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       last_end = std::max(last_end, k.end);
     }
     require(sum.dram_read_bytes == t.dram_read_bytes && sum.l2_read_bytes == t.l2_read_bytes &&
-                sum.l2_write_bytes == t.l2_write_bytes && sum.ctas == t.ctas && sum.flops == t.flops,
+                sum.l2_write_bytes == t.l2_write_bytes && sum.ctas == t.ctas &&
+                sum.flops == t.flops,
             "the kernels' counters add up to the run's");
     require(r.kernels.empty() || r.time == last_end, "the run ends with its last kernel");
-  } catch (const Error&) {
-  }
+  } catch (const Error&) {}
   return 0;
 }

@@ -14,8 +14,8 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -34,12 +34,15 @@ namespace {
 
 constexpr std::uint64_t kMaxMemory = 256ull << 20;
 
-void require(bool law, const char* what) { memwall::fuzz::require_law(law, "fuzz_sim_config", what); }
+void require(bool law, const char* what) {
+  memwall::fuzz::require_law(law, "fuzz_sim_config", what);
+}
 
 /// The fixed trace, written once to the scratch directory (the corpus file less its framing byte).
 const std::string& trace_path() {
   static const std::string path = [] {
-    std::ifstream in(std::string(MEMWALL_SOURCE_DIR) + "/tests/fuzz/corpus/trace/f2-raw", std::ios::binary);
+    std::ifstream in(std::string(MEMWALL_SOURCE_DIR) + "/tests/fuzz/corpus/trace/f2-raw",
+                     std::ios::binary);
     std::ostringstream text;
     text << in.rdbuf();
     const std::string raw = text.str();
@@ -86,12 +89,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         TraceReader again(trace_path());
         return simulate(teaching, again);
       }();
-      require(t.l2_read_bytes == reference.traffic.l2_read_bytes, "SM -> L2 read bytes follow the trace");
-      require(t.l2_write_bytes == reference.traffic.l2_write_bytes, "SM -> L2 write bytes follow the trace");
+      require(t.l2_read_bytes == reference.traffic.l2_read_bytes,
+              "SM -> L2 read bytes follow the trace");
+      require(t.l2_write_bytes == reference.traffic.l2_write_bytes,
+              "SM -> L2 write bytes follow the trace");
       require(t.flops == reference.traffic.flops && t.ctas == reference.traffic.ctas,
               "FLOPs and CTAs follow the trace");
     }
-  } catch (const Error&) {
-  }
+  } catch (const Error&) {}
   return 0;
 }

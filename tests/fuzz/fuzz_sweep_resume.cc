@@ -27,14 +27,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::vector<std::string> values = expand_values(lines[0], "--seq");
     // Each range holds at most 100000 values, but a list of several ranges may hold more.
     if (values.empty()) __builtin_trap();
-  } catch (const Error&) {
-  }
+  } catch (const Error&) {}
   if (lines.size() > 1) {
     try {
       const Shard shard = parse_shard(lines[1]);
       if (shard.count < 1 || shard.index >= shard.count) __builtin_trap();
-    } catch (const Error&) {
-    }
+    } catch (const Error&) {}
   }
 
   static const SweepPlan plan({{"seq", {"128", "256", "512"}}, {"dtype", {"fp16", "fp32"}}});
@@ -63,8 +61,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   };
   try {
     (void)run_sweep(plan, runner, options);
-  } catch (const Error&) {
-  }
+  } catch (const Error&) {}
   std::remove(options.output.c_str());
   std::remove(partial_path(options.output).c_str());
   return 0;

@@ -31,10 +31,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     KernelInfo kernel;
     std::vector<Op> ops;
     while (reader.next_kernel(kernel)) {
-      while (reader.next_cta(ops)) {
-      }
+      while (reader.next_cta(ops)) {}
     }
-  } catch (const Error&) {
-  }
+  } catch (const Error&) {}
   return 0;
 }

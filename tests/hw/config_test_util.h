@@ -2,12 +2,12 @@
 // Helpers shared by the hw tests: a small valid config as text, temporary files, and the position
 // of a piece of text inside a config (so expected line:column are computed, not copied).
 
+#include <unistd.h>
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
 #include <string>
-#include <unistd.h>
 
 namespace memwall::test {
 

@@ -14,8 +14,8 @@ int run(const std::string& args) { return memwall::test::run_memwall(args).code;
 
 TEST_CASE("memwall config validate exits 0 on the presets and 2 when any file fails", "[cli]") {
   memwall::test::TempDir dir;
-  const std::string bad = dir.write("bad.yaml", memwall::test::replaced(memwall::test::kSmallConfig,
-                                                                       "  ways: 16", "  wayz: 16"));
+  const std::string bad = dir.write(
+      "bad.yaml", memwall::test::replaced(memwall::test::kSmallConfig, "  ways: 16", "  wayz: 16"));
   CHECK(run("config validate h200 a100-40gb teaching-gpu") == 0);
   CHECK(run("config validate h200 " + bad) == 2);
   CHECK(run("config show h200 --set l2.size=\"3 parsecs\"") == 2);
@@ -37,5 +37,6 @@ TEST_CASE("memwall config show is byte-identical across runs and dot/reference w
 
   const std::string ref = dir.path() + "/ref.md";
   CHECK(run("config reference -o " + ref) == 0);
-  CHECK(memwall::test::slurp(ref) == memwall::test::slurp(std::string(MEMWALL_SOURCE_DIR) + "/docs/config-reference.md"));
+  CHECK(memwall::test::slurp(ref) ==
+        memwall::test::slurp(std::string(MEMWALL_SOURCE_DIR) + "/docs/config-reference.md"));
 }

@@ -9,13 +9,15 @@
 
 using namespace memwall;
 
-TEST_CASE("docs/config-reference.md is the text `memwall config reference` generates", "[reference]") {
+TEST_CASE("docs/config-reference.md is the text `memwall config reference` generates",
+          "[reference]") {
   std::ifstream in(std::string(MEMWALL_SOURCE_DIR) + "/docs/config-reference.md");
   REQUIRE(in.good());
   std::stringstream committed;
   committed << in.rdbuf();
-  INFO("docs/config-reference.md is stale: regenerate it with "
-       "`memwall config reference -o docs/config-reference.md`");
+  INFO(
+      "docs/config-reference.md is stale: regenerate it with "
+      "`memwall config reference -o docs/config-reference.md`");
   CHECK(committed.str() == config_reference_markdown());
 }
 

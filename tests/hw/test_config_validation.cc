@@ -47,17 +47,19 @@ TEST_CASE("The small test config is valid", "[config]") {
   const HardwareConfig c = load_config(dir.write("gpu.yaml", kSmallConfig));
   CHECK(c.sm.count == 4);
   CHECK(c.l2.line_size.count == 128);  // default
-  CHECK(c.efficiency.hbm == 1.0);      // default
+  CHECK(c.efficiency.hbm == 1.0);  // default
 }
 
 TEST_CASE("An unknown key is rejected at its position with a did-you-mean", "[config]") {
   const Case c = bad("  hit_latency: 200 cycles", "  hit_latncy: 200 cycles", "hit_latncy");
-  CHECK(c.message == c.expected_prefix + "l2.hit_latncy: unknown key (did you mean \"l2.hit_latency\"?)");
+  CHECK(c.message ==
+        c.expected_prefix + "l2.hit_latncy: unknown key (did you mean \"l2.hit_latency\"?)");
 }
 
 TEST_CASE("A key in the wrong section suggests the section where it belongs", "[config]") {
   const Case c = bad("  ways: 16", "  ways: 16\n  row_size: 1 KiB", "row_size");
-  CHECK(c.message == c.expected_prefix + "l2.row_size: unknown key (did you mean \"hbm.row_size\"?)");
+  CHECK(c.message ==
+        c.expected_prefix + "l2.row_size: unknown key (did you mean \"hbm.row_size\"?)");
 }
 
 TEST_CASE("An unknown top-level section lists the valid ones", "[config]") {
@@ -74,7 +76,8 @@ TEST_CASE("A missing required key is named, at its section", "[config]") {
 
 TEST_CASE("A wrong unit gives the unit parser's reason at the value", "[config]") {
   const Case c = bad("  size: 1 MiB", "  size: 1 parsec", "1 parsec");
-  CHECK_THAT(c.message, Catch::StartsWith(c.expected_prefix + "l2.size: unknown size unit \"parsec\""));
+  CHECK_THAT(c.message,
+             Catch::StartsWith(c.expected_prefix + "l2.size: unknown size unit \"parsec\""));
 }
 
 TEST_CASE("A number without unit where a size is expected is rejected", "[config]") {
@@ -93,7 +96,8 @@ TEST_CASE("Zero bandwidths, clocks and counts are rejected", "[config]") {
   CHECK_THAT(bad("  clock: 1 GHz", "  clock: 0 GHz", "0 GHz").message,
              Catch::Contains("sm.clock: a frequency must be positive"));
   const Case zero_sms = bad("  count: 4", "  count: 0", "0\n");
-  CHECK(zero_sms.message == zero_sms.expected_prefix + "sm.count: must be greater than zero, got \"0\"");
+  CHECK(zero_sms.message ==
+        zero_sms.expected_prefix + "sm.count: must be greater than zero, got \"0\"");
   CHECK_THAT(bad("  channels: 4", "  channels: -4", "-4").message,
              Catch::Contains("hbm.channels: expected a whole number"));
 }
@@ -105,15 +109,17 @@ TEST_CASE("A line size that is not a power of two is rejected", "[config]") {
 
 TEST_CASE("A sector size that does not divide the line is rejected", "[config]") {
   const Case c = bad("  ways: 16", "  ways: 16\n  sector_size: 48 B", "48 B");
-  CHECK_THAT(c.message, Catch::StartsWith(c.expected_prefix + "l2.sector_size: 48 B does not divide l2.line_size"));
+  CHECK_THAT(c.message, Catch::StartsWith(c.expected_prefix +
+                                          "l2.sector_size: 48 B does not divide l2.line_size"));
 }
 
 TEST_CASE("An L2 size that is no whole number of sets per slice is rejected", "[config]") {
   // 1 MiB + 128 B is not a multiple of 4 slices x 16 ways x 128 B.
   const Case c = bad("  size: 1 MiB", "  size: 1048704 B", "1048704 B");
   CHECK_THAT(c.message, Catch::StartsWith(c.expected_prefix + "l2.size: "));
-  CHECK_THAT(c.message, Catch::EndsWith("is not a whole number (>= 1) of sets: it must be a multiple of "
-                                        "l2.slices x l2.ways x l2.line_size = 4 x 16 x 128 B = 8 KiB"));
+  CHECK_THAT(c.message,
+             Catch::EndsWith("is not a whole number (>= 1) of sets: it must be a multiple of "
+                             "l2.slices x l2.ways x l2.line_size = 4 x 16 x 128 B = 8 KiB"));
   // Smaller than one set: 4 x 16 x 128 B = 8 KiB is one set row; 4 KiB is half of it.
   CHECK_THAT(bad("  size: 1 MiB", "  size: 4 KiB", "4 KiB").message,
              Catch::Contains("l2.size: 4 KiB is not a whole number (>= 1)"));
@@ -129,15 +135,20 @@ TEST_CASE("Sets per slice need not be a power of two", "[config]") {
 
 TEST_CASE("Slices that are not a multiple of partitions are rejected", "[config]") {
   const Case c = bad("  partitions: 1", "  partitions: 3", "partitions");
-  CHECK_THAT(c.message, Catch::Contains("l2.slices: 4 slices cannot be split evenly into 3 partitions"));
+  CHECK_THAT(c.message,
+             Catch::Contains("l2.slices: 4 slices cannot be split evenly into 3 partitions"));
 }
 
 TEST_CASE("A block that fits no SM is rejected", "[config]") {
   const Case c = bad("  smem_per_block: 64 KiB", "  smem_per_block: 65 KiB", "65 KiB");
-  CHECK(c.message == c.expected_prefix +
-                         "sm.smem_per_block: 65 KiB is more than sm.smem_per_sm (64 KiB): a CTA using it fits no SM");
+  CHECK(
+      c.message ==
+      c.expected_prefix +
+          "sm.smem_per_block: 65 KiB is more than sm.smem_per_sm (64 KiB): a CTA using it fits no SM");
   const Case t = bad("  max_threads_per_block: 1024", "  max_threads_per_block: 2048", "2048");
-  CHECK(t.message == t.expected_prefix + "sm.max_threads_per_block: 2048 is more than sm.max_threads_per_sm (1024)");
+  CHECK(t.message ==
+        t.expected_prefix +
+            "sm.max_threads_per_block: 2048 is more than sm.max_threads_per_sm (1024)");
 }
 
 TEST_CASE("Efficiencies outside (0, 1] are rejected", "[config]") {
@@ -152,18 +163,21 @@ TEST_CASE("Efficiencies outside (0, 1] are rejected", "[config]") {
 TEST_CASE("Absurd sizes are rejected before anything is allocated", "[config]") {
   CHECK_THAT(bad("  size: 1 MiB", "  size: 2 GiB", "2 GiB").message,
              Catch::Contains("l2.size: \"2 GiB\" is more than the largest accepted value, 1 GiB"));
-  CHECK_THAT(bad("  count: 4", "  count: 2000000", "2000000").message,
-             Catch::Contains("sm.count: \"2000000\" is more than the largest accepted value, 1000000"));
+  CHECK_THAT(
+      bad("  count: 4", "  count: 2000000", "2000000").message,
+      Catch::Contains("sm.count: \"2000000\" is more than the largest accepted value, 1000000"));
   CHECK_THAT(bad("  capacity: 1 GiB", "  capacity: 2048 TiB", "2048 TiB").message,
-             Catch::Contains("hbm.capacity: \"2048 TiB\" is more than the largest accepted value, 1024 TiB"));
+             Catch::Contains(
+                 "hbm.capacity: \"2048 TiB\" is more than the largest accepted value, 1024 TiB"));
 }
 
 TEST_CASE("Malformed YAML gives the parser's position and reason", "[config]") {
   const std::string tab = replaced(kSmallConfig, "  ways: 16", "\tways: 16");
-  const std::string tab_line = position_of(tab, "\tways").substr(0, position_of(tab, "\tways").find(':'));
+  const std::string tab_line =
+      position_of(tab, "\tways").substr(0, position_of(tab, "\tways").find(':'));
   CHECK(error_of(tab) == ":" + position_of(tab, "\tways") +
-                             ": malformed YAML: illegal tab when looking for indentation (line " + tab_line +
-                             " is indented with a tab: YAML indents with spaces only)");
+                             ": malformed YAML: illegal tab when looking for indentation (line " +
+                             tab_line + " is indented with a tab: YAML indents with spaces only)");
   // An unclosed list: the parser notices on the next line, and says so.
   const std::string open_list = replaced(kSmallConfig, "  ways: 16", "  ways: [16");
   const std::string msg = error_of(open_list);
@@ -205,7 +219,8 @@ TEST_CASE("An empty file is rejected", "[config]") {
 
 TEST_CASE("A hit latency shorter than the crossbar is rejected", "[config]") {
   const Case c = bad("  hit_latency: 200 cycles", "  hit_latency: 40 cycles", "40 cycles");
-  CHECK_THAT(c.message, Catch::StartsWith(c.expected_prefix + "l2.hit_latency: 40 ns is less than xbar.latency"));
+  CHECK_THAT(c.message, Catch::StartsWith(c.expected_prefix +
+                                          "l2.hit_latency: 40 ns is less than xbar.latency"));
 }
 
 TEST_CASE("Finding 20: an L2 size written in MB says that MB is decimal and suggests MiB",
@@ -215,22 +230,24 @@ TEST_CASE("Finding 20: an L2 size written in MB says that MB is decimal and sugg
   CHECK_THAT(c.message, Catch::EndsWith("(2 MB is decimal, 2000000 bytes; did you mean 2 MiB?)"));
   // A size that is a whole number of sets is not second-guessed, however it was written.
   TempDir dir;
-  CHECK(load_config(dir.write("gpu.yaml", replaced(kSmallConfig, "  size: 1 MiB", "  size: 1048576 B")))
+  CHECK(load_config(
+            dir.write("gpu.yaml", replaced(kSmallConfig, "  size: 1 MiB", "  size: 1048576 B")))
             .l2.size.count == 1048576);
 }
 
 TEST_CASE("sm.smem_pipe takes own or tensor and nothing else", "[config]") {
   const std::string line = "  fp32_flops_per_cycle: 128";
   const Case c = bad(line, line + "\n  smem_pipe: tmem", "tmem");
-  CHECK_THAT(c.message,
-             Catch::StartsWith(c.expected_prefix + "sm.smem_pipe: \"tmem\" is neither `own` nor `tensor`"));
+  CHECK_THAT(c.message, Catch::StartsWith(c.expected_prefix +
+                                          "sm.smem_pipe: \"tmem\" is neither `own` nor `tensor`"));
   TempDir dir;
   for (const char* ok : {"own", "tensor"}) {
-    const HardwareConfig cfg =
-        load_config(dir.write("gpu.yaml", replaced(kSmallConfig, line, line + "\n  smem_pipe: " + ok)));
+    const HardwareConfig cfg = load_config(
+        dir.write("gpu.yaml", replaced(kSmallConfig, line, line + "\n  smem_pipe: " + ok)));
     CHECK(to_string(cfg.sm.smem_pipe) == std::string(ok));
   }
-  CHECK(load_config(dir.write("gpu.yaml", kSmallConfig)).sm.smem_pipe == SmemPipe::kOwn);  // the default
+  CHECK(load_config(dir.write("gpu.yaml", kSmallConfig)).sm.smem_pipe ==
+        SmemPipe::kOwn);  // the default
 }
 
 TEST_CASE("An empty name is rejected", "[config]") {
@@ -243,21 +260,24 @@ TEST_CASE("validate_config checks a config built in code and names its source", 
   c.source_file = "built-in";
   CHECK_NOTHROW(validate_config(c));
   c.sm.smem_per_block = Bytes{c.sm.smem_per_sm.count + 1};
-  CHECK_THROWS_WITH(validate_config(c),
-                    Catch::StartsWith("built-in: sm.smem_per_block: ") && Catch::EndsWith("fits no SM"));
+  CHECK_THROWS_WITH(validate_config(c), Catch::StartsWith("built-in: sm.smem_per_block: ") &&
+                                            Catch::EndsWith("fits no SM"));
   c = load_config("teaching-gpu");
   c.l2.sector_size = Bytes{48};
-  CHECK_THROWS_WITH(validate_config(c), Catch::Contains("l2.sector_size: 48 B does not divide l2.line_size"));
+  CHECK_THROWS_WITH(validate_config(c),
+                    Catch::Contains("l2.sector_size: 48 B does not divide l2.line_size"));
   // Each key's own range too, as the loader applies it to the text: the models of the chip are
   // built from validated configs only and do not check their geometry again.
   c = load_config("teaching-gpu");
   c.source_file = "built-in";
   c.l2.ways = 0;
-  CHECK_THROWS_WITH(validate_config(c), Catch::StartsWith("built-in: l2.ways: must be greater than zero"));
+  CHECK_THROWS_WITH(validate_config(c),
+                    Catch::StartsWith("built-in: l2.ways: must be greater than zero"));
   c = load_config("teaching-gpu");
   c.source_file = "built-in";
   c.efficiency.hbm = 1.5;
-  CHECK_THROWS_WITH(validate_config(c), Catch::StartsWith("built-in: efficiency.hbm: must be in (0, 1]"));
+  CHECK_THROWS_WITH(validate_config(c),
+                    Catch::StartsWith("built-in: efficiency.hbm: must be in (0, 1]"));
 }
 
 TEST_CASE("A line of more sectors than the L2 model holds is refused at load, naming the key",
@@ -276,11 +296,14 @@ TEST_CASE("A key without a value is reported at the key", "[config]") {
 
 TEST_CASE("A directory is not a config", "[config]") {
   TempDir dir;
-  CHECK_THROWS_WITH(load_config(dir.path()), Catch::StartsWith(dir.path() + ": is a directory, not a config file"));
+  CHECK_THROWS_WITH(load_config(dir.path()),
+                    Catch::StartsWith(dir.path() + ": is a directory, not a config file"));
 }
 
-TEST_CASE("Finding 3: a config value whose simulation cannot be represented is refused with the key "
-          "and the bound", "[config][first-hour]") {
+TEST_CASE(
+    "Finding 3: a config value whose simulation cannot be represented is refused with the key "
+    "and the bound",
+    "[config][first-hour]") {
   TempDir dir;
   const std::string path = dir.write("gpu.yaml", kSmallConfig);
   struct Case {
@@ -288,17 +311,18 @@ TEST_CASE("Finding 3: a config value whose simulation cannot be represented is r
     const char* key;
     const char* reason;
   };
-  for (const Case c : {Case{"hbm.bandwidth=0.001 B/s", "hbm.bandwidth", "the least accepted value here is"},
-                       Case{"hbm.bandwidth=0.01 B/s", "hbm.bandwidth", "the least accepted value here is"},
-                       Case{"l2.bandwidth=1 B/s", "l2.bandwidth", "the least accepted value here is"},
-                       Case{"xbar.port_bandwidth=0.5 B/s", "xbar.port_bandwidth", "bound for a single transfer"},
-                       Case{"sm.smem_bandwidth=0.1 B/s", "sm.smem_bandwidth", "bound for a single transfer"},
-                       Case{"sm.clock=0.001 Hz", "sm.clock", "below 1 Hz"},
-                       Case{"sm.clock=1e-300 Hz", "sm.clock", "below 1 Hz"},
-                       Case{"xbar.latency=2 s", "xbar.latency", "bound for a single latency"},
-                       Case{"hbm.latency=5000 ms", "hbm.latency", "bound for a single latency"},
-                       Case{"sm.tensor_flops_per_cycle=1e-12", "sm.tensor_flops_per_cycle",
-                            "bound for a single step"}}) {
+  for (const Case c :
+       {Case{"hbm.bandwidth=0.001 B/s", "hbm.bandwidth", "the least accepted value here is"},
+        Case{"hbm.bandwidth=0.01 B/s", "hbm.bandwidth", "the least accepted value here is"},
+        Case{"l2.bandwidth=1 B/s", "l2.bandwidth", "the least accepted value here is"},
+        Case{"xbar.port_bandwidth=0.5 B/s", "xbar.port_bandwidth", "bound for a single transfer"},
+        Case{"sm.smem_bandwidth=0.1 B/s", "sm.smem_bandwidth", "bound for a single transfer"},
+        Case{"sm.clock=0.001 Hz", "sm.clock", "below 1 Hz"},
+        Case{"sm.clock=1e-300 Hz", "sm.clock", "below 1 Hz"},
+        Case{"xbar.latency=2 s", "xbar.latency", "bound for a single latency"},
+        Case{"hbm.latency=5000 ms", "hbm.latency", "bound for a single latency"},
+        Case{"sm.tensor_flops_per_cycle=1e-12", "sm.tensor_flops_per_cycle",
+             "bound for a single step"}}) {
     INFO(c.set);
     try {
       (void)load_config(path, {c.set});

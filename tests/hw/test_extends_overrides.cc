@@ -41,7 +41,8 @@ TEST_CASE("A hypothetical config changes only the keys it sets over its base", "
 TEST_CASE("extends accepts a path relative to the extending file", "[extends]") {
   TempDir dir;
   dir.write("base.yaml", kSmallConfig);
-  const std::string path = dir.write("child.yaml", "extends: base.yaml\nname: Child\nl2:\n  ways: 8\n");
+  const std::string path =
+      dir.write("child.yaml", "extends: base.yaml\nname: Child\nl2:\n  ways: 8\n");
   const HardwareConfig c = load_config(path);
   CHECK(c.name == "Child");
   CHECK(c.l2.ways == 8);
@@ -70,23 +71,27 @@ TEST_CASE("An extends target that does not exist is named", "[extends]") {
 }
 
 TEST_CASE("--set overrides a key after the file and its base", "[set]") {
-  const HardwareConfig c = load_config("h200", {"l2.size=100 MiB", "sm.count=144", "efficiency.hbm=0.9"});
+  const HardwareConfig c =
+      load_config("h200", {"l2.size=100 MiB", "sm.count=144", "efficiency.hbm=0.9"});
   CHECK(c.l2.size.count == 100ull * 1024 * 1024);
   CHECK(c.sm.count == 144);
   CHECK(c.efficiency.hbm == 0.9);
   // Quotes, as a shell user may leave them, are stripped.
   CHECK(load_config("h200", {"l2.size=\"120 MiB\""}).l2.size.count == 120ull * 1024 * 1024);
   // Per-cycle values use the (possibly overridden) SM clock.
-  CHECK(load_config("teaching-gpu", {"sm.clock=2 GHz"}).xbar.port_bandwidth.bytes_per_second == 64 * 2e9);
+  CHECK(load_config("teaching-gpu", {"sm.clock=2 GHz"}).xbar.port_bandwidth.bytes_per_second ==
+        64 * 2e9);
 }
 
 TEST_CASE("A bad --set names the override as the place", "[set]") {
-  CHECK(error_of_set("h200", {"l2.size=12 parsecs"}) ==
-        "--set l2.size=12 parsecs: l2.size: unknown size unit \"parsecs\" in \"12 parsecs\" (use one of "
-        "B, KiB, MiB, GiB, TiB, kB, KB, MB, GB, TB)");
+  CHECK(
+      error_of_set("h200", {"l2.size=12 parsecs"}) ==
+      "--set l2.size=12 parsecs: l2.size: unknown size unit \"parsecs\" in \"12 parsecs\" (use one of "
+      "B, KiB, MiB, GiB, TiB, kB, KB, MB, GB, TB)");
   CHECK(error_of_set("h200", {"l2.sise=1 MiB"}) ==
         "--set l2.sise=1 MiB: l2.sise: unknown key (did you mean \"l2.size\"?)");
-  CHECK_THAT(error_of_set("h200", {"l2.size"}), Catch::StartsWith("--set l2.size: expected KEY.PATH=VALUE"));
+  CHECK_THAT(error_of_set("h200", {"l2.size"}),
+             Catch::StartsWith("--set l2.size: expected KEY.PATH=VALUE"));
   // Cross-field checks see the override too: 100 MiB + 128 B is no whole number of sets.
   CHECK_THAT(error_of_set("h200", {"l2.size=104857728 B"}),
              Catch::StartsWith("--set l2.size=104857728 B: l2.size: "));
@@ -128,7 +133,8 @@ TEST_CASE("Finding 6: a YAML file with several documents is refused, naming the 
     CHECK_THAT(e.reason(), Catch::StartsWith("a second YAML document starts here"));
     CHECK(e.pos().file == file);
     // The `---` line: right after the small config's lines.
-    CHECK(e.pos().line == static_cast<int>(std::count(kSmallConfig.begin(), kSmallConfig.end(), '\n')) + 1);
+    CHECK(e.pos().line ==
+          static_cast<int>(std::count(kSmallConfig.begin(), kSmallConfig.end(), '\n')) + 1);
   }
   // A leading `---` (an explicit start of the only document) and a trailing `...` are fine.
   CHECK(load_config(dir.write("one.yaml", "---\n" + kSmallConfig + "...\n")).name == "Small");

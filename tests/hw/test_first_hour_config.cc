@@ -33,17 +33,21 @@ std::string error_of(const std::string& path, const std::vector<std::string>& ov
 
 }  // namespace
 
-TEST_CASE("Finding 20: a section's name in the wrong case or given to --set as a key names the "
-          "section, not a key spelt like it",
-          "[config][first-hour]") {
+TEST_CASE(
+    "Finding 20: a section's name in the wrong case or given to --set as a key names the "
+    "section, not a key spelt like it",
+    "[config][first-hour]") {
   TempDir dir;
   const std::string upper = dir.write("gpu.yaml", replaced(kSmallConfig, "sm:\n", "SM:\n"));
   const std::string message = error_of(upper);
-  CHECK_THAT(message, Catch::Contains(":" + position_of(slurp_text(upper), "SM:") + ": SM: unknown key (did you mean "
+  CHECK_THAT(message, Catch::Contains(":" + position_of(slurp_text(upper), "SM:") +
+                                      ": SM: unknown key (did you mean "
                                       "the section \"sm\"? names are lowercase)"));
   CHECK_THAT(message, !Catch::Contains("efficiency"));
   const std::string section = error_of(dir.write("ok.yaml", kSmallConfig), {"l2=5"});
-  CHECK_THAT(section, Catch::StartsWith("--set l2=5: l2: is a section, not a key: name one of its keys (l2.size"));
+  CHECK_THAT(
+      section,
+      Catch::StartsWith("--set l2=5: l2: is a section, not a key: name one of its keys (l2.size"));
   CHECK_THAT(section, !Catch::Contains("efficiency"));
 }
 
@@ -58,9 +62,11 @@ TEST_CASE("Finding 20: a tab in the indentation is named with its line", "[confi
   TempDir dir;
   const std::string text = replaced(kSmallConfig, "  count: 4", "\tcount: 4");
   const std::string message = error_of(dir.write("gpu.yaml", text));
-  const std::string line = position_of(text, "\tcount").substr(0, position_of(text, "\tcount").find(':'));
+  const std::string line =
+      position_of(text, "\tcount").substr(0, position_of(text, "\tcount").find(':'));
   CHECK_THAT(message, Catch::Contains("malformed YAML"));
-  CHECK_THAT(message, Catch::EndsWith("(line " + line + " is indented with a tab: YAML indents with spaces only)"));
+  CHECK_THAT(message, Catch::EndsWith("(line " + line +
+                                      " is indented with a tab: YAML indents with spaces only)"));
 }
 
 TEST_CASE("Finding 20: every missing required key is named at once", "[config][first-hour]") {
@@ -72,12 +78,14 @@ TEST_CASE("Finding 20: every missing required key is named at once", "[config][f
   REQUIRE(required.size() > 2);
   // Only the name: every other required key is missing.
   const std::string message = error_of(dir.write("gpu.yaml", "name: bare\n"));
-  CHECK_THAT(message, Catch::Contains(std::to_string(required.size() - 1) + " required keys are missing: "));
+  CHECK_THAT(message,
+             Catch::Contains(std::to_string(required.size() - 1) + " required keys are missing: "));
   for (const std::string& key : required) {
     if (key != "name") CHECK_THAT(message, Catch::Contains(key));
   }
   // One missing key keeps the one-key message.
-  const std::string one = error_of(dir.write("one.yaml", replaced(kSmallConfig, "  ways: 16\n", "")));
+  const std::string one =
+      error_of(dir.write("one.yaml", replaced(kSmallConfig, "  ways: 16\n", "")));
   CHECK_THAT(one, Catch::Contains("l2.ways: missing required key"));
 }
 
@@ -85,7 +93,8 @@ TEST_CASE("Finding 20: a huge bad value is cut in the message, naming how much w
           "[config][first-hour]") {
   TempDir dir;
   const std::string huge(10u << 20, '7');
-  const std::string message = error_of(dir.write("gpu.yaml", replaced(kSmallConfig, "  count: 4", "  count: x" + huge)));
+  const std::string message =
+      error_of(dir.write("gpu.yaml", replaced(kSmallConfig, "  count: 4", "  count: x" + huge)));
   CHECK(message.size() < 1200);
   CHECK_THAT(message, Catch::Contains("sm.count: "));
   CHECK_THAT(message, Catch::Contains(" bytes cut] ..."));

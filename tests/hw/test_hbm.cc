@@ -20,7 +20,8 @@ HardwareConfig config_with_row_penalty(Tick penalty) {
 /// Bus ticks of `sectors` sectors on one channel, from the config.
 Tick bus_ticks(const HardwareConfig& c, std::uint32_t sectors) {
   const double per_channel = c.hbm.bandwidth.bytes_per_second / c.hbm.channels * c.efficiency.hbm;
-  return static_cast<Tick>(std::llround(static_cast<double>(sectors * c.l2.sector_size.count) * 1e12 / per_channel));
+  return static_cast<Tick>(
+      std::llround(static_cast<double>(sectors * c.l2.sector_size.count) * 1e12 / per_channel));
 }
 
 }  // namespace
@@ -102,7 +103,8 @@ TEST_CASE("Opening a row costs row_miss_penalty once; later accesses to the open
   CHECK(hbm.row_misses() == 2);
 }
 
-TEST_CASE("Row openings in different banks overlap; the bus serialises the transfers", "[run][hbm]") {
+TEST_CASE("Row openings in different banks overlap; the bus serialises the transfers",
+          "[run][hbm]") {
   const Tick penalty = 40'000;
   const HardwareConfig c = config_with_row_penalty(penalty);
   Hbm hbm(c);

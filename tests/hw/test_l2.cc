@@ -24,9 +24,10 @@ struct RefLine {
 
 }  // namespace
 
-TEST_CASE("The L2 evicts the least recently used line of a set and tracks sectors like a "
-          "reference model",
-          "[run][l2]") {
+TEST_CASE(
+    "The L2 evicts the least recently used line of a set and tracks sectors like a "
+    "reference model",
+    "[run][l2]") {
   HardwareConfig c = test::small_config();
   // 64 KiB: 4 slices × 8 sets × 16 ways × 128 B, whose tags need 64-bit way words; 4 MiB: 2048
   // sets, 32-bit words. Lines either dense (0 .. 4x the capacity) or spread over every line
@@ -58,7 +59,8 @@ TEST_CASE("The L2 evicts the least recently used line of a set and tracks sector
     const L2Outcome got = is_store ? l2.write(place, line, mask, mask) : l2.read(place, line, mask);
 
     std::vector<RefLine>& set = ref[place.set_base];
-    auto it = std::find_if(set.begin(), set.end(), [&](const RefLine& r) { return r.line == line; });
+    auto it =
+        std::find_if(set.begin(), set.end(), [&](const RefLine& r) { return r.line == line; });
     RefLine entry{line, 0, 0};
     std::uint32_t victim_dirty = 0;
     std::uint64_t victim_line = 0;
@@ -88,7 +90,8 @@ TEST_CASE("The L2 evicts the least recently used line of a set and tracks sector
   CHECK(dirty_evictions > 0);
   std::uint64_t dirty_sectors = 0;
   for (const auto& [base, set] : ref) {
-    for (const RefLine& r : set) dirty_sectors += static_cast<std::uint64_t>(__builtin_popcount(r.dirty));
+    for (const RefLine& r : set)
+      dirty_sectors += static_cast<std::uint64_t>(__builtin_popcount(r.dirty));
   }
   CHECK(l2.dirty_bytes() == dirty_sectors * c.l2.sector_size.count);
   // A flush reports every dirty line once, with its dirty sectors, and leaves nothing dirty.

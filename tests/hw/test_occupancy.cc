@@ -70,8 +70,6 @@ TEST_CASE("A CTA whose rounded registers exceed the SM's is rejected by name", "
                       Catch::Contains("kernel \"big\"") && Catch::Contains("sm.registers_per_sm"));
 }
 
-
-
 TEST_CASE("The warp size and the register allocation unit come from the config", "[occupancy]") {
   SmConfig sm = h200_like();
   // A chip with 64-thread warps and 512-register units: a 256-thread CTA of 33 registers is 4

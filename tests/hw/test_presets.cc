@@ -26,7 +26,8 @@ std::string yaml_text(const std::string& path, const std::string& section, const
 
 }  // namespace
 
-TEST_CASE("Every preset and hypothetical config loads and derives as computed by hand", "[presets]") {
+TEST_CASE("Every preset and hypothetical config loads and derives as computed by hand",
+          "[presets]") {
   const std::vector<PresetInfo> presets = list_presets();
   REQUIRE(presets.size() >= 8);
   for (const PresetInfo& p : presets) {
@@ -59,7 +60,8 @@ TEST_CASE("Every preset and hypothetical config loads and derives as computed by
   }
 }
 
-TEST_CASE("Finding 21: calibrated configs are presets named after their chip", "[presets][first-hour]") {
+TEST_CASE("Finding 21: calibrated configs are presets named after their chip",
+          "[presets][first-hour]") {
   bool listed = false;
   for (const PresetInfo& p : list_presets()) listed = listed || p.id == "h200-calibrated";
   CHECK(listed);
@@ -69,7 +71,7 @@ TEST_CASE("Finding 21: calibrated configs are presets named after their chip", "
   CHECK(by_name.name == by_path.name);
   CHECK(by_folder.efficiency.mma_sync == by_path.efficiency.mma_sync);
   CHECK(by_name.efficiency.mma_sync < 1.0);  // the fitted value, not the base's
-  CHECK(by_name.efficiency.tensor == 1.0);   // fitted on mma.sync kernels only: wgmma keeps its peak
+  CHECK(by_name.efficiency.tensor == 1.0);  // fitted on mma.sync kernels only: wgmma keeps its peak
   CHECK_THROWS_WITH(load_config("h300-calibrated"), Catch::Contains("h200-calibrated"));
 }
 

@@ -27,7 +27,8 @@ TEST_CASE("A config's topology has one node per SM, slice and channel and the co
   CHECK(t.partition_count() == c.l2.partitions);
   // One crossbar per partition; every crossbar reaches every slice.
   CHECK(t.crossbar_count() == c.l2.partitions);
-  CHECK(boost::num_vertices(t.graph()) == c.sm.count + c.l2.partitions + c.l2.slices + c.hbm.channels);
+  CHECK(boost::num_vertices(t.graph()) ==
+        c.sm.count + c.l2.partitions + c.l2.slices + c.hbm.channels);
   CHECK(boost::num_edges(t.graph()) == c.sm.count + std::size_t{c.l2.partitions} * c.l2.slices +
                                            std::size_t{c.l2.slices} * c.hbm.channels);
   // Path latencies: SM → slice of its own partition is the L2 hit latency (SM 0 and slice 0 are in
@@ -39,7 +40,8 @@ TEST_CASE("A config's topology has one node per SM, slice and channel and the co
   CHECK(t.slice_to_channel_latency(3, c.hbm.channels - 1) == c.hbm.latency);
   // Bandwidth shares of the totals.
   CHECK(t.sm_port_bandwidth(7) == c.xbar.port_bandwidth);
-  CHECK(t.slice_bandwidth(0).bytes_per_second == Approx(c.l2.bandwidth.bytes_per_second / c.l2.slices));
+  CHECK(t.slice_bandwidth(0).bytes_per_second ==
+        Approx(c.l2.bandwidth.bytes_per_second / c.l2.slices));
   CHECK(t.slice_to_channel_bandwidth(0, 0).bytes_per_second ==
         Approx(c.hbm.bandwidth.bytes_per_second / c.hbm.channels));
   // Slices split evenly and in order among partitions.
@@ -49,7 +51,8 @@ TEST_CASE("A config's topology has one node per SM, slice and channel and the co
   CHECK(t.partition_of_slice(c.l2.slices - 1) == c.l2.partitions - 1);
 }
 
-TEST_CASE("DOT export has one node per SM, slice and channel and a cluster per partition", "[topology]") {
+TEST_CASE("DOT export has one node per SM, slice and channel and a cluster per partition",
+          "[topology]") {
   const HardwareConfig c = load_config("a100-40gb");
   const std::string dot = Topology(c).to_dot();
   CHECK(dot.rfind("digraph memwall {", 0) == 0);
@@ -86,13 +89,15 @@ TEST_CASE("The collapsed DOT has one node per group and counts the edges it stan
   // Groups: SMs per crossbar, crossbars, slices per partition, one channel group.
   const std::size_t p = c.l2.partitions;
   const std::size_t groups = 2 * p + p + 1;
-  const std::size_t bundles = p + p * p + p;  // SMs -> crossbar, crossbar -> slices, slices -> channels
+  const std::size_t bundles =
+      p + p * p + p;  // SMs -> crossbar, crossbar -> slices, slices -> channels
   CHECK(count_of(dot, " -> ") == bundles);
   CHECK(count_of(dot, " [label=") == groups + bundles);
   CHECK(count_of(dot, "[label=\"" + std::to_string(c.sm.count / 2) + " SMs\"]") == 2);
   CHECK(count_of(dot, "[label=\"" + std::to_string(c.hbm.channels) + " HBM channels\"]") == 1);
-  const std::string slice_to_channels =
-      "slices_p0 -> channels [label=\"" + std::to_string(c.l2.slices / 2 * c.hbm.channels) + " edges, ";
+  const std::string slice_to_channels = "slices_p0 -> channels [label=\"" +
+                                        std::to_string(c.l2.slices / 2 * c.hbm.channels) +
+                                        " edges, ";
   CHECK(count_of(dot, slice_to_channels) == 1);
   CHECK(dot.size() < 4096);  // a page, where the full graph of an H200 is thousands of lines
   CHECK(dot == Topology(c).to_dot_collapsed());  // deterministic
@@ -132,7 +137,8 @@ TEST_CASE("A cycle in the request path is rejected", "[topology]") {
   CHECK_THROWS_WITH(Topology(std::move(g)), Catch::Contains("the request path has a cycle"));
 }
 
-TEST_CASE("A slice missing its edge to one channel is rejected even when all SMs reach it", "[topology]") {
+TEST_CASE("A slice missing its edge to one channel is rejected even when all SMs reach it",
+          "[topology]") {
   const HardwareConfig c = load_config("teaching-gpu");
   TopologyGraph g = Topology::build_graph(c);
   TopologyGraph::vertex_descriptor slice1 = 0, ch3 = 0;

@@ -44,11 +44,11 @@ WorkloadParams params_of(WorkloadKind kind, const Shape& v) {
 }
 
 const Shape kShapes[] = {
-    {1, 2, 2, 200, 200, 32, false, 64, 48},   // blocks divide nothing
-    {1, 2, 2, 200, 200, 32, true, 64, 64},    // causal
-    {2, 4, 2, 97, 97, 16, true, 32, 16},      // causal, grouped, odd N
-    {1, 4, 1, 50, 333, 32, true, 16, 48},     // Nkv > Nq, bottom-right mask, multi-query
-    {1, 2, 2, 150, 90, 32, false, 64, 32},    // Nkv < Nq
+    {1, 2, 2, 200, 200, 32, false, 64, 48},  // blocks divide nothing
+    {1, 2, 2, 200, 200, 32, true, 64, 64},  // causal
+    {2, 4, 2, 97, 97, 16, true, 32, 16},  // causal, grouped, odd N
+    {1, 4, 1, 50, 333, 32, true, 16, 48},  // Nkv > Nq, bottom-right mask, multi-query
+    {1, 2, 2, 150, 90, 32, false, 64, 32},  // Nkv < Nq
 };
 
 const TensorTraffic& tensor(const Traffic& t, const std::string& name) {
@@ -124,9 +124,9 @@ TEST_CASE("flash2-bwd visits, per K/V block, the Q blocks at or below the diagon
   // N = T·B, Br = Bc = B: K/V block j is seen by Q blocks j..T−1, (T − j)·B rows; Σ = B·T(T+1)/2.
   // Without the mask every block sees all N rows: T·N.
   const std::uint64_t n = 512, b = 64, d = 64, s = 2, t = n / b, bh = 3;
-  WorkloadParams p = params_of(WorkloadKind::flash2_bwd, {1, bh, bh, n, n, d, true,
-                                                          static_cast<std::uint32_t>(b),
-                                                          static_cast<std::uint32_t>(b)});
+  WorkloadParams p = params_of(
+      WorkloadKind::flash2_bwd,
+      {1, bh, bh, n, n, d, true, static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(b)});
   const Traffic causal = closed_form_traffic(p);
   const std::uint64_t rows = b * t * (t + 1) / 2;
   CHECK(tensor(causal, "Q").read_bytes == bh * rows * d * s);
@@ -159,8 +159,8 @@ TEST_CASE("Grouped backward passes write dK, dV per query head and sum each grou
 TEST_CASE("naive-bwd moves P twice, dP and dS through global memory, N² each way",
           "[backward][closed_forms]") {
   const std::uint64_t n = 256, d = 64, s = 2;
-  const Traffic t = closed_form_traffic(params_of(WorkloadKind::naive_bwd, {1, 1, 1, n, n, d, true,
-                                                                           128, 128}));
+  const Traffic t =
+      closed_form_traffic(params_of(WorkloadKind::naive_bwd, {1, 1, 1, n, n, d, true, 128, 128}));
   CHECK(tensor(t, "P").read_bytes == 2 * n * n * s);
   CHECK(tensor(t, "dP").read_bytes == n * n * s);
   CHECK(tensor(t, "dP").write_bytes == n * n * s);
@@ -169,8 +169,8 @@ TEST_CASE("naive-bwd moves P twice, dP and dS through global memory, N² each wa
 }
 
 TEST_CASE("A backward of a workload that has none is one clear error", "[backward][errors]") {
-  CHECK_THROWS_WITH(parse_workload_kind("flash1-bwd"),
-                    Catch::Contains("flash1-bwd is not provided") &&
-                        Catch::Contains("naive-bwd, flash2-bwd"));
+  CHECK_THROWS_WITH(
+      parse_workload_kind("flash1-bwd"),
+      Catch::Contains("flash1-bwd is not provided") && Catch::Contains("naive-bwd, flash2-bwd"));
   CHECK(parse_workload_kind("flash2-bwd") == WorkloadKind::flash2_bwd);
 }

@@ -67,14 +67,14 @@ const TensorTraffic& tensor(const Traffic& t, const std::string& name) {
 
 // Shapes where neither N divides by the blocks, Nq ≠ Nkv, G = 1, 2, 4, splits 1..5.
 const Variant kVariants[] = {
-    {1, 2, 2, 200, 200, true, 64, 48, 1},    // causal, blocks divide nothing
-    {2, 4, 2, 97, 97, true, 32, 16, 1},      // causal GQA, odd N
-    {1, 4, 1, 100, 333, true, 32, 48, 1},    // causal, Nkv > Nq (bottom-right), multi-query
-    {1, 4, 2, 150, 90, false, 64, 32, 1},    // Nkv < Nq, not causal
-    {1, 2, 2, 64, 500, true, 16, 32, 4},     // split-KV with the mask: some splits empty
-    {2, 8, 2, 1, 777, false, 128, 64, 5},    // decode, packed (G = 4), split
-    {1, 8, 8, 1, 300, true, 128, 64, 3},     // decode without GQA: one row per head
-    {1, 6, 3, 33, 1000, true, 16, 128, 2},   // causal, short Q against a long KV, split
+    {1, 2, 2, 200, 200, true, 64, 48, 1},  // causal, blocks divide nothing
+    {2, 4, 2, 97, 97, true, 32, 16, 1},  // causal GQA, odd N
+    {1, 4, 1, 100, 333, true, 32, 48, 1},  // causal, Nkv > Nq (bottom-right), multi-query
+    {1, 4, 2, 150, 90, false, 64, 32, 1},  // Nkv < Nq, not causal
+    {1, 2, 2, 64, 500, true, 16, 32, 4},  // split-KV with the mask: some splits empty
+    {2, 8, 2, 1, 777, false, 128, 64, 5},  // decode, packed (G = 4), split
+    {1, 8, 8, 1, 300, true, 128, 64, 3},  // decode without GQA: one row per head
+    {1, 6, 3, 33, 1000, true, 16, 128, 2},  // causal, short Q against a long KV, split
 };
 
 }  // namespace
@@ -114,8 +114,8 @@ TEST_CASE("Causal flash2 reads K and V over exactly the blocks at or below the d
   // Nq = Nkv = N = Tr·Br, Br a multiple of Bc: Q block m sees (m + 1)·Br keys, so K (and V) move
   // Σₘ (m + 1)·Br = Br·Tr(Tr + 1)/2 rows per head: (Tr + 1)/(2·Tr) of the unmasked Tr·N.
   const std::uint64_t bh = 3, d = 64, s = 2;
-  for (const auto& [n, br, bc] : {std::tuple{1024u, 128u, 64u}, std::tuple{1024u, 128u, 128u},
-                                 std::tuple{768u, 256u, 64u}}) {
+  for (const auto& [n, br, bc] :
+       {std::tuple{1024u, 128u, 64u}, std::tuple{1024u, 128u, 128u}, std::tuple{768u, 256u, 64u}}) {
     WorkloadParams p = params_of(WorkloadKind::flash2, {1, bh, bh, n, n, true, br, bc, 1}, d);
     const std::uint64_t tr = n / br;
     const Traffic t = closed_form_traffic(p);
@@ -138,9 +138,9 @@ TEST_CASE("Causal flash1 skips, in each pass, the Q blocks above the diagonal",
           "[variants][closed_forms]") {
   // N = Tc·Bc, Br = Bc: pass j visits Q blocks j..Tc−1, (Tc − j)·Br rows; Σ = Br·Tc(Tc + 1)/2.
   const std::uint64_t n = 512, b = 64, d = 32, s = 2, tc = n / b;
-  const WorkloadParams p = params_of(WorkloadKind::flash1,
-                                     {1, 1, 1, n, n, true, static_cast<std::uint32_t>(b),
-                                      static_cast<std::uint32_t>(b), 1}, d);
+  const WorkloadParams p = params_of(
+      WorkloadKind::flash1,
+      {1, 1, 1, n, n, true, static_cast<std::uint32_t>(b), static_cast<std::uint32_t>(b), 1}, d);
   const Traffic t = closed_form_traffic(p);
   CHECK(tensor(t, "Q").read_bytes == d * s * b * tc * (tc + 1) / 2);
   CHECK(tensor(t, "K").read_bytes == n * d * s);  // each K/V block loaded once
@@ -184,9 +184,9 @@ TEST_CASE("Decode with grouped-query heads packs a K/V head's query heads into o
 TEST_CASE("Split-KV writes each split's partial O and L in fp32 and the combine reads them back",
           "[variants]") {
   const std::uint64_t b = 1, h = 4, nq = 64, nkv = 2048, d = 64, splits = 4;
-  const WorkloadParams p = params_of(
-      WorkloadKind::flash2, {b, h, h, nq, nkv, false, 64, 128, static_cast<std::uint32_t>(splits)},
-      d);
+  const WorkloadParams p =
+      params_of(WorkloadKind::flash2,
+                {b, h, h, nq, nkv, false, 64, 128, static_cast<std::uint32_t>(splits)}, d);
   const Traffic t = closed_form_traffic(p);
   CHECK(tensor(t, "O_accum").write_bytes == splits * b * h * nq * d * 4);
   CHECK(tensor(t, "O_accum").read_bytes == tensor(t, "O_accum").write_bytes);

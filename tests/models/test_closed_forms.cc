@@ -28,12 +28,15 @@ using test::require_ops_match_closed_form;
 }  // namespace
 
 TEST_CASE("Each attention workload's ops move exactly its closed-form bytes", "[closed_forms]") {
-  struct Shape { std::uint64_t b, h, n, d; std::uint32_t bq, bkv, bk, stages, rows; };
+  struct Shape {
+    std::uint64_t b, h, n, d;
+    std::uint32_t bq, bkv, bk, stages, rows;
+  };
   const Shape shapes[] = {
-      {1, 1, 256, 64, 128, 128, 64, 2, 4},   // tiles divide N
-      {2, 3, 200, 64, 64, 48, 40, 3, 3},     // N divisible by none of the blocks
-      {1, 2, 97, 32, 32, 16, 24, 1, 5},      // odd N, single stage
-      {1, 1, 300, 128, 128, 64, 64, 2, 4},   // default flash2 tiling for d = 128
+      {1, 1, 256, 64, 128, 128, 64, 2, 4},  // tiles divide N
+      {2, 3, 200, 64, 64, 48, 40, 3, 3},  // N divisible by none of the blocks
+      {1, 2, 97, 32, 32, 16, 24, 1, 5},  // odd N, single stage
+      {1, 1, 300, 128, 128, 64, 64, 2, 4},  // default flash2 tiling for d = 128
   };
   for (const Shape& s : shapes) {
     for (WorkloadKind kind : {WorkloadKind::naive, WorkloadKind::flash1, WorkloadKind::flash2}) {
@@ -68,7 +71,10 @@ TEST_CASE("flash1 with block sizes from the SRAM size moves its closed-form byte
 
 TEST_CASE("gemm's ops move s·(MK·⌈N/tile_n⌉ + KN·⌈M/tile_m⌉) read and s·MN written",
           "[closed_forms]") {
-  struct Shape { std::uint64_t m, n, k; std::uint32_t tm, tn, tk; };
+  struct Shape {
+    std::uint64_t m, n, k;
+    std::uint32_t tm, tn, tk;
+  };
   for (const Shape& s : {Shape{256, 256, 256, 128, 128, 32}, Shape{300, 170, 99, 64, 48, 40},
                          Shape{17, 1000, 33, 128, 128, 32}}) {
     WorkloadParams p;
@@ -81,7 +87,8 @@ TEST_CASE("gemm's ops move s·(MK·⌈N/tile_n⌉ + KN·⌈M/tile_m⌉) read and
     p.tile_k = s.tk;
     require_ops_match_closed_form(p);
     const Traffic t = closed_form_traffic(p);
-    REQUIRE(t.read_bytes == 2 * (s.m * s.k * ceil_div(s.n, s.tn) + s.k * s.n * ceil_div(s.m, s.tm)));
+    REQUIRE(t.read_bytes ==
+            2 * (s.m * s.k * ceil_div(s.n, s.tn) + s.k * s.n * ceil_div(s.m, s.tm)));
     REQUIRE(t.write_bytes == 2 * s.m * s.n);
   }
 }

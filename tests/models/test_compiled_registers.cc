@@ -28,7 +28,8 @@ WorkloadParams shape(WorkloadKind kind, std::uint64_t seq, std::uint64_t d, std:
 }
 
 const KernelInfo& launch_named(const std::vector<KernelInfo>& ks, const std::string& name) {
-  const auto it = std::find_if(ks.begin(), ks.end(), [&](const KernelInfo& k) { return k.name == name; });
+  const auto it =
+      std::find_if(ks.begin(), ks.end(), [&](const KernelInfo& k) { return k.name == name; });
   REQUIRE(it != ks.end());
   return *it;
 }
@@ -57,7 +58,8 @@ std::set<Row> ptxas_list(const std::string& path, std::string& header) {
   return file;
 }
 
-TEST_CASE("Each architecture's compiled-register table is its committed ptxas list", "[registers]") {
+TEST_CASE("Each architecture's compiled-register table is its committed ptxas list",
+          "[registers]") {
   for (const auto& [arch, path] : {std::pair{90u, "models/cuda/ptxas-registers.txt"},
                                    std::pair{80u, "models/cuda/ptxas-registers-sm80.txt"}}) {
     INFO(path);
@@ -66,7 +68,8 @@ TEST_CASE("Each architecture's compiled-register table is its committed ptxas li
     CHECK(header.rfind("# ptxas -v, sm_" + std::to_string(arch) + ",", 0) == 0);
     std::set<Row> table;
     for (const CompiledKernel& k : compiled_kernels(arch)) {
-      table.insert(Row{std::string(k.kernel), k.head_dim, k.block_a, k.block_b, k.stages, k.registers});
+      table.insert(
+          Row{std::string(k.kernel), k.head_dim, k.block_a, k.block_b, k.stages, k.registers});
     }
     CHECK(table == file);
     CHECK(table.size() == compiled_kernels(arch).size());  // no instantiation listed twice
@@ -108,7 +111,8 @@ TEST_CASE("A compiled shape launches with ptxas's registers, any other with the 
         32 + (64 * 128 + 64 * 64) / 128);
   // block_q and block_kv are not interchangeable: <64, 128, 64> and <64, 64, 128> differ.
   const auto rows_then_keys = [](std::uint32_t bq, std::uint32_t bkv) {
-    return launch_named(kernel_launches(shape(WorkloadKind::flash2, 4096, 64, bq, bkv)), "flash2_fwd")
+    return launch_named(kernel_launches(shape(WorkloadKind::flash2, 4096, 64, bq, bkv)),
+                        "flash2_fwd")
         .registers_per_thread;
   };
   REQUIRE(*compiled_registers(90, "flash2_fwd", 64, 128, 64, 2) !=
@@ -118,7 +122,8 @@ TEST_CASE("A compiled shape launches with ptxas's registers, any other with the 
   // Naive: qk <D, block_q, block_kv> and pv <D, block_q, block_k>.
   const auto naive = kernel_launches(shape(WorkloadKind::naive, 2048, 128, 128, 128));
   const WorkloadParams np = shape(WorkloadKind::naive, 2048, 128, 128, 128);
-  CHECK(launch_named(naive, "qk").registers_per_thread == *compiled_registers(90, "qk", 128, 128, 128, 0));
+  CHECK(launch_named(naive, "qk").registers_per_thread ==
+        *compiled_registers(90, "qk", 128, 128, 128, 0));
   CHECK(launch_named(naive, "pv").registers_per_thread ==
         *compiled_registers(90, "pv", 128, 128, *np.block_k, 0));
 }

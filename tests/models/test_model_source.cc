@@ -7,10 +7,10 @@
 #include "models/closed_forms.h"
 #include "models/model_source.h"
 #include "models/workload.h"
+#include "tests/support/cli.h"
 #include "traces/copy_trace.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_writer.h"
-#include "tests/support/cli.h"
 
 using namespace memwall;
 
@@ -133,10 +133,10 @@ int run(const std::string& args) { return memwall::test::run_memwall(args).code;
 
 }  // namespace
 
-TEST_CASE("memwall trace --counts writes the counted bytes and the closed form as JSON",
-          "[cli]") {
+TEST_CASE("memwall trace --counts writes the counted bytes and the closed form as JSON", "[cli]") {
   const std::string json = temp_path("counts.json");
-  REQUIRE(run("trace --workload naive --seq 300 --head-dim 32 --heads 2 --counts --json " + json) == 0);
+  REQUIRE(run("trace --workload naive --seq 300 --head-dim 32 --heads 2 --counts --json " + json) ==
+          0);
   WorkloadParams p;
   p.workload = WorkloadKind::naive;
   p.seq = 300;
@@ -160,8 +160,10 @@ TEST_CASE("memwall verify exits 0 within tolerance, 1 above it, 2 on bad paramet
   REQUIRE(run("trace --workload flash2 --seq 64 --sram lots --counts") == 2);
 }
 
-TEST_CASE("memwall trace writes a file that trace stat and trace dump read, and rejects a "
-          "damaged one with exit 2", "[cli]") {
+TEST_CASE(
+    "memwall trace writes a file that trace stat and trace dump read, and rejects a "
+    "damaged one with exit 2",
+    "[cli]") {
   const std::string path = temp_path("cli.mwt");
   REQUIRE(run("trace --workload flash1 --seq 200 --sram 16KiB -o " + path) == 0);
   REQUIRE(run("trace stat " + path) == 0);

@@ -34,9 +34,10 @@ std::string listed(const WorkloadParams& resolved, const std::string& name) {
 
 }  // namespace
 
-TEST_CASE("Finding 22: the softmax keeps rows in shared memory where they fit and streams them "
-          "where they do not",
-          "[naive][first-hour]") {
+TEST_CASE(
+    "Finding 22: the softmax keeps rows in shared memory where they fit and streams them "
+    "where they do not",
+    "[naive][first-hour]") {
   WorkloadParams p = naive(16384, 64);
   p.smem_limit_bytes = 4 * 16384 * 2;  // softmax_rows (4) rows of S exactly
   WorkloadParams r = resolve_workload(p);
@@ -56,8 +57,8 @@ TEST_CASE("Finding 22: the softmax keeps rows in shared memory where they fit an
     resolve_workload(p);
     FAIL("expected a UsageError");
   } catch (const UsageError& e) {
-    REQUIRE_THAT(e.what(), Catch::Contains("softmax_rows <= 3") &&
-                               Catch::Contains("--softmax-chunk 1024"));
+    REQUIRE_THAT(e.what(),
+                 Catch::Contains("softmax_rows <= 3") && Catch::Contains("--softmax-chunk 1024"));
   }
   // Without a limit (no config), the rows stay in shared memory.
   REQUIRE(*resolve_workload(naive(1 << 20, 64)).softmax_chunk == 0);
@@ -65,10 +66,16 @@ TEST_CASE("Finding 22: the softmax keeps rows in shared memory where they fit an
 
 TEST_CASE("The streamed softmax's ops move its closed form: S read twice, P written once",
           "[naive][closed_forms]") {
-  struct Case { std::uint64_t seq, seq_kv, heads, kv_heads; bool causal; std::uint32_t chunk, rows; Dtype dtype; };
-  for (const Case& c : {Case{256, 256, 2, 2, false, 64, 4, Dtype::fp16},   // chunks divide N
-                        Case{200, 200, 2, 2, false, 48, 3, Dtype::fp32},   // partial chunk and rows
-                        Case{97, 300, 4, 2, true, 1024, 5, Dtype::fp16}}) {  // one chunk, GQA, causal
+  struct Case {
+    std::uint64_t seq, seq_kv, heads, kv_heads;
+    bool causal;
+    std::uint32_t chunk, rows;
+    Dtype dtype;
+  };
+  for (const Case& c :
+       {Case{256, 256, 2, 2, false, 64, 4, Dtype::fp16},  // chunks divide N
+        Case{200, 200, 2, 2, false, 48, 3, Dtype::fp32},  // partial chunk and rows
+        Case{97, 300, 4, 2, true, 1024, 5, Dtype::fp16}}) {  // one chunk, GQA, causal
     WorkloadParams p = naive(c.seq, 32);
     p.seq_kv = c.seq_kv;
     p.heads = c.heads;
@@ -106,7 +113,8 @@ TEST_CASE("The streamed softmax's online max and sum equal the full softmax to 1
       data.t(w->tensor_id("K")).row(69).setConstant(3.0);
       w->compute_all(data);
       INFO("causal=" << causal << " chunk=" << chunk);
-      REQUIRE((data.t(output_tensor(*w)) - reference_output(*w, data)).cwiseAbs().maxCoeff() < 1e-10);
+      REQUIRE((data.t(output_tensor(*w)) - reference_output(*w, data)).cwiseAbs().maxCoeff() <
+              1e-10);
     }
   }
 }

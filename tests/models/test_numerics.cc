@@ -4,8 +4,8 @@
 #include <cmath>
 
 #include "models/reference.h"
-#include "sim/core/error.h"
 #include "models/workload.h"
+#include "sim/core/error.h"
 
 using namespace memwall;
 
@@ -44,7 +44,10 @@ double error_on(const WorkloadParams& p, std::uint64_t seed, bool late_max) {
 }  // namespace
 
 TEST_CASE("flash1, flash2 and naive equal softmax(QKᵀ·scale)V to 1e-10 in double", "[numerics]") {
-  struct Shape { std::uint64_t h, n, d; std::uint32_t bq, bkv; };
+  struct Shape {
+    std::uint64_t h, n, d;
+    std::uint32_t bq, bkv;
+  };
   for (const Shape& s : {Shape{2, 128, 32, 32, 32}, Shape{1, 100, 16, 32, 24},
                          Shape{3, 77, 8, 16, 10}, Shape{1, 50, 64, 128, 128}}) {
     for (WorkloadKind kind : {WorkloadKind::naive, WorkloadKind::flash1, WorkloadKind::flash2}) {

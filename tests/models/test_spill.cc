@@ -47,7 +47,8 @@ TEST_CASE("Tiles over the shared memory per block are rejected with what fits", 
     const std::string msg = e.what();
     CHECK_THAT(msg, Catch::Contains(std::to_string((256 + 4 * 256) * row) + " B"));
     CHECK_THAT(msg, Catch::Contains(std::to_string(limit) + " B, sm.smem_per_block of h200.yaml"));
-    CHECK_THAT(msg, Catch::Contains("block_kv <= " + std::to_string(fit_kv) + " fits at block_q 256"));
+    CHECK_THAT(msg,
+               Catch::Contains("block_kv <= " + std::to_string(fit_kv) + " fits at block_q 256"));
     CHECK_THAT(msg, Catch::Contains("--allow-spill"));
   }
   // The block_kv it names fits; one more does not.
@@ -101,16 +102,19 @@ TEST_CASE("allow_spill is dropped where there is nothing to spill against", "[sp
   for (const auto& [key, value] : resolve_workload(no_limit).named()) CHECK(key != "allow_spill");
 }
 
-TEST_CASE("A spilling kernel's ops move exactly the closed-form bytes, spill included",
-          "[spill]") {
-  struct Case { std::uint64_t n, d; std::uint32_t bq, bkv; std::uint64_t limit; };
+TEST_CASE("A spilling kernel's ops move exactly the closed-form bytes, spill included", "[spill]") {
+  struct Case {
+    std::uint64_t n, d;
+    std::uint32_t bq, bkv;
+    std::uint64_t limit;
+  };
   const Case cases[] = {
       {256, 64, 128, 128, 40 * 1024},  // Q kept, K/V partly, no score row
-      {200, 64, 64, 48, 18 * 1024},    // N divisible by neither block
-      {97, 32, 64, 64, 9 * 1024},      // odd N, partial Q and K/V edge tiles
-      {300, 32, 64, 64, 2000},         // Q partly spilled, nothing else fits
-      {128, 64, 64, 64, 100},          // not one row fits: everything spilled
-      {256, 64, 64, 16, 12000},        // fp16: Q kept, K/V partly, some score rows kept
+      {200, 64, 64, 48, 18 * 1024},  // N divisible by neither block
+      {97, 32, 64, 64, 9 * 1024},  // odd N, partial Q and K/V edge tiles
+      {300, 32, 64, 64, 2000},  // Q partly spilled, nothing else fits
+      {128, 64, 64, 64, 100},  // not one row fits: everything spilled
+      {256, 64, 64, 16, 12000},  // fp16: Q kept, K/V partly, some score rows kept
   };
   for (const Case& c : cases) {
     for (WorkloadKind kind : {WorkloadKind::flash1, WorkloadKind::flash2}) {
@@ -136,14 +140,14 @@ TEST_CASE("A spilling kernel's ops move exactly the closed-form bytes, spill inc
 TEST_CASE("The plan keeps whole rows in the order Q, K/V, scores", "[spill]") {
   // flash2 fp16 d = 64 (128 B rows), 2 stages: 64 Q rows take 8192 B of 12000; the K/V buffers
   // take 4·128 B per kept row: 7 rows (3584 B); the 224 B left hold 7 score rows of 16·2 B.
-  const SpillPlan f2 = spill_plan(resolve_workload(flash(WorkloadKind::flash2, 256, 64, 64, 16,
-                                                         12000, true)));
+  const SpillPlan f2 =
+      spill_plan(resolve_workload(flash(WorkloadKind::flash2, 256, 64, 64, 16, 12000, true)));
   CHECK(f2.q_keep_rows == 64);
   CHECK(f2.kv_keep_rows == (12000 - 8192) / (4 * 128));
   CHECK(f2.score_keep_rows == (12000 - 8192 - 7 * 4 * 128) / (16 * 2));
   // flash1 has one K/V buffer pair: 2·128 B per kept row.
-  const SpillPlan f1 = spill_plan(resolve_workload(flash(WorkloadKind::flash1, 256, 64, 64, 16,
-                                                         12000, true)));
+  const SpillPlan f1 =
+      spill_plan(resolve_workload(flash(WorkloadKind::flash1, 256, 64, 64, 16, 12000, true)));
   CHECK(f1.kv_keep_rows == (12000 - 8192) / (2 * 128));
   CHECK(f1.score_keep_rows == (12000 - 8192 - f1.kv_keep_rows * 2 * 128) / (16 * 2));
 }
@@ -199,12 +203,16 @@ TEST_CASE("When no row fits, the score tile round-trips like naive attention's S
 }
 
 TEST_CASE("Spilled rows go through global memory and the output stays exact", "[spill]") {
-  struct Case { std::uint64_t n, d; std::uint32_t bq, bkv; std::uint64_t limit; };
+  struct Case {
+    std::uint64_t n, d;
+    std::uint32_t bq, bkv;
+    std::uint64_t limit;
+  };
   const Case cases[] = {
       {200, 32, 64, 48, 6 * 1024},  // Q kept, K/V partly spilled, scores spilled
-      {97, 16, 32, 32, 700},        // partial Q
-      {64, 16, 32, 16, 16},         // nothing fits
-      {256, 64, 64, 16, 12000},     // score rows partly kept
+      {97, 16, 32, 32, 700},  // partial Q
+      {64, 16, 32, 16, 16},  // nothing fits
+      {256, 64, 64, 16, 12000},  // score rows partly kept
   };
   for (const Case& c : cases) {
     for (WorkloadKind kind : {WorkloadKind::flash1, WorkloadKind::flash2}) {

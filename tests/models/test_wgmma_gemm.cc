@@ -57,9 +57,10 @@ WorkloadParams naive(std::uint64_t batch, std::uint64_t heads, std::uint64_t n, 
 
 }  // namespace
 
-TEST_CASE("The wgmma kernel's stages are as many as fit 227 KiB, at most 4, and its shared memory "
-          "is the kernel's allocation",
-          "[wgmma]") {
+TEST_CASE(
+    "The wgmma kernel's stages are as many as fit 227 KiB, at most 4, and its shared memory "
+    "is the kernel's allocation",
+    "[wgmma]") {
   // The instantiations of models/cuda/hopper/wgmma_gemm.cu: (128, 128, 4), (128, 256, 3),
   // (256, 128, 3), (128, 64, 4).
   CHECK(wgmma_stages(128, 128, 2, 0) == 4);
@@ -73,12 +74,16 @@ TEST_CASE("The wgmma kernel's stages are as many as fit 227 KiB, at most 4, and 
   CHECK(wgmma_stages(128, 128, 2, 100 * 1024) == 2);
 }
 
-TEST_CASE("--gemm wgmma moves its closed-form bytes and FLOPs on a persistent grid of "
-          "min(tiles, SMs)",
-          "[wgmma][closed_forms]") {
-  struct G { std::uint64_t m, n, k; std::uint32_t tm, tn; };
-  for (const G& g : {G{256, 256, 256, 128, 128}, G{300, 170, 99, 128, 64}, G{17, 1000, 200, 256, 128},
-                     G{2048, 2048, 128, 128, 256}}) {
+TEST_CASE(
+    "--gemm wgmma moves its closed-form bytes and FLOPs on a persistent grid of "
+    "min(tiles, SMs)",
+    "[wgmma][closed_forms]") {
+  struct G {
+    std::uint64_t m, n, k;
+    std::uint32_t tm, tn;
+  };
+  for (const G& g : {G{256, 256, 256, 128, 128}, G{300, 170, 99, 128, 64},
+                     G{17, 1000, 200, 256, 128}, G{2048, 2048, 128, 128, 256}}) {
     WorkloadParams p = gemm(g.m, g.n, g.k, g.tm, g.tn);
     INFO("gemm " << g.m << "x" << g.n << "x" << g.k << " tile " << g.tm << "x" << g.tn);
     test::require_ops_match_closed_form(p);
@@ -89,7 +94,10 @@ TEST_CASE("--gemm wgmma moves its closed-form bytes and FLOPs on a persistent gr
     CHECK(k[0].threads_per_cta == kWgmmaThreads);
     CHECK(count_traffic(*make_model_source(p)).kernels.size() == 1);
   }
-  struct N { std::uint64_t b, h, kvh, n, d; std::uint32_t bq, bkv; };
+  struct N {
+    std::uint64_t b, h, kvh, n, d;
+    std::uint32_t bq, bkv;
+  };
   for (const N& s : {N{1, 2, 2, 256, 64, 128, 128}, N{2, 4, 2, 200, 128, 128, 256},
                      N{1, 8, 1, 300, 64, 256, 64}}) {
     WorkloadParams p = naive(s.b, s.h, s.n, s.d, s.bq, s.bkv);
@@ -98,7 +106,8 @@ TEST_CASE("--gemm wgmma moves its closed-form bytes and FLOPs on a persistent gr
     test::require_ops_match_closed_form(p);
     const std::vector<KernelInfo> k = kernel_launches(resolve_workload(p));
     REQUIRE(k.size() == 3);
-    CHECK(k[0].ctas == std::min<std::uint64_t>(s.b * s.h * ceil_div(s.n, s.bq) * ceil_div(s.n, s.bkv), p.sm_count));
+    CHECK(k[0].ctas == std::min<std::uint64_t>(
+                           s.b * s.h * ceil_div(s.n, s.bq) * ceil_div(s.n, s.bkv), p.sm_count));
     CHECK(k[2].ctas == std::min<std::uint64_t>(s.b * s.h * ceil_div(s.n, s.bq), p.sm_count));
   }
   // Fewer SMs, fewer persistent CTAs, the same bytes.
@@ -145,20 +154,25 @@ TEST_CASE("--gemm wgmma refuses what the kernel cannot run, naming the parameter
   CHECK(*resolve_workload(gemm(256, 256, 256, 128, 128)).tile_k == 64);
 }
 
-TEST_CASE("The model's SM->L2 bytes of the wgmma kernels equal the SM-side counters of the real "
-          "ones (ncu on the H200)",
-          "[wgmma][measured]") {
+TEST_CASE(
+    "The model's SM->L2 bytes of the wgmma kernels equal the SM-side counters of the real "
+    "ones (ncu on the H200)",
+    "[wgmma][measured]") {
   // gemm_ncu.csv: ncu's raw page in base units (bytes), numbers with thousands separators.
-  std::ifstream in(std::string(MEMWALL_SOURCE_DIR) + "/traces/measured/h200-hopper-gemm/gemm_ncu.csv");
+  std::ifstream in(std::string(MEMWALL_SOURCE_DIR) +
+                   "/traces/measured/h200-hopper-gemm/gemm_ncu.csv");
   REQUIRE(in);
   const auto split = [](const std::string& line) {
     std::vector<std::string> cells;
     std::string cell;
     bool quoted = false;
     for (char c : line) {
-      if (c == '"') quoted = !quoted;
-      else if (c == ',' && !quoted) cells.push_back(std::exchange(cell, {}));
-      else cell += c;
+      if (c == '"')
+        quoted = !quoted;
+      else if (c == ',' && !quoted)
+        cells.push_back(std::exchange(cell, {}));
+      else
+        cell += c;
     }
     cells.push_back(cell);
     return cells;
@@ -180,8 +194,15 @@ TEST_CASE("The model's SM->L2 bytes of the wgmma kernels equal the SM-side count
     return std::stoull(digits);
   };
   // The three profiled shapes (wgmma_gemm --profile): grids of 132 CTAs.
-  struct Expect { std::string tile; bool nn; WorkloadParams p; std::size_t kernel; };
-  const auto qk = [&](std::uint32_t bq, std::uint32_t bkv) { return naive(64, 1, 4096, 128, bq, bkv); };
+  struct Expect {
+    std::string tile;
+    bool nn;
+    WorkloadParams p;
+    std::size_t kernel;
+  };
+  const auto qk = [&](std::uint32_t bq, std::uint32_t bkv) {
+    return naive(64, 1, 4096, 128, bq, bkv);
+  };
   const std::vector<Expect> expect = {
       {"<128, 128, 4, 0>", false, gemm(8192, 8192, 8192, 128, 128), 0},
       {"<128, 256, 3, 0>", false, gemm(8192, 8192, 8192, 128, 256), 0},
@@ -193,7 +214,8 @@ TEST_CASE("The model's SM->L2 bytes of the wgmma kernels equal the SM-side count
     const std::vector<std::string> r = split(line);
     if (r.size() != header.size() || r[col.at("Grid Size")] != "(132, 1, 1)") continue;
     const std::string name = r[col.at("Kernel Name")];
-    const std::size_t at = name.find("wgmma_gemm_kernel<") + std::string("wgmma_gemm_kernel").size();
+    const std::size_t at =
+        name.find("wgmma_gemm_kernel<") + std::string("wgmma_gemm_kernel").size();
     launches[name.substr(at, name.find('>', at) - at + 1)].push_back(r);
   }
   // That run's kernels also carried the clock probe: CTA 0 stores 4 words of 8 bytes (clock64 and
@@ -206,25 +228,28 @@ TEST_CASE("The model's SM->L2 bytes of the wgmma kernels equal the SM-side count
     const auto& rows = launches.at(e.tile);
     const TraceCounts c = count_traffic(*make_model_source(e.p));
     REQUIRE(c.kernels.size() > e.kernel);
-    CHECK(bytes(rows.at(0), "l1tex__m_xbar2l1tex_read_bytes.sum") == c.kernels[e.kernel].read_bytes);
+    CHECK(bytes(rows.at(0), "l1tex__m_xbar2l1tex_read_bytes.sum") ==
+          c.kernels[e.kernel].read_bytes);
     CHECK(bytes(rows.at(0), "l1tex__m_l1tex2xbar_write_bytes.sum") ==
           c.kernels[e.kernel].write_bytes + kProbeBytes);
   }
-  for (const auto& [bq, bkv, tile] : {std::tuple{128u, 128u, "<128, 128, 4, 0>"},
-                                      std::tuple{128u, 256u, "<128, 256, 3, 0>"},
-                                      std::tuple{256u, 128u, "<256, 128, 3, 0>"}}) {
+  for (const auto& [bq, bkv, tile] :
+       {std::tuple{128u, 128u, "<128, 128, 4, 0>"}, std::tuple{128u, 256u, "<128, 256, 3, 0>"},
+        std::tuple{256u, 128u, "<256, 128, 3, 0>"}}) {
     INFO("naive-qk " << tile);
     const auto& rows = launches.at(tile);
     REQUIRE(rows.size() == 4);
     const TraceCounts c = count_traffic(*make_model_source(qk(bq, bkv)));
     CHECK(bytes(rows.at(2), "l1tex__m_xbar2l1tex_read_bytes.sum") == c.kernels[0].read_bytes);
-    CHECK(bytes(rows.at(2), "l1tex__m_l1tex2xbar_write_bytes.sum") == c.kernels[0].write_bytes + kProbeBytes);
+    CHECK(bytes(rows.at(2), "l1tex__m_l1tex2xbar_write_bytes.sum") ==
+          c.kernels[0].write_bytes + kProbeBytes);
   }
 }
 
-TEST_CASE("A --gemm wgmma trace (format version 4) replays the model's ops exactly, store tags "
-          "included",
-          "[wgmma][trace_file]") {
+TEST_CASE(
+    "A --gemm wgmma trace (format version 4) replays the model's ops exactly, store tags "
+    "included",
+    "[wgmma][trace_file]") {
   const WorkloadParams p = naive(1, 2, 300, 64, 128, 256);
   const std::string path = memwall::test::temp_path("wgmma", "naive.mwt");
   {

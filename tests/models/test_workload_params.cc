@@ -67,7 +67,7 @@ TEST_CASE("A tiling whose shared memory exceeds the per-CTA limit is rejected wi
   n.workload = WorkloadKind::naive;
   n.seq = 16384;
   n.smem_limit_bytes = 100 * 1024;  // 4 rows × 32 KiB do not fit; 3 do
-  n.softmax_chunk = 0;              // rows kept in shared memory (by default they would stream)
+  n.softmax_chunk = 0;  // rows kept in shared memory (by default they would stream)
   REQUIRE_THAT(error_of(n), Catch::Contains("softmax_rows <= 3"));
 }
 

@@ -44,8 +44,9 @@ TEST_CASE("docs/workloads.md is the text `memwall workloads --markdown` generate
   REQUIRE(in.good());
   std::stringstream committed;
   committed << in.rdbuf();
-  INFO("docs/workloads.md is stale: regenerate it with "
-       "`memwall workloads --markdown -o docs/workloads.md`");
+  INFO(
+      "docs/workloads.md is stale: regenerate it with "
+      "`memwall workloads --markdown -o docs/workloads.md`");
   CHECK(committed.str() == workloads_markdown());
 }
 
@@ -96,8 +97,8 @@ TEST_CASE("Every parameter is declared with its flag, unit, help, default and bo
       if (spec.type == ParamType::kChoice) CHECK_FALSE(spec.choices.empty());
       // A default fixed in the declaration is exactly what resolution fills in.
       if (spec.default_value != 0) {
-        CHECK(spec.field.get(resolve_workload(defaults_of(
-                  parse_workload_kind(plugin->name())))) == spec.default_value);
+        CHECK(spec.field.get(resolve_workload(defaults_of(parse_workload_kind(plugin->name())))) ==
+              spec.default_value);
       }
     }
   }
@@ -182,8 +183,8 @@ TEST_CASE("Bounds come from the declarations and name the parameter", "[registry
       if (spec.max != 0) {
         WorkloadParams p = defaults_of(kind);
         spec.field.set(p, spec.max + 1);
-        CHECK_THAT(error_of(p), Catch::StartsWith(std::string(spec.name) + " must be <= " +
-                                                  std::to_string(spec.max)));
+        CHECK_THAT(error_of(p), Catch::StartsWith(std::string(spec.name) +
+                                                  " must be <= " + std::to_string(spec.max)));
         spec.field.set(p, spec.max);
         CHECK_THAT(error_of(p), !Catch::Contains(std::string(spec.name) + " must be"));
       }
@@ -230,11 +231,31 @@ TEST_CASE("The catalogue follows the contract's order, the order of WorkloadPara
   for (const CatalogueParam& param : workload_param_catalogue()) {
     names.emplace_back(param.spec->name);
   }
-  CHECK(names == std::vector<std::string>{"dtype", "batch", "heads", "seq", "head_dim",
-                                          "kv_heads", "seq_kv", "causal", "block_q", "block_kv",
-                                          "block_k", "stages", "softmax_rows", "softmax_chunk", "sram_bytes",
-                                          "splits", "m", "n", "k", "tile_m", "tile_n", "tile_k",
-                                          "gemm", "smem_limit_bytes", "allow_spill"});
+  CHECK(names == std::vector<std::string>{"dtype",
+                                          "batch",
+                                          "heads",
+                                          "seq",
+                                          "head_dim",
+                                          "kv_heads",
+                                          "seq_kv",
+                                          "causal",
+                                          "block_q",
+                                          "block_kv",
+                                          "block_k",
+                                          "stages",
+                                          "softmax_rows",
+                                          "softmax_chunk",
+                                          "sram_bytes",
+                                          "splits",
+                                          "m",
+                                          "n",
+                                          "k",
+                                          "tile_m",
+                                          "tile_n",
+                                          "tile_k",
+                                          "gemm",
+                                          "smem_limit_bytes",
+                                          "allow_spill"});
 }
 
 TEST_CASE("A shared flag's help names the workloads whose help or default differ", "[registry]") {

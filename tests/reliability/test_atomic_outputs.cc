@@ -24,44 +24,56 @@ struct OutputCase {
 };
 
 std::vector<OutputCase> output_cases() {
-  const std::vector<std::string> small = {"--workload", "flash2", "--seq", "256", "--head-dim", "64"};
+  const std::vector<std::string> small = {"--workload", "flash2",     "--seq",
+                                          "256",        "--head-dim", "64"};
   auto join = [](std::vector<std::string> a, const std::vector<std::string>& b) {
     a.insert(a.end(), b.begin(), b.end());
     return a;
   };
   return {
-      {"run --json", [=](const TempDir&, const std::string& t) {
+      {"run --json",
+       [=](const TempDir&, const std::string& t) {
          return join({"run", "-c", "h200", "--json", t}, small);
        }},
-      {"run --timeline", [=](const TempDir&, const std::string& t) {
+      {"run --timeline",
+       [=](const TempDir&, const std::string& t) {
          return join({"run", "-c", "h200", "--timeline", t}, small);
        }},
-      {"trace -o", [=](const TempDir&, const std::string& t) {
+      {"trace -o",
+       [=](const TempDir&, const std::string& t) {
          return join({"trace", "-o", t}, small);
        }},
-      {"trace --counts --json", [=](const TempDir&, const std::string& t) {
+      {"trace --counts --json",
+       [=](const TempDir&, const std::string& t) {
          return join({"trace", "--counts", "--json", t}, small);
        }},
-      {"sweep -o", [=](const TempDir&, const std::string& t) {
-         return std::vector<std::string>{"sweep", "-c", "h200", "--workload", "flash2", "--seq",
+      {"sweep -o",
+       [=](const TempDir&, const std::string& t) {
+         return std::vector<std::string>{"sweep",   "-c", "h200", "--workload", "flash2", "--seq",
                                          "256,512", "-o", t};
        }},
-      {"sweep merge -o", [=](const TempDir& d, const std::string& t) {
+      {"sweep merge -o",
+       [=](const TempDir& d, const std::string& t) {
          std::ofstream(d / "shard.csv") << "point,points,seq\n0,1,128\n";
          return std::vector<std::string>{"sweep", "merge", d / "shard.csv", "-o", t};
        }},
-      {"io --json", [=](const TempDir&, const std::string& t) {
-         return std::vector<std::string>{"io", "-c", "h200", "--workload", "flash2", "--seq",
-                                         "256,512", "--json", t};
+      {"io --json",
+       [=](const TempDir&, const std::string& t) {
+         return std::vector<std::string>{
+             "io", "-c", "h200", "--workload", "flash2", "--seq", "256,512", "--json", t};
        }},
-      {"config reference -o", [=](const TempDir&, const std::string& t) {
+      {"config reference -o",
+       [=](const TempDir&, const std::string& t) {
          return std::vector<std::string>{"config", "reference", "-o", t};
        }},
-      {"config dot -o", [=](const TempDir&, const std::string& t) {
+      {"config dot -o",
+       [=](const TempDir&, const std::string& t) {
          return std::vector<std::string>{"config", "dot", "h200", "-o", t};
        }},
-      {"traffic --json", [=](const TempDir&, const std::string& t) {
-         return std::vector<std::string>{"traffic", "--seq", "1024", "--head-dim", "64", "--json", t};
+      {"traffic --json",
+       [=](const TempDir&, const std::string& t) {
+         return std::vector<std::string>{"traffic", "--seq",  "1024", "--head-dim",
+                                         "64",      "--json", t};
        }},
   };
 }

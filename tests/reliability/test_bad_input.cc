@@ -14,9 +14,9 @@
 #include "sim/engine/engine.h"
 #include "sim/hw/config_loader.h"
 #include "studies/sweep_plan.h"
+#include "tests/reliability/process.h"
 #include "traces/op.h"
 #include "traces/trace_writer.h"
-#include "tests/reliability/process.h"
 
 using namespace memwall;
 using namespace memwall::reliability;
@@ -63,7 +63,8 @@ TEST_CASE("Degenerate attention shapes (N = 0, d = 0, zero batch or heads) are r
   check_rejected(run_h200({"--batch", "0"}), "batch");
   check_rejected(run_h200({"--heads", "0"}), "heads");
   check_rejected(run_h200({"--workload", "naive", "--seq", "0"}), "seq");
-  check_rejected({"trace", "--workload", "flash2", "--seq", "0", "-o", "/nonexistent/x.mwt"}, "seq");
+  check_rejected({"trace", "--workload", "flash2", "--seq", "0", "-o", "/nonexistent/x.mwt"},
+                 "seq");
 }
 
 TEST_CASE("Zero-sized tiles are rejected", "[bad-input]") {
@@ -78,12 +79,11 @@ TEST_CASE("Zero-sized tiles are rejected", "[bad-input]") {
   check_rejected(run_h200({"--workload", "flash1", "--sram", "1B"}), "sram_bytes");
 }
 
-TEST_CASE("Shapes whose byte counts overflow 64 bits are rejected before any work",
-          "[bad-input]") {
+TEST_CASE("Shapes whose byte counts overflow 64 bits are rejected before any work", "[bad-input]") {
   // 2^32 · 2^32 · 2^32 elements of 2 bytes: far past 2^64.
-  check_rejected(run_h200({"--seq", "4294967296", "--head-dim", "4294967296", "--heads",
-                           "4294967296"}),
-                 "overflows 64 bits");
+  check_rejected(
+      run_h200({"--seq", "4294967296", "--head-dim", "4294967296", "--heads", "4294967296"}),
+      "overflows 64 bits");
   check_rejected(run_h200({"--seq", "18446744073709551615"}), "too large");
   // Naive attention's N² score matrix: N = 2^32 - 1 gives ~2^64 elements.
   check_rejected(run_h200({"--workload", "naive", "--seq", "4294967295", "--head-dim", "1"}),
@@ -117,8 +117,8 @@ TEST_CASE("A config file that extends itself is rejected naming the cycle", "[ba
 TEST_CASE("A damaged trace file is rejected with its byte offset", "[bad-input]") {
   const TempDir dir("trace");
   {
-    std::ofstream(dir / "bad.mwt", std::ios::binary) << std::string("MWTRACE\0\1\0\0\0\0\0\0\0", 16)
-                                                     << "garbage";
+    std::ofstream(dir / "bad.mwt", std::ios::binary)
+        << std::string("MWTRACE\0\1\0\0\0\0\0\0\0", 16) << "garbage";
   }
   check_rejected({"replay", "-c", "h200", dir / "bad.mwt"}, "bad.mwt");
 }
@@ -151,7 +151,8 @@ TEST_CASE("sweep merge names a shard file with a bad point index", "[bad-input][
 // error naming FILE:LINE and the column, exit 2.
 TEST_CASE("io --measured names a non-numeric measured byte count", "[bad-input][csv]") {
   const TempDir dir("measured");
-  const std::string header = "workload,batch,heads,seq,head_dim,dtype,dram_read_bytes,dram_write_bytes\n";
+  const std::string header =
+      "workload,batch,heads,seq,head_dim,dtype,dram_read_bytes,dram_write_bytes\n";
   std::ofstream(dir / "m.csv") << header << "flash2,1,1,128,64,fp16,abc,12\n";
   check_rejected({"io", "-c", "h200", "--workload", "flash2", "--seq", "128", "--head-dim", "64",
                   "--measured", dir / "m.csv"},
@@ -174,8 +175,7 @@ TEST_CASE("A value list of several ranges may hold more than 100000 values in al
   const std::string first_line = input.substr(0, input.find('\n'));
   try {
     CHECK(!expand_values(first_line, "--seq").empty());
-  } catch (const Error&) {
-  }
+  } catch (const Error&) {}
 }
 
 // Regression: a sweep whose axes multiply to a huge but 64-bit point count was not rejected up
@@ -202,8 +202,9 @@ TEST_CASE("A sweep of 10^10 points is refused with a clear error before allocati
 // Issue 18, finding 2: the record of DRAM sectors fetched was a flat bitmap sized from each
 // tensor's declared extent, so a 150-byte trace declaring a 1 TiB tensor took 4.2 GB and one of
 // 4 TiB ended in "internal error: std::bad_alloc". Now it grows with the sectors read.
-TEST_CASE("Finding 2: a forged trace declaring tensors of up to 2^62 bytes replays in little memory",
-          "[bad-input][first-hour][memory]") {
+TEST_CASE(
+    "Finding 2: a forged trace declaring tensors of up to 2^62 bytes replays in little memory",
+    "[bad-input][first-hour][memory]") {
   const TempDir dir("forged");
   for (const int log2 : {40, 42, 50, 62}) {
     INFO("2^" << log2 << " bytes");
@@ -232,7 +233,8 @@ TEST_CASE("Finding 2: a forged trace declaring tensors of up to 2^62 bytes repla
     }
     // The record of fetched sectors counts against --max-memory: one page for the line read.
     const TempDir logs("forged-logs");
-    const Result r = run_memwall({"replay", "-c", "h200", path, "--max-memory", "64 MiB"}, logs.path(), 20s);
+    const Result r =
+        run_memwall({"replay", "-c", "h200", path, "--max-memory", "64 MiB"}, logs.path(), 20s);
     CHECK(r.code == 0);
     CHECK(r.err.empty());
   }
@@ -242,13 +244,16 @@ TEST_CASE("Finding 2: --max-memory below what the chip's model needs is refused 
           "[bad-input][first-hour][memory]") {
   const std::uint64_t model_bytes = Engine::fixed_memory_bytes(load_config("h200"));
   REQUIRE(model_bytes > (1u << 20));
-  check_rejected({"run", "-c", "h200", "--workload", "flash2", "--seq", "1024", "--max-memory", "1 MiB"},
-                 "the simulation would need " + format_bytes(Bytes{model_bytes}) +
-                     " of memory for the model of NVIDIA H200");
-  check_rejected({"run", "-c", "h200", "--workload", "flash2", "--seq", "1024", "--max-memory", "0 B"},
-                 "--max-memory: must be greater than zero");
-  check_rejected({"run", "-c", "h200", "--workload", "flash2", "--seq", "1024", "--max-memory", "lots"},
-                 "--max-memory: expected a size");
+  check_rejected(
+      {"run", "-c", "h200", "--workload", "flash2", "--seq", "1024", "--max-memory", "1 MiB"},
+      "the simulation would need " + format_bytes(Bytes{model_bytes}) +
+          " of memory for the model of NVIDIA H200");
+  check_rejected(
+      {"run", "-c", "h200", "--workload", "flash2", "--seq", "1024", "--max-memory", "0 B"},
+      "--max-memory: must be greater than zero");
+  check_rejected(
+      {"run", "-c", "h200", "--workload", "flash2", "--seq", "1024", "--max-memory", "lots"},
+      "--max-memory: expected a size");
 }
 
 // Issue 18, finding 3: `--set "hbm.bandwidth=0.001 B/s"` reported the same time as 4.8 TB/s (the
@@ -268,8 +273,10 @@ TEST_CASE("Finding 22: naive attention with rows of S longer than the shared mem
           "[bad-input][first-hour]") {
   // 4 rows of 2048 fp16 keys are 16 KiB, twice the 8 KiB this config gives a CTA.
   const std::vector<std::string> args = {
-      "run", "-c", "h200", "--set", "sm.smem_per_block=8 KiB", "--workload", "naive", "--seq",
-      "2048", "--head-dim", "64", "--block-q", "16", "--block-kv", "16", "--block-k", "16"};
+      "run",        "-c",        "h200",  "--set",      "sm.smem_per_block=8 KiB",
+      "--workload", "naive",     "--seq", "2048",       "--head-dim",
+      "64",         "--block-q", "16",    "--block-kv", "16",
+      "--block-k",  "16"};
   const TempDir logs("f22");
   const Result r = run_memwall(args, logs.path(), 60s);
   REQUIRE(r.code == 0);

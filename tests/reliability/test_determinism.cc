@@ -34,29 +34,39 @@ TEST_CASE("Repeated runs under load give byte-identical outputs", "[determinism]
   const BusyLoop busy;  // the other core is busy throughout
 
   SECTION("run JSON of naive and flash2 side by side") {
-    const std::vector<std::string> args = {"run",   "-c",         "h200", "--workload",
-                                           "naive,flash2", "--seq", "1024", "--head-dim",
-                                           "64",    "--heads",    "4",    "--json", "{OUT}"};
+    const std::vector<std::string> args = {
+        "run",        "-c", "h200",    "--workload", "naive,flash2", "--seq", "1024",
+        "--head-dim", "64", "--heads", "4",          "--json",       "{OUT}"};
     const std::string first = output_of(args, "r.json");
     CHECK(output_of(args, "r.json") == first);
     CHECK(output_of(args, "r.json") == first);
   }
   SECTION("timeline") {
-    const std::vector<std::string> args = {"run", "-c", "h200", "--workload", "flash2", "--seq",
-                                           "512", "--timeline", "{OUT}"};
+    const std::vector<std::string> args = {"run",   "-c",  "h200",       "--workload", "flash2",
+                                           "--seq", "512", "--timeline", "{OUT}"};
     const std::string first = output_of(args, "t.json");
     CHECK(output_of(args, "t.json") == first);
   }
   SECTION("trace file") {
-    const std::vector<std::string> args = {"trace", "--workload", "naive", "--seq", "512",
-                                           "--heads", "2", "-o", "{OUT}"};
+    const std::vector<std::string> args = {"trace",   "--workload", "naive", "--seq", "512",
+                                           "--heads", "2",          "-o",    "{OUT}"};
     const std::string first = output_of(args, "n.mwt");
     CHECK(output_of(args, "n.mwt") == first);
   }
   SECTION("sweep CSV at -j 1 and -j 2") {
-    const std::vector<std::string> base = {"sweep", "-c", "h200", "--workload", "naive",
-                                           "--seq", "256..4096x2", "--heads", "1,2", "--set",
-                                           "l2.size=10 MiB,60 MiB", "-o", "{OUT}"};
+    const std::vector<std::string> base = {"sweep",
+                                           "-c",
+                                           "h200",
+                                           "--workload",
+                                           "naive",
+                                           "--seq",
+                                           "256..4096x2",
+                                           "--heads",
+                                           "1,2",
+                                           "--set",
+                                           "l2.size=10 MiB,60 MiB",
+                                           "-o",
+                                           "{OUT}"};
     auto with_j = [&](const char* j) {
       std::vector<std::string> a = base;
       a.push_back("-j");

@@ -29,8 +29,19 @@ namespace {
 
 /// A sweep that takes many seconds on one core.
 std::vector<std::string> long_sweep(const std::string& csv) {
-  return {"sweep", "-c", "h200", "-w", "flash2", "--head-dim", "128", "--heads", "32",
-          "--seq", "16384,32768,65536", "-o", csv};
+  return {"sweep",
+          "-c",
+          "h200",
+          "-w",
+          "flash2",
+          "--head-dim",
+          "128",
+          "--heads",
+          "32",
+          "--seq",
+          "16384,32768,65536",
+          "-o",
+          csv};
 }
 
 /// Waits until `path` exists (at most `limit`).
@@ -45,9 +56,10 @@ bool wait_for_file(const std::string& path, std::chrono::milliseconds limit) {
 
 }  // namespace
 
-TEST_CASE("Finding 8: a second sweep onto the output a running sweep writes is refused at once, "
-          "naming the holder; the first is unharmed",
-          "[first-hour][sweep]") {
+TEST_CASE(
+    "Finding 8: a second sweep onto the output a running sweep writes is refused at once, "
+    "naming the holder; the first is unharmed",
+    "[first-hour][sweep]") {
   const TempDir out("lock-sweep"), logs("lock-first"), logs2("lock-second");
   const std::string csv = out / "s.csv";
   Child first(long_sweep(csv), logs.path());
@@ -55,7 +67,8 @@ TEST_CASE("Finding 8: a second sweep onto the output a running sweep writes is r
   const Result second = run_memwall(long_sweep(csv), logs2.path(), 10s);
   CHECK(second.code == kExitBadInput);
   CHECK(second.seconds < 5.0);
-  CHECK(second.err.find("memwall: error: -o " + csv + ": another memwall (pid ") != std::string::npos);
+  CHECK(second.err.find("memwall: error: -o " + csv + ": another memwall (pid ") !=
+        std::string::npos);
   CHECK(second.err.find("is writing this output (it holds " + csv + ".lock)") != std::string::npos);
   // The first still runs; interrupted, it leaves at most its sidecar, and no lock file.
   first.signal(SIGINT);
@@ -63,9 +76,10 @@ TEST_CASE("Finding 8: a second sweep onto the output a running sweep writes is r
   for (const std::string& name : out.entries()) CHECK(name == "s.csv.partial");
 }
 
-TEST_CASE("Finding 8: the output lock is released with its holder, and a lock file left by a killed "
-          "process does not block the next writer",
-          "[first-hour][sweep]") {
+TEST_CASE(
+    "Finding 8: the output lock is released with its holder, and a lock file left by a killed "
+    "process does not block the next writer",
+    "[first-hour][sweep]") {
   const TempDir out("lock-unit");
   const std::string csv = out / "r.csv";
   {
@@ -82,16 +96,17 @@ TEST_CASE("Finding 8: the output lock is released with its holder, and a lock fi
   CHECK(out.entries().empty());
   // Two sweeps one after the other onto one -o both succeed.
   const TempDir logs("lock-seq");
-  const std::vector<std::string> small = {"sweep", "-c", "h200", "-w", "flash2", "--seq", "128",
-                                          "--head-dim", "64", "-o", csv};
+  const std::vector<std::string> small = {"sweep", "-c",         "h200", "-w", "flash2", "--seq",
+                                          "128",   "--head-dim", "64",   "-o", csv};
   CHECK(run_memwall(small, logs.path()).code == 0);
   CHECK(run_memwall(small, logs.path()).code == 0);
   CHECK(out.entries() == std::vector<std::string>{"r.csv"});
 }
 
-TEST_CASE("Finding 10: a simulation whose interrupt arrived during its setup stops at its first "
-          "kernel, however few events it has",
-          "[first-hour][interrupt]") {
+TEST_CASE(
+    "Finding 10: a simulation whose interrupt arrived during its setup stops at its first "
+    "kernel, however few events it has",
+    "[first-hour][interrupt]") {
   const HardwareConfig hw = load_config("h200");
   WorkloadParams p;
   p.workload = parse_workload_kind("flash2");
@@ -123,10 +138,12 @@ TEST_CASE("Finding 10: a simulation whose interrupt arrived during its setup sto
   clear_interrupt();
 }
 
-TEST_CASE("Finding 10: a replay of a short trace sent SIGINT at once writes no report", "[first-hour][interrupt]") {
+TEST_CASE("Finding 10: a replay of a short trace sent SIGINT at once writes no report",
+          "[first-hour][interrupt]") {
   const TempDir out("int-replay"), logs("int-replay-logs");
-  REQUIRE(run_memwall({"trace", "-w", "flash2", "--seq", "128", "--head-dim", "64", "-o", out / "t.mwt"},
-                      logs.path())
+  REQUIRE(run_memwall(
+              {"trace", "-w", "flash2", "--seq", "128", "--head-dim", "64", "-o", out / "t.mwt"},
+              logs.path())
               .code == 0);
   // The signal is sent before the process can have finished its setup; whatever it had done, it
   // must not exit 0 with a report.
@@ -135,7 +152,8 @@ TEST_CASE("Finding 10: a replay of a short trace sent SIGINT at once writes no r
   const std::string exe = "/proc/" + std::to_string(child.pid()) + "/exe";
   const auto deadline = Clock::now() + 5s;
   std::error_code ec;
-  while (std::filesystem::read_symlink(exe, ec) != std::filesystem::path(MEMWALL_EXE) && Clock::now() < deadline) {
+  while (std::filesystem::read_symlink(exe, ec) != std::filesystem::path(MEMWALL_EXE) &&
+         Clock::now() < deadline) {
     std::this_thread::yield();
   }
   child.signal(SIGINT);

@@ -22,9 +22,21 @@ namespace {
 
 /// A flash2 run that takes far longer than these tests wait (many seconds on one core).
 std::vector<std::string> long_run(const TempDir& out) {
-  return {"run",  "-c",           "h200",        "--workload",   "flash2",    "--seq",
-          "65536", "--head-dim",  "128",         "--heads",      "32",        "--json",
-          out / "report.json", "--timeline", out / "timeline.json"};
+  return {"run",
+          "-c",
+          "h200",
+          "--workload",
+          "flash2",
+          "--seq",
+          "65536",
+          "--head-dim",
+          "128",
+          "--heads",
+          "32",
+          "--json",
+          out / "report.json",
+          "--timeline",
+          out / "timeline.json"};
 }
 
 /// Sends `sig` once the child has run `after`, then returns (exit code, seconds from the signal
@@ -52,9 +64,10 @@ TEST_CASE("SIGINT stops a long memwall run within a second, exit 130, leaving no
   CHECK(out.entries().empty());
 }
 
-TEST_CASE("Finding 9: SIGTERM stops a long memwall run as SIGINT does, but is named as SIGTERM and "
-          "exits 143",
-          "[interrupt][first-hour]") {
+TEST_CASE(
+    "Finding 9: SIGTERM stops a long memwall run as SIGINT does, but is named as SIGTERM and "
+    "exits 143",
+    "[interrupt][first-hour]") {
   const TempDir out("term-run"), logs("term-run-logs");
   Child child(long_run(out), logs.path());
   const auto [code, seconds] = interrupt_after(child, 500ms, SIGTERM);
@@ -67,8 +80,7 @@ TEST_CASE("Finding 9: SIGTERM stops a long memwall run as SIGINT does, but is na
 // Regressions: the trace writing path (`memwall trace -o`), `trace --counts` and `verify` never
 // polled throw_if_interrupted, so SIGINT was ignored until the work was done (a trace write ran
 // 22 s past the signal and exited 0 with a 1 GiB file). Their CTA loops now poll.
-TEST_CASE("SIGINT stops a long trace write and leaves no trace file or temporary",
-          "[interrupt]") {
+TEST_CASE("SIGINT stops a long trace write and leaves no trace file or temporary", "[interrupt]") {
   const TempDir out("int-trace"), logs("int-trace-logs");
   Child child({"trace", "--workload", "naive", "--seq", "65536", "--head-dim", "128", "--heads",
                "32", "-o", out / "naive.mwt"},
@@ -96,21 +108,22 @@ TEST_CASE("SIGINT stops trace --counts of a long workload within a second", "[in
 // than the test waits, with CTAs a quarter as long, so that the second holds there too.
 TEST_CASE("SIGINT stops verify of a large workload within a second", "[interrupt]") {
   const TempDir logs("int-verify-logs");
-  Child child({"verify", "--workload", "flash2", "--seq", "2048", "--head-dim", "128", "--heads",
-               "32"},
-              logs.path());
+  Child child(
+      {"verify", "--workload", "flash2", "--seq", "2048", "--head-dim", "128", "--heads", "32"},
+      logs.path());
   const auto [code, seconds] = interrupt_after(child, 700ms, SIGINT, 2s);
   CHECK(code == kExitInterrupted);
   CHECK(seconds < 1.0);
 }
 
-TEST_CASE("An interrupted sweep stops within a second and --resume then writes the same CSV "
-          "bytes as an uninterrupted run",
-          "[interrupt][sweep]") {
+TEST_CASE(
+    "An interrupted sweep stops within a second and --resume then writes the same CSV "
+    "bytes as an uninterrupted run",
+    "[interrupt][sweep]") {
   const TempDir ref("sweep-ref"), out("sweep-int"), logs("sweep-logs");
-  const std::vector<std::string> axes = {"sweep",      "-c",   "h200", "--workload", "flash2",
-                                         "--head-dim", "128",  "--heads", "4",
-                                         "--seq",      "1024..16384x2"};
+  const std::vector<std::string> axes = {"sweep",  "-c",         "h200",         "--workload",
+                                         "flash2", "--head-dim", "128",          "--heads",
+                                         "4",      "--seq",      "1024..16384x2"};
   auto with_output = [&](const std::string& csv, std::vector<std::string> extra) {
     std::vector<std::string> args = axes;
     args.push_back("-o");

@@ -26,10 +26,31 @@ using namespace memwall::reliability;
 namespace {
 
 /// Cells that readers of numbers and names tend to mishandle.
-const std::vector<std::string> kNastyCells = {
-    "", "0", "-1", "nan", "inf", "-inf", "1e999", "-1e999", "18446744073709551616",
-    "99999999999999999999999", "0x10", " 1", "1 ", "abc", "\"", "\"\"", "1,2", "4294967296",
-    "2147483648", "fp64", "flash3", "total", "1e-400", "+", "."};
+const std::vector<std::string> kNastyCells = {"",
+                                              "0",
+                                              "-1",
+                                              "nan",
+                                              "inf",
+                                              "-inf",
+                                              "1e999",
+                                              "-1e999",
+                                              "18446744073709551616",
+                                              "99999999999999999999999",
+                                              "0x10",
+                                              " 1",
+                                              "1 ",
+                                              "abc",
+                                              "\"",
+                                              "\"\"",
+                                              "1,2",
+                                              "4294967296",
+                                              "2147483648",
+                                              "fp64",
+                                              "flash3",
+                                              "total",
+                                              "1e-400",
+                                              "+",
+                                              "."};
 
 /// One random edit of `text`: flip, insert or delete bytes, duplicate or drop a line, or put a
 /// nasty value into a cell.
@@ -41,9 +62,7 @@ std::string mutate(std::string text, std::mt19937_64& rng) {
       case 0:
         if (!text.empty()) text[pick(text.size())] = static_cast<char>(rng() & 0xFF);
         break;
-      case 1:
-        text.insert(pick(text.size() + 1), 1, "\n,\"\r0-9e "[pick(9)]);
-        break;
+      case 1: text.insert(pick(text.size() + 1), 1, "\n,\"\r0-9e "[pick(9)]); break;
       case 2: {
         const std::size_t at = pick(text.size() + 1);
         text.erase(at, pick(40));
@@ -53,7 +72,8 @@ std::string mutate(std::string text, std::mt19937_64& rng) {
         const std::size_t at = text.rfind('\n', pick(text.size() + 1));
         const std::size_t start = at == std::string::npos ? 0 : at + 1;
         const std::size_t end = text.find('\n', start);
-        const std::string line = text.substr(start, end == std::string::npos ? end : end - start + 1);
+        const std::string line =
+            text.substr(start, end == std::string::npos ? end : end - start + 1);
         text.insert(start, line);
         break;
       }
@@ -107,17 +127,17 @@ std::string head(const std::string& path, int lines) {
 
 }  // namespace
 
-TEST_CASE("Damaged measured CSVs are read or rejected with a clear error by the calibration "
-          "reader",
-          "[mutation][csv]") {
+TEST_CASE(
+    "Damaged measured CSVs are read or rejected with a clear error by the calibration "
+    "reader",
+    "[mutation][csv]") {
   const std::string seed = head("traces/measured/h200-sweep.csv", 40);
   REQUIRE(!seed.empty());
   const TempDir dir("mut-measured");
   std::ofstream(dir / "seed.csv") << seed;
   REQUIRE_NOTHROW(read_measured_cases(dir / "seed.csv"));
-  const int rejected = mutate_and_read(seed, dir / "m.csv", 2000, 1, [](const std::string& p) {
-    (void)read_measured_cases(p);
-  });
+  const int rejected = mutate_and_read(seed, dir / "m.csv", 2000, 1,
+                                       [](const std::string& p) { (void)read_measured_cases(p); });
   CHECK(rejected > 0);  // the mutations do reach the error paths
 }
 
@@ -133,7 +153,8 @@ TEST_CASE("Damaged sweep shards are merged or rejected with a clear error", "[mu
   });
 }
 
-TEST_CASE("Damaged preset configs are loaded or rejected with a ConfigError", "[mutation][config]") {
+TEST_CASE("Damaged preset configs are loaded or rejected with a ConfigError",
+          "[mutation][config]") {
   const std::string seed = slurp("configs/hypothetical/teaching-gpu.yaml");
   REQUIRE(!seed.empty());
   const TempDir dir("mut-config");

@@ -12,12 +12,12 @@
 
 #include "models/model_source.h"
 #include "sim/core/error.h"
+#include "sim/engine/simulator.h"
 #include "sim/hw/config_loader.h"
 #include "studies/calibration.h"
 #include "studies/calibration_load.h"
-#include "sim/engine/simulator.h"
-#include "tests/support/engine.h"
 #include "tests/support/cli.h"
+#include "tests/support/engine.h"
 
 using namespace memwall;
 
@@ -103,10 +103,12 @@ int run_memwall(const std::string& args, std::string& out) {
 
 }  // namespace
 
-TEST_CASE("memwall calibrate writes a config that extends the base and sets the fitted keys; bad "
-          "input exits 2, a load mismatch exits 1") {
+TEST_CASE(
+    "memwall calibrate writes a config that extends the base and sets the fitted keys; bad "
+    "input exits 2, a load mismatch exits 1") {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("memwall-test-calibrate-" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("memwall-test-calibrate-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   // Two small flash2 cases (N = 256 fitted, N = 1024 held out) whose bytes match the model;
   // `extra_write` bytes more in the held-out case's lts writes.
@@ -138,8 +140,10 @@ TEST_CASE("memwall calibrate writes a config that extends the base and sets the 
   const std::string yaml = (dir / "cal.yaml").string();
   const std::string json = (dir / "cal.json").string();
   std::string out;
-  REQUIRE(run_memwall("calibrate --config h200 --measured " + measured + " -o " + yaml + " --json " + json +
-                          " --params mma_sync,launch_overhead --max-iterations 2", out) == 0);
+  REQUIRE(run_memwall("calibrate --config h200 --measured " + measured + " -o " + yaml +
+                          " --json " + json +
+                          " --params mma_sync,launch_overhead --max-iterations 2",
+                      out) == 0);
   CHECK(out.find("0 outside 2.0%") != std::string::npos);
   const std::string text = slurp(yaml);
   CHECK(text.find("extends: h200\n") != std::string::npos);
@@ -154,22 +158,32 @@ TEST_CASE("memwall calibrate writes a config that extends the base and sets the 
   CHECK(recorded(slurp(json), "fit", "rows") == 1);
   // The same inputs on two threads give the same JSON, byte for byte.
   const std::string json2 = (dir / "cal2.json").string();
-  REQUIRE(run_memwall("calibrate --config h200 --measured " + measured + " -o " + (dir / "cal2.yaml").string() +
-                          " --json " + json2 + " --params mma_sync,launch_overhead --max-iterations 2 -j 2", out) == 0);
+  REQUIRE(run_memwall("calibrate --config h200 --measured " + measured + " -o " +
+                          (dir / "cal2.yaml").string() + " --json " + json2 +
+                          " --params mma_sync,launch_overhead --max-iterations 2 -j 2",
+                      out) == 0);
   CHECK(slurp(json2) == slurp(json));
 
-  CHECK(run_memwall("calibrate --config h200 --measured " + (dir / "none.csv").string() + " -o " + yaml, out) == 2);
+  CHECK(run_memwall(
+            "calibrate --config h200 --measured " + (dir / "none.csv").string() + " -o " + yaml,
+            out) == 2);
   CHECK(out.find("none.csv") != std::string::npos);
-  CHECK(run_memwall("calibrate --config h200 --measured " + measured + " -o " + yaml + " --params tensr", out) == 2);
-  CHECK(run_memwall("calibrate --config h200 --measured " + measured + " -o " + yaml + " --hold-out sq=1", out) == 2);
+  CHECK(run_memwall(
+            "calibrate --config h200 --measured " + measured + " -o " + yaml + " --params tensr",
+            out) == 2);
+  CHECK(run_memwall(
+            "calibrate --config h200 --measured " + measured + " -o " + yaml + " --hold-out sq=1",
+            out) == 2);
   CHECK(out.find("--hold-out: unknown parameter \"sq\"") != std::string::npos);
   CHECK(out.find("Load for load") == std::string::npos);
   // A fit's bad argument or config is reported before the load check runs.
-  CHECK(run_memwall("calibrate --config " + (dir / "missing.yaml").string() + " --measured " + measured + " -o " + yaml,
+  CHECK(run_memwall("calibrate --config " + (dir / "missing.yaml").string() + " --measured " +
+                        measured + " -o " + yaml,
                     out) == 2);
   CHECK(out.find("missing.yaml") != std::string::npos);
   CHECK(out.find("Load for load") == std::string::npos);
-  std::ofstream(measured) << make_csv(1 << 20);  // the held-out case writes 1 MiB more than the model
+  std::ofstream(measured) << make_csv(1
+                                      << 20);  // the held-out case writes 1 MiB more than the model
   CHECK(run_memwall("calibrate --measured " + measured + " --load-check", out) == 1);
   CHECK(out.find("FAIL") != std::string::npos);
   CHECK(run_memwall("calibrate --help", out) == 0);
@@ -245,8 +259,9 @@ TEST_CASE("Fit parameters are parsed from a comma list; an unknown or repeated o
   CHECK_THROWS_AS(parse_fit_params("hbm,hbm"), UsageError);
 }
 
-TEST_CASE("--hold-out picks the cases by a workload parameter's value; a malformed rule is an error",
-          "[hold-out]") {
+TEST_CASE(
+    "--hold-out picks the cases by a workload parameter's value; a malformed rule is an error",
+    "[hold-out]") {
   const std::vector<MeasuredCase> cases = read_measured_cases("traces/measured/h200-sweep.csv");
   // The default is N in {1024, 8192}.
   const HoldOutRule n_rule;
@@ -279,8 +294,9 @@ TEST_CASE("--hold-out picks the cases by a workload parameter's value; a malform
   CHECK_THROWS_WITH(parse_hold_out("seq="), Catch::Contains("an empty value"));
 }
 
-TEST_CASE("The calibrated H200 config stays within the recorded held-out errors on the N <= 1024 "
-          "held-out cases") {
+TEST_CASE(
+    "The calibrated H200 config stays within the recorded held-out errors on the N <= 1024 "
+    "held-out cases") {
   REQUIRE(std::ifstream("traces/measured/calibration-h200.json").good());
   const std::string json = slurp("traces/measured/calibration-h200.json");
   const HardwareConfig config = load_config("configs/calibrated/h200.yaml");
@@ -300,9 +316,10 @@ TEST_CASE("The calibrated H200 config stays within the recorded held-out errors 
   CHECK(m.time_correlation >= recorded(json, "heldout_small", "time_correlation") - kMargin);
 }
 
-TEST_CASE("Finding 21: evaluate_config scores a config as it is, split as the fit splits, and fits "
-          "nothing",
-          "[first-hour]") {
+TEST_CASE(
+    "Finding 21: evaluate_config scores a config as it is, split as the fit splits, and fits "
+    "nothing",
+    "[first-hour]") {
   const HardwareConfig chip = test::small_config();
   // Cases "measured" on a chip whose mma.sync rate is lower than the one evaluated.
   HardwareConfig slower = small_mma_config();
@@ -323,9 +340,11 @@ TEST_CASE("Finding 21: evaluate_config scores a config as it is, split as the fi
   REQUIRE(r.fit_cases == std::vector<std::size_t>{0, 1});
   const std::vector<KernelComparison> fit_rows = compare_cases(chip, cases, r.fit_cases, 1);
   REQUIRE(r.fit_rows.size() == fit_rows.size());
-  for (std::size_t i = 0; i < fit_rows.size(); ++i) CHECK(r.fit_rows[i].sim_time_s == fit_rows[i].sim_time_s);
+  for (std::size_t i = 0; i < fit_rows.size(); ++i)
+    CHECK(r.fit_rows[i].sim_time_s == fit_rows[i].sim_time_s);
   CHECK(r.fit.time_mape == error_metrics(fit_rows).time_mape);
-  CHECK(r.heldout.time_mape == error_metrics(compare_cases(chip, cases, r.heldout_cases, 1)).time_mape);
+  CHECK(r.heldout.time_mape ==
+        error_metrics(compare_cases(chip, cases, r.heldout_cases, 1)).time_mape);
   const std::string text = calibration_to_text(r, cases);
   CHECK(text.rfind("Evaluated " + chip.name + " as it is (no fit)", 0) == 0);
   CHECK(text.find("Fitted") == std::string::npos);

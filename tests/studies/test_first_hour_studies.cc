@@ -21,7 +21,9 @@ namespace {
 
 using test::slurp;
 
-std::string temp_path(const std::string& name) { return test::temp_path("first-hour-studies", name); }
+std::string temp_path(const std::string& name) {
+  return test::temp_path("first-hour-studies", name);
+}
 
 FlatRow fake_runner(const SweepPoint& p) {
   const std::uint64_t seq = std::stoull(p.at("seq"));
@@ -29,7 +31,8 @@ FlatRow fake_runner(const SweepPoint& p) {
 }
 
 SweepPlan small_plan() {
-  return SweepPlan({{"seq", expand_values("64..512x2", "--seq")}, {"head_dim", expand_values("32,64", "--head-dim")}});
+  return SweepPlan({{"seq", expand_values("64..512x2", "--seq")},
+                    {"head_dim", expand_values("32,64", "--head-dim")}});
 }
 
 /// The lines of a file, each without its "\n".
@@ -60,8 +63,10 @@ void interrupted_sweep(const SweepPlan& plan, const std::string& identity, const
 
 }  // namespace
 
-TEST_CASE("Finding 4: a --resume sidecar whose rows are damaged, foreign or misplaced is refused "
-          "at its line before anything runs", "[first-hour][sweep]") {
+TEST_CASE(
+    "Finding 4: a --resume sidecar whose rows are damaged, foreign or misplaced is refused "
+    "at its line before anything runs",
+    "[first-hour][sweep]") {
   const SweepPlan plan = small_plan();
   const std::string out = temp_path("resume.csv");
   const std::string sidecar = partial_path(out);
@@ -99,7 +104,8 @@ TEST_CASE("Finding 4: a --resume sidecar whose rows are damaged, foreign or misp
   }
   SECTION("a row whose checksum is right but which claims another point's index") {
     // Forged with the sweep's own fingerprint: the parameters give it away.
-    const std::string print = fingerprint(std::string("sweep A\n") + plan.describe() + "\nshard=0/1");
+    const std::string print =
+        fingerprint(std::string("sweep A\n") + plan.describe() + "\nshard=0/1");
     std::vector<std::string> bad = good;
     std::string cells = bad[2].substr(0, bad[2].rfind(','));
     cells[0] = '3';  // point 1's row (seq=64, head_dim=64) now claims to be point 3 (seq=128, 64)
@@ -107,19 +113,21 @@ TEST_CASE("Finding 4: a --resume sidecar whose rows are damaged, foreign or misp
     write_lines(sidecar, bad);
     CHECK_THROWS_WITH(run_sweep(plan, counting, options),
                       Catch::Contains(sidecar + ":3: the row claims point 3 but does not hold its "
-                                      "parameters (seq=128, head_dim=64)"));
+                                                "parameters (seq=128, head_dim=64)"));
   }
   SECTION("a row given twice") {
     std::vector<std::string> bad = good;
     bad.push_back(good[2]);
     write_lines(sidecar, bad);
-    CHECK_THROWS_WITH(run_sweep(plan, counting, options), Catch::Contains(":7: point 1 appears twice"));
+    CHECK_THROWS_WITH(run_sweep(plan, counting, options),
+                      Catch::Contains(":7: point 1 appears twice"));
   }
   SECTION("a row without any checksum (the format before it had one)") {
     std::vector<std::string> bad = good;
     bad[1] = "0,dram_bytes,16384,time_s,64e-9";
     write_lines(sidecar, bad);
-    CHECK_THROWS_WITH(run_sweep(plan, counting, options), Catch::Contains(":2: the row's checksum"));
+    CHECK_THROWS_WITH(run_sweep(plan, counting, options),
+                      Catch::Contains(":2: the row's checksum"));
   }
   CHECK(calls == 0);  // found before any point was simulated
   CHECK(!std::ifstream(out).good());
@@ -149,7 +157,8 @@ TEST_CASE("Finding 4: sweep merge refuses shards of sweeps that differ in what d
     options.output = temp_path("merge" + std::to_string(i) + ".csv");
     options.shard = {i, 2};
     // The same config name, another resolved config: the identity differs.
-    options.identity = i == 0 ? "config name: h200\nl2.size: 50 MiB" : "config name: h200\nl2.size: 25 MiB";
+    options.identity =
+        i == 0 ? "config name: h200\nl2.size: 50 MiB" : "config name: h200\nl2.size: 25 MiB";
     run_sweep(plan, fake_runner, options);
     shards.push_back(options.output);
   }
@@ -160,8 +169,10 @@ TEST_CASE("Finding 4: sweep merge refuses shards of sweeps that differ in what d
   for (const auto& s : shards) std::remove(s.c_str());
 }
 
-TEST_CASE("Finding 5: the measured-CSV reader accepts exact counts and finite times only, each "
-          "problem named at its place", "[first-hour][measured]") {
+TEST_CASE(
+    "Finding 5: the measured-CSV reader accepts exact counts and finite times only, each "
+    "problem named at its place",
+    "[first-hour][measured]") {
   for (const char* good : {"0", "1638144", "18446744073709551615"}) {
     CHECK_NOTHROW(parse_measured_count(good, "m.csv:2: column dram_read_bytes"));
   }
@@ -171,7 +182,11 @@ TEST_CASE("Finding 5: the measured-CSV reader accepts exact counts and finite ti
     CHECK_THROWS_WITH(parse_measured_count(bad, "m.csv:2: column dram_read_bytes"),
                       Catch::Contains("m.csv:2: column dram_read_bytes: expected a byte count"));
   }
-  CHECK_THROWS_WITH(parse_measured_count(std::string("12\0" "3", 4), "w"), Catch::Contains("\"12\\x003\""));
+  CHECK_THROWS_WITH(parse_measured_count(std::string("12\0"
+                                                     "3",
+                                                     4),
+                                         "w"),
+                    Catch::Contains("\"12\\x003\""));
   for (const char* good : {"0", "1.5e-06", "0.000123", "2E-3"}) {
     CHECK_NOTHROW(parse_measured_seconds(good, "m.csv:2: column time_s"));
   }
@@ -192,7 +207,10 @@ TEST_CASE("Finding 5: a measured CSV with loose lines or headers is refused at i
   const std::vector<Case> cases{
       {"seq,time_s\r512,1e-6\r", ":1: a carriage return inside the line"},
       {"seq,time_s\n512,1e-6\x01\n", ":2: a control character (byte 1)"},
-      {std::string("seq,time_s\n5\0" "12,1e-6\n", 22), ":2: a control character (byte 0)"},
+      {std::string("seq,time_s\n5\0"
+                   "12,1e-6\n",
+                   22),
+       ":2: a control character (byte 0)"},
       {"Seq,time_s\n512,1e-6\n", ":1: header cell 1 \"Seq\" is not an exact column name"},
       {" seq,time_s\n512,1e-6\n", "did you mean \"seq\"?"},
       {"seq,time_s,seq\n512,1e-6,512\n", ":1: column \"seq\" appears twice"},
@@ -202,21 +220,22 @@ TEST_CASE("Finding 5: a measured CSV with loose lines or headers is refused at i
   };
   for (const Case& c : cases) {
     INFO(c.expected);
-    {
-      std::ofstream(path, std::ios::binary | std::ios::trunc) << c.text;
-    }
-    CHECK_THROWS_WITH(read_measured_csv(path), Catch::Contains(path) && Catch::Contains(c.expected));
+    { std::ofstream(path, std::ios::binary | std::ios::trunc) << c.text; }
+    CHECK_THROWS_WITH(read_measured_csv(path),
+                      Catch::Contains(path) && Catch::Contains(c.expected));
   }
   std::ofstream(path, std::ios::binary | std::ios::trunc) << "seq,time_s\r\n512,1e-6\r\n";
   const CsvTable crlf = read_measured_csv(path);
   CHECK(crlf.rows.size() == 1);
   CHECK(crlf.rows[0][1] == "1e-6");
-  CHECK_THROWS_WITH(measured_column(crlf, "kernel"), Catch::Contains(path + ":1: missing column \"kernel\""));
+  CHECK_THROWS_WITH(measured_column(crlf, "kernel"),
+                    Catch::Contains(path + ":1: missing column \"kernel\""));
   std::remove(path.c_str());
 }
 
-TEST_CASE("Finding 11: a rerun without --resume over this sweep's sidecar asks for --resume or --fresh",
-          "[first-hour][sweep]") {
+TEST_CASE(
+    "Finding 11: a rerun without --resume over this sweep's sidecar asks for --resume or --fresh",
+    "[first-hour][sweep]") {
   const SweepPlan plan = small_plan();
   const std::string out = temp_path("rerun.csv");
   interrupted_sweep(plan, "sweep A", out);
@@ -224,9 +243,10 @@ TEST_CASE("Finding 11: a rerun without --resume over this sweep's sidecar asks f
   SweepOptions options;
   options.output = out;
   options.identity = "sweep A";
-  CHECK_THROWS_WITH(run_sweep(plan, fake_runner, options),
-                    Catch::Contains(partial_path(out) + " holds the finished rows of this same sweep") &&
-                        Catch::Contains("--resume to keep them, or --fresh to start over"));
+  CHECK_THROWS_WITH(
+      run_sweep(plan, fake_runner, options),
+      Catch::Contains(partial_path(out) + " holds the finished rows of this same sweep") &&
+          Catch::Contains("--resume to keep them, or --fresh to start over"));
   CHECK(slurp(partial_path(out)) == kept);  // nothing discarded
   options.fresh = true;
   CHECK(run_sweep(plan, fake_runner, options).resumed == 0);

@@ -20,9 +20,8 @@ constexpr const char* kTeaching = "configs/hypothetical/teaching-gpu.yaml";
 
 IoReport ideal_io(const std::string& workload, const std::string& seq, const std::string& head_dim,
                   const std::string& sram) {
-  std::vector<SweepAxis> axes{{"workload", {workload}},
-                              {"seq", expand_values(seq, "--seq")},
-                              {"head_dim", {head_dim}}};
+  std::vector<SweepAxis> axes{
+      {"workload", {workload}}, {"seq", expand_values(seq, "--seq")}, {"head_dim", {head_dim}}};
   if (!sram.empty()) axes.push_back({"sram_bytes", expand_values(sram, "--sram")});
   IoOptions options;
   options.config = kTeaching;
@@ -55,8 +54,9 @@ TEST_CASE("A log-log fit recovers the exponent of an exact power law", "[io]") {
   CHECK_THROWS_WITH(fit_power_law({1, 2}, {0, 3}), Catch::Contains("positive"));
 }
 
-TEST_CASE("Flash1 in ideal mode with blocks from M: HBM bytes equal the closed form and grow as N^2",
-          "[io]") {
+TEST_CASE(
+    "Flash1 in ideal mode with blocks from M: HBM bytes equal the closed form and grow as N^2",
+    "[io]") {
   // M = 2 KiB = 1024 fp16 elements, d = 16: Bc = ⌈M/4d⌉ = 16, Br = min(16, d) = 16; N >> M/d = 64.
   const IoReport r = ideal_io("flash1", "2048..8192x2", "16", "2 KiB");
   REQUIRE(r.points.size() == 3);
@@ -137,7 +137,8 @@ TEST_CASE("Measured rows join on the resolved parameters and are fitted like the
   CHECK(*r.points[0].measured_dram_bytes() ==
         Approx(2.0 * static_cast<double>(r.points[0].closed_form.read) +
                3.0 * static_cast<double>(r.points[0].closed_form.write)));
-  CHECK(*r.points[0].measured_l2_bytes() == Approx(static_cast<double>(r.points[0].closed_form.total())));
+  CHECK(*r.points[0].measured_l2_bytes() ==
+        Approx(static_cast<double>(r.points[0].closed_form.total())));
   CHECK(r.points[1].measured_where == path + ":5");
   CHECK_FALSE(r.points[2].measured.has_value());
   // A metric missing at some point of a group is not fitted there.
@@ -158,7 +159,8 @@ TEST_CASE("Measured rows join on the resolved parameters and are fitted like the
 }
 
 TEST_CASE("Gemm in ideal mode with square tiles from M: HBM bytes equal the closed form", "[io]") {
-  std::vector<SweepAxis> axes{{"workload", {"gemm"}}, {"seq", {"512"}},
+  std::vector<SweepAxis> axes{{"workload", {"gemm"}},
+                              {"seq", {"512"}},
                               {"sram_bytes", expand_values("8192..32768x2", "--sram")}};
   IoOptions options;
   options.config = kTeaching;
@@ -198,8 +200,10 @@ TEST_CASE("Regression: a non-numeric measured byte count names the file, line an
   std::remove(path.c_str());
 }
 
-TEST_CASE("Measured rows join on kv_heads, seq_kv, causal and splits; a missing variant column or "
-          "an empty cell is the default", "[io]") {
+TEST_CASE(
+    "Measured rows join on kv_heads, seq_kv, causal and splits; a missing variant column or "
+    "an empty cell is the default",
+    "[io]") {
   const std::string path = memwall::test::temp_path("io", "variants.csv");
   IoOptions options;
   options.config = kTeaching;
@@ -215,9 +219,10 @@ TEST_CASE("Measured rows join on kv_heads, seq_kv, causal and splits; a missing 
   };
 
   // kv_heads 1 and kv_heads 2 (= heads, the default written out) are two points.
-  IoReport r = join("workload,heads,kv_heads,seq,seq_kv,causal,splits,head_dim,dram_read_bytes\n"
-                    "flash2,2,1,256,256,0,1,32,100\n"
-                    "flash2,2,2,256,,0,,32,200\n");
+  IoReport r = join(
+      "workload,heads,kv_heads,seq,seq_kv,causal,splits,head_dim,dram_read_bytes\n"
+      "flash2,2,1,256,256,0,1,32,100\n"
+      "flash2,2,2,256,,0,,32,200\n");
   REQUIRE(r.points.size() == 2);
   CHECK(r.points[0].measured_where == path + ":2");
   CHECK(r.points[1].measured_where == path + ":3");
@@ -229,10 +234,10 @@ TEST_CASE("Measured rows join on kv_heads, seq_kv, causal and splits; a missing 
 
   // A causal or split row is another point than the unvaried one: rows that join no point of the
   // run are an error (a measured file that matches nothing is a mistake, first-hour finding 5).
-  CHECK_THROWS_WITH(join("workload,heads,seq,head_dim,causal,splits,dram_read_bytes\n"
-                         "flash2,2,256,32,1,1,300\nflash2,2,256,32,0,2,300\n"),
-                    Catch::Contains("no \"total\" row joins any point of this run") &&
-                        Catch::Contains("causal"));
+  CHECK_THROWS_WITH(
+      join("workload,heads,seq,head_dim,causal,splits,dram_read_bytes\n"
+           "flash2,2,256,32,1,1,300\nflash2,2,256,32,0,2,300\n"),
+      Catch::Contains("no \"total\" row joins any point of this run") && Catch::Contains("causal"));
 
   // The default written out and left out are the same point.
   CHECK_THROWS_WITH(join("workload,heads,kv_heads,seq,head_dim,dram_read_bytes\n"
@@ -241,9 +246,11 @@ TEST_CASE("Measured rows join on kv_heads, seq_kv, causal and splits; a missing 
                         Catch::Contains("softmax_rows, kv_heads; the file has no column batch"));
 
   // A malformed variant cell names the file, the line and the column.
-  CHECK_THROWS_WITH(join("workload,heads,seq,head_dim,causal,dram_read_bytes\nflash2,2,256,32,yes,1\n"),
-                    Catch::Contains(path + ":2: column causal: expected 0 or 1, got \"yes\""));
-  CHECK_THROWS_WITH(join("workload,heads,seq,head_dim,kv_heads,dram_read_bytes\nflash2,2,256,32,-1,1\n"),
-                    Catch::Contains(path + ":2: column kv_heads: expected a positive whole number"));
+  CHECK_THROWS_WITH(
+      join("workload,heads,seq,head_dim,causal,dram_read_bytes\nflash2,2,256,32,yes,1\n"),
+      Catch::Contains(path + ":2: column causal: expected 0 or 1, got \"yes\""));
+  CHECK_THROWS_WITH(
+      join("workload,heads,seq,head_dim,kv_heads,dram_read_bytes\nflash2,2,256,32,-1,1\n"),
+      Catch::Contains(path + ":2: column kv_heads: expected a positive whole number"));
   std::remove(path.c_str());
 }

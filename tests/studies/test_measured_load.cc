@@ -45,8 +45,9 @@ const SweepCheck& sweep_check() {
 
 }  // namespace
 
-TEST_CASE("Every profiled kernel of the H200 sweep moves the model's SM->L2 bytes: reads as the "
-          "SM-side xbar bytes, writes as the lts write sectors, within 2%") {
+TEST_CASE(
+    "Every profiled kernel of the H200 sweep moves the model's SM->L2 bytes: reads as the "
+    "SM-side xbar bytes, writes as the lts write sectors, within 2%") {
   const std::vector<MeasuredCase>& cases = sweep_check().cases;
   const LoadCheck& check = sweep_check().check;
   REQUIRE(check.rows.size() >= 100);
@@ -58,8 +59,9 @@ TEST_CASE("Every profiled kernel of the H200 sweep moves the model's SM->L2 byte
   CHECK(check.failures() == 0);
 }
 
-TEST_CASE("The lts read sectors never exceed the model's reads, and softmax (no box read twice) "
-          "reaches the L2 slices whole") {
+TEST_CASE(
+    "The lts read sectors never exceed the model's reads, and softmax (no box read twice) "
+    "reaches the L2 slices whole") {
   const LoadCheck& check = sweep_check().check;
   REQUIRE_FALSE(check.summary.empty());
   for (const CoalescingSummary& g : check.summary) {
@@ -91,12 +93,11 @@ TEST_CASE("The model's sector bytes equal the closed form when every row is sect
 
 TEST_CASE("Measured rows are grouped into cases by their parameters, the total rows dropped") {
   const std::string path = write_temp(
-      "measured-ok.csv",
-      std::string(kHeader) +
-          "naive,1,2,256,64,fp16,128,128,64,,4,qk,1e-6,1e-6,1,0,1,1,1,1\n"
-          "naive,1,2,256,64,fp16,128,128,64,,4,softmax,1e-6,,,,,,,\n"
-          "naive,1,2,256,64,fp16,128,128,64,,4,total,2e-6,,,,,,,\n"
-          "flash2,1,2,256,64,fp16,64,64,,2,,flash2_fwd,1e-6,1e-6,1,0,1,1,1,1\n");
+      "measured-ok.csv", std::string(kHeader) +
+                             "naive,1,2,256,64,fp16,128,128,64,,4,qk,1e-6,1e-6,1,0,1,1,1,1\n"
+                             "naive,1,2,256,64,fp16,128,128,64,,4,softmax,1e-6,,,,,,,\n"
+                             "naive,1,2,256,64,fp16,128,128,64,,4,total,2e-6,,,,,,,\n"
+                             "flash2,1,2,256,64,fp16,64,64,,2,,flash2_fwd,1e-6,1e-6,1,0,1,1,1,1\n");
   const std::vector<MeasuredCase> cases = read_measured_cases(path);
   REQUIRE(cases.size() == 2);
   CHECK(cases[0].kernels.size() == 2);
@@ -110,18 +111,21 @@ TEST_CASE("Measured rows are grouped into cases by their parameters, the total r
 
 TEST_CASE("A malformed measured CSV is one error naming the file, the line and the column") {
   const std::string bad_number = write_temp(
-      "measured-bad.csv", std::string(kHeader) + "flash2,1,2,256,64,fp16,64,64,,2,,flash2_fwd,1e-6,fast,1,0,1,1,1,1\n");
+      "measured-bad.csv",
+      std::string(kHeader) + "flash2,1,2,256,64,fp16,64,64,,2,,flash2_fwd,1e-6,fast,1,0,1,1,1,1\n");
   CHECK_THROWS_WITH(read_measured_cases(bad_number),
                     Catch::Contains(bad_number + ":2") && Catch::Contains("ncu_time_s"));
   const std::string missing = write_temp("measured-missing.csv", "workload,batch\nflash2,1\n");
   CHECK_THROWS_AS(read_measured_cases(missing), UsageError);
   const std::string bad_param = write_temp(
-      "measured-param.csv", std::string(kHeader) + "flash2,1,2,0,64,fp16,64,64,,2,,flash2_fwd,1e-6,1e-6,1,0,1,1,1,1\n");
+      "measured-param.csv",
+      std::string(kHeader) + "flash2,1,2,0,64,fp16,64,64,,2,,flash2_fwd,1e-6,1e-6,1,0,1,1,1,1\n");
   CHECK_THROWS_WITH(read_measured_cases(bad_param), Catch::Contains(bad_param + ":2"));
 }
 
-TEST_CASE("Repeated launches of one kernel on the H200: the SM-side reads are the model's on "
-          "every launch, while the lts read sectors move between launches") {
+TEST_CASE(
+    "Repeated launches of one kernel on the H200: the SM-side reads are the model's on "
+    "every launch, while the lts read sectors move between launches") {
   // traces/measured/h200-lts-repeat.csv: five launches of each of nine (case, kernel) pairs,
   // profiled one by one (models/cuda/lts_repeat.sh). The lts read counter follows the L2
   // request coalescer, whose merging depends on how the CTAs happen to line up; the SM-side
@@ -163,15 +167,16 @@ TEST_CASE("Repeated launches of one kernel on the H200: the SM-side reads are th
   CHECK(beyond_two_percent >= 1);
 }
 
-TEST_CASE("The variant columns of a measured CSV: missing or at their defaults they read as before, "
-          "else they are the case's parameters") {
+TEST_CASE(
+    "The variant columns of a measured CSV: missing or at their defaults they read as before, "
+    "else they are the case's parameters") {
   const std::string row = "flash2,1,2,256,64,fp16,64,64,,2,,flash2_fwd,1e-6,1e-6,1,0,1,1,1,1";
   const std::string plain = write_temp("measured-plain.csv", std::string(kHeader) + row + "\n");
   const std::string header = std::string(kHeader).insert(std::string(kHeader).size() - 1,
                                                          ",kv_heads,seq_kv,causal,splits");
-  const std::string defaults = write_temp(
-      "measured-defaults.csv", header + row + ",2,256,0,1\n" + row + ",1,,,\n" + row + ",,,1,\n" +
-                                   row + ",,512,,4\n");
+  const std::string defaults =
+      write_temp("measured-defaults.csv", header + row + ",2,256,0,1\n" + row + ",1,,,\n" + row +
+                                              ",,,1,\n" + row + ",,512,,4\n");
   const std::vector<MeasuredCase> before = read_measured_cases(plain);
   const std::vector<MeasuredCase> cases = read_measured_cases(defaults);
   REQUIRE(before.size() == 1);
@@ -186,18 +191,22 @@ TEST_CASE("The variant columns of a measured CSV: missing or at their defaults t
   // Only the shape columns are required of the parameters: workload, dtype and the tiling left
   // out are their defaults (flash2, fp16).
   const std::string shape_only = write_temp(
-      "measured-shape.csv", "batch,heads,seq,head_dim,block_q,block_kv,stages,kernel,time_s,ncu_time_s,"
-                            "dram_read_bytes,dram_write_bytes,l2_read_bytes,l2_write_bytes,"
-                            "xbar_read_bytes,xbar_write_bytes\n1,2,256,64,64,64,2,flash2_fwd,1e-6,1e-6,1,0,1,1,1,1\n");
+      "measured-shape.csv",
+      "batch,heads,seq,head_dim,block_q,block_kv,stages,kernel,time_s,ncu_time_s,"
+      "dram_read_bytes,dram_write_bytes,l2_read_bytes,l2_write_bytes,"
+      "xbar_read_bytes,xbar_write_bytes\n1,2,256,64,64,64,2,flash2_fwd,1e-6,1e-6,1,0,1,1,1,1\n");
   REQUIRE(read_measured_cases(shape_only).size() == 1);
   CHECK(read_measured_cases(shape_only)[0].label == before[0].label);
 
-  for (const auto& [cells, column] : {std::pair{"x,,,", "kv_heads"}, std::pair{",08a,,", "seq_kv"},
-                                      std::pair{",,,0", "splits"}, std::pair{",,,auto", "splits"}}) {
-    const std::string path = write_temp("measured-variant-bad.csv", header + row + "," + cells + "\n");
+  for (const auto& [cells, column] :
+       {std::pair{"x,,,", "kv_heads"}, std::pair{",08a,,", "seq_kv"}, std::pair{",,,0", "splits"},
+        std::pair{",,,auto", "splits"}}) {
+    const std::string path =
+        write_temp("measured-variant-bad.csv", header + row + "," + cells + "\n");
     INFO(cells);
-    CHECK_THROWS_WITH(read_measured_cases(path),
-                      Catch::Contains(path + ":2: column " + column + ": expected a positive whole number"));
+    CHECK_THROWS_WITH(
+        read_measured_cases(path),
+        Catch::Contains(path + ":2: column " + column + ": expected a positive whole number"));
   }
   const std::string bad_causal = write_temp("measured-causal.csv", header + row + ",,,2,\n");
   CHECK_THROWS_WITH(read_measured_cases(bad_causal),

@@ -88,8 +88,9 @@ TEST_CASE("No measured split-KV case has an empty split") {
   CHECK(checked >= 53);
 }
 
-TEST_CASE("Every kernel of every H200 variant moves the model's SM->L2 bytes exactly: reads as "
-          "the xbar read bytes, writes as the xbar and lts write bytes") {
+TEST_CASE(
+    "Every kernel of every H200 variant moves the model's SM->L2 bytes exactly: reads as "
+    "the xbar read bytes, writes as the xbar and lts write bytes") {
   for (const MeasuredCase& mc : variant_cases()) {
     const std::vector<KernelSectorBytes> counted = count_sector_bytes(mc.params);
     REQUIRE(counted.size() == mc.kernels.size());
@@ -103,14 +104,16 @@ TEST_CASE("Every kernel of every H200 variant moves the model's SM->L2 bytes exa
   }
 }
 
-TEST_CASE("The calibrated H200 on the variants up to 300 MB: SM->L2 bytes exact, time and DRAM "
-          "errors as recorded") {
+TEST_CASE(
+    "The calibrated H200 on the variants up to 300 MB: SM->L2 bytes exact, time and DRAM "
+    "errors as recorded") {
   const HardwareConfig config = load_config("configs/calibrated/h200.yaml");
   std::vector<std::size_t> subset;
   const std::vector<MeasuredCase>& cases = variant_cases();
   for (std::size_t i = 0; i < cases.size(); ++i) {
     double bytes = 0;
-    for (const MeasuredKernel& k : cases[i].kernels) bytes += *k.xbar_read_bytes + *k.xbar_write_bytes;
+    for (const MeasuredKernel& k : cases[i].kernels)
+      bytes += *k.xbar_read_bytes + *k.xbar_write_bytes;
     if (bytes <= 300e6) subset.push_back(i);
   }
   REQUIRE(subset.size() == 29);
@@ -148,8 +151,8 @@ TEST_CASE("The calibrated H200 on the variants up to 300 MB: SM->L2 bytes exact,
       // 5.1% to 6.6% (3 kernels), unsplit decode's worst from 4.8% to 6.6%, and split decode from
       // 18.9% / 55.0% to 21.3% / 62.0%: the combine on 8-64 CTAs, latency-bound, got faster still.
       {"causal prefill", [](const WorkloadParams& p) { return p.causal; }, 0.062, 0.128, 0.066},
-      {"decode, unsplit", [](const WorkloadParams& p) { return p.seq == 1 && *p.splits == 1; }, 0.032,
-       0.062, 0.115},
+      {"decode, unsplit", [](const WorkloadParams& p) { return p.seq == 1 && *p.splits == 1; },
+       0.032, 0.062, 0.115},
       {"decode, split", [](const WorkloadParams& p) { return *p.splits > 1; }, 0.217, 0.619, 0.177},
   };
   std::size_t covered = 0;
@@ -161,12 +164,14 @@ TEST_CASE("The calibrated H200 on the variants up to 300 MB: SM->L2 bytes exact,
     covered += members.size();
     REQUIRE_FALSE(members.empty());
     const ErrorMetrics m = error_metrics(members);
-    std::printf("variants, %-16s %2zu kernels: time MAPE %5.1f%% (worst %5.1f%%), DRAM MAPE %5.2f%% "
-                "(worst %5.2f%%)\n",
-                f.name, m.rows, m.time_mape * 100, m.time_max_error * 100, m.dram_mape * 100,
-                m.dram_max_error * 100);
+    std::printf(
+        "variants, %-16s %2zu kernels: time MAPE %5.1f%% (worst %5.1f%%), DRAM MAPE %5.2f%% "
+        "(worst %5.2f%%)\n",
+        f.name, m.rows, m.time_mape * 100, m.time_max_error * 100, m.dram_mape * 100,
+        m.dram_max_error * 100);
     INFO(f.name << ": worst time " << cases[members[m.time_worst].case_index].label << " (line "
-                << members[m.time_worst].line << "), worst DRAM line " << members[m.dram_worst].line);
+                << members[m.time_worst].line << "), worst DRAM line "
+                << members[m.dram_worst].line);
     CHECK(m.time_mape <= f.time_mape + 0.005);
     CHECK(m.time_max_error <= f.time_worst + 0.005);
     CHECK(m.dram_max_error <= f.dram_worst + 0.005);

@@ -233,16 +233,19 @@ TEST_CASE("A point splits into workload parameters and config overrides by the d
   CHECK(params.sram_bytes == 64u * 1024u);
   CHECK(config_overrides_of(p) == std::vector<std::string>{"l2.size=25 MiB"});
   WorkloadParams bad;
-  CHECK_THROWS_WITH(set_workload_param(bad, "seq", "12x"), Catch::Contains("seq: expected a whole number"));
-  CHECK_THROWS_WITH(set_workload_param(bad, "sram_bytes", "64 parsecs"), Catch::Contains("sram_bytes"));
+  CHECK_THROWS_WITH(set_workload_param(bad, "seq", "12x"),
+                    Catch::Contains("seq: expected a whole number"));
+  CHECK_THROWS_WITH(set_workload_param(bad, "sram_bytes", "64 parsecs"),
+                    Catch::Contains("sram_bytes"));
 }
 
 TEST_CASE("Regression: a shard claiming 2^64-1 points is refused without allocating for them",
           "[sweep]") {
   const std::string path = temp_path("huge.csv");
   std::ofstream(path) << "point,points,seq\n0,18446744073709551615,128\n";
-  CHECK_THROWS_WITH(merge_shards({path}),
-                    Catch::Contains("point 1 of 18446744073709551615 is in none of the shard files"));
+  CHECK_THROWS_WITH(
+      merge_shards({path}),
+      Catch::Contains("point 1 of 18446744073709551615 is in none of the shard files"));
   std::ofstream(path) << "point,points,seq\n0,0,128\n";
   CHECK_THROWS_WITH(merge_shards({path}), Catch::Contains(":2: a sweep of 0 points"));
   std::remove(path.c_str());

@@ -4,8 +4,8 @@
 #include "models/model_source.h"
 #include "sim/core/error.h"
 #include "sim/core/units.h"
-#include "sim/hw/config_loader.h"
 #include "sim/engine/simulator.h"
+#include "sim/hw/config_loader.h"
 #include "studies/sweep_flatten.h"
 #include "studies/what_if.h"
 
@@ -54,7 +54,8 @@ TEST_CASE("Each what-if is an explicit override computed from the base config", 
         std::vector<std::string>{"sm.smem_pipe=own"});
   CHECK(make_what_if("perfect-l2", base, parse_bytes("4 GiB")).overrides ==
         std::vector<std::string>{"l2.size=1 GiB"});
-  CHECK_THROWS_WITH(parse_what_ifs("hbm-x3", base, footprint), Catch::Contains("known: perfect-l2"));
+  CHECK_THROWS_WITH(parse_what_ifs("hbm-x3", base, footprint),
+                    Catch::Contains("known: perfect-l2"));
   CHECK_THROWS_WITH(parse_what_ifs("hbm-x2,hbm-x2", base, footprint), Catch::Contains("twice"));
   CHECK(parse_what_ifs("perfect-l2, l2-x2", base, footprint).size() == 2);
 }

@@ -30,20 +30,20 @@ inline HardwareConfig small_config() {
   c.sm.fp32_flops_per_cycle = 256;
   c.sm.sfu_ops_per_cycle = 16;
   c.sm.smem_bandwidth = Bandwidth{128e9};
-  c.xbar.port_bandwidth = Bandwidth{64e9};   // 32 B = 500 ps
-  c.xbar.latency = 100'000;                  // 100 ns
+  c.xbar.port_bandwidth = Bandwidth{64e9};  // 32 B = 500 ps
+  c.xbar.latency = 100'000;  // 100 ns
   c.l2.size = Bytes{1024 * 1024};
   c.l2.line_size = Bytes{128};
   c.l2.sector_size = Bytes{32};
   c.l2.ways = 16;
   c.l2.slices = 4;
   c.l2.partitions = 2;
-  c.l2.hit_latency = 200'000;                // 200 ns
-  c.l2.bandwidth = Bandwidth{512e9};         // 128 GB/s per slice: 32 B = 250 ps
+  c.l2.hit_latency = 200'000;  // 200 ns
+  c.l2.bandwidth = Bandwidth{512e9};  // 128 GB/s per slice: 32 B = 250 ps
   c.hbm.capacity = Bytes{std::uint64_t{1} << 34};
   c.hbm.channels = 4;
-  c.hbm.bandwidth = Bandwidth{128e9};        // 32 GB/s per channel: 32 B = 1000 ps
-  c.hbm.latency = 300'000;                   // 300 ns
+  c.hbm.bandwidth = Bandwidth{128e9};  // 32 GB/s per channel: 32 B = 1000 ps
+  c.hbm.latency = 300'000;  // 300 ns
   c.hbm.row_size = Bytes{2048};
   c.hbm.row_miss_penalty = 0;
   c.hbm.interleave = Bytes{256};
@@ -105,8 +105,8 @@ inline Op load(std::uint64_t base, std::uint32_t rows, std::uint32_t row_bytes, 
   return op;
 }
 
-inline Op store(std::uint64_t base, std::uint32_t rows, std::uint32_t row_bytes, std::uint64_t pitch,
-                std::uint16_t tag = 0) {
+inline Op store(std::uint64_t base, std::uint32_t rows, std::uint32_t row_bytes,
+                std::uint64_t pitch, std::uint16_t tag = 0) {
   Op op;
   op.kind = OpKind::store;
   op.box = Box{base, rows, row_bytes, pitch};
@@ -114,7 +114,8 @@ inline Op store(std::uint64_t base, std::uint32_t rows, std::uint32_t row_bytes,
   return op;
 }
 
-inline Op reduce(std::uint64_t base, std::uint32_t rows, std::uint32_t row_bytes, std::uint64_t pitch) {
+inline Op reduce(std::uint64_t base, std::uint32_t rows, std::uint32_t row_bytes,
+                 std::uint64_t pitch) {
   Op op = store(base, rows, row_bytes, pitch);
   op.kind = OpKind::reduce;
   return op;

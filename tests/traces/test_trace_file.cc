@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "sim/core/error.h"
+#include "tests/support/cli.h"
 #include "traces/copy_trace.h"
 #include "traces/trace_format.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_writer.h"
-#include "tests/support/cli.h"
 
 using namespace memwall;
 
@@ -49,7 +49,8 @@ class FakeSource final : public TraceSource {
       ops.pop_back();
       for (Op& op : ops) {
         if (op.kind == OpKind::compute && op.unit == ComputeUnit::issue) op.unit = ComputeUnit::sfu;
-        if (op.kind == OpKind::compute && op.unit == ComputeUnit::mma_sync) op.unit = ComputeUnit::tensor;
+        if (op.kind == OpKind::compute && op.unit == ComputeUnit::mma_sync)
+          op.unit = ComputeUnit::tensor;
       }
     }
     return true;
@@ -127,8 +128,7 @@ std::string read_error(const std::string& path) {
     KernelInfo k;
     std::vector<Op> ops;
     while (reader.next_kernel(k)) {
-      while (reader.next_cta(ops)) {
-      }
+      while (reader.next_cta(ops)) {}
     }
   } catch (const TraceError& e) {
     return e.what();
@@ -377,9 +377,9 @@ TEST_CASE("A writer destroyed before end leaves no file", "[trace_file]") {
 }
 
 TEST_CASE("varints and zigzag deltas round-trip at the extremes", "[trace_file]") {
-  for (std::int64_t v : {std::int64_t{0}, std::int64_t{-1}, std::int64_t{1},
-                         std::numeric_limits<std::int64_t>::min(),
-                         std::numeric_limits<std::int64_t>::max()}) {
+  for (std::int64_t v :
+       {std::int64_t{0}, std::int64_t{-1}, std::int64_t{1},
+        std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max()}) {
     REQUIRE(unzigzag(zigzag(v)) == v);
   }
   std::string s;

@@ -34,10 +34,10 @@ constexpr int kThreads = 384;
 constexpr int kBoxRows = 128, kBoxCols = 64;  // fp16: 128 rows x 128 bytes = 16 KiB
 constexpr int kBoxBytes = kBoxRows * kBoxCols * 2;
 constexpr int kMaxInflight = 8;
-constexpr int kL2Boxes = 16;       // per CTA in mode l2
+constexpr int kL2Boxes = 16;  // per CTA in mode l2
 constexpr int kBoxesPerCta = 256;  // 4 MiB per CTA per launch
 constexpr long long kHbmRows = (2ll << 30) / 128;  // the 2 GiB buffer's 128-byte rows
-constexpr int kWideCols = 4096;                     // mode strided: rows of 8 KiB
+constexpr int kWideCols = 4096;  // mode strided: rows of 8 KiB
 constexpr long long kWideRows = (2ll << 30) / (kWideCols * 2);
 enum Mode { kL2 = 0, kHbm = 1, kStrided = 2 };
 
@@ -194,7 +194,9 @@ int main() {
           const auto go = [&] {
             if (kind == 0) tma_store<<<sms, kThreads, smem>>>(map, inflight, mode, probe);
             if (kind == 1) tma_load<<<sms, kThreads, smem>>>(map, inflight, mode, probe);
-            if (kind == 2) st_global<<<sms, kThreads, smem>>>(static_cast<uint4*>(buffer), inflight, mode, probe);
+            if (kind == 2)
+              st_global<<<sms, kThreads, smem>>>(static_cast<uint4*>(buffer), inflight, mode,
+                                                 probe);
             UB_CHECK_LAUNCH(kinds[kind]);
           };
           go();  // warm-up (and, in mode l2, the boxes into the L2)
@@ -208,8 +210,8 @@ int main() {
           const double bytes = double(sms) * kBoxesPerCta * kBoxBytes;
           const double gbps = bytes / ms * 1e-6;
           const char* modes[] = {"l2", "hbm", "strided"};
-          std::printf("%s,%s,%d,%d,%.0f,%.5f,%.1f,%.2f,%.0f,%.2f\n", kinds[kind], modes[mode],
-                      sms, inflight, bytes, ms, gbps, gbps / sms, mhz,
+          std::printf("%s,%s,%d,%d,%.0f,%.5f,%.1f,%.2f,%.0f,%.2f\n", kinds[kind], modes[mode], sms,
+                      inflight, bytes, ms, gbps, gbps / sms, mhz,
                       mhz > 0 ? gbps / sms * 1e3 / mhz : 0.0);
           std::fflush(stdout);
         }

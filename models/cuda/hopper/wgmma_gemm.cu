@@ -59,18 +59,18 @@ namespace {
 
 using namespace memwall::hopper;
 
-constexpr int kBK = 64;             // K elements per stage: 128 bytes, one swizzle row
+constexpr int kBK = 64;  // K elements per stage: 128 bytes, one swizzle row
 constexpr int kRowBytes = kBK * 2;  // bytes per box row
-constexpr int kThreads = 384;       // producer + two consumer warpgroups
-constexpr int kGroupM = 8;          // M-tiles per group of the tile order
+constexpr int kThreads = 384;  // producer + two consumer warpgroups
+constexpr int kGroupM = 8;  // M-tiles per group of the tile order
 
 /// How B is laid out: K-major (B is n x k, C = A B^T) or N-major (B is k x n, C = A B).
 enum BLayout { kBKMajor = 0, kBNMajor = 1 };
 
 template <int BM, int BN, int STAGES, int BL>
 struct Tile {
-  static constexpr int kWgRows = BM / 2;          // rows per consumer warpgroup
-  static constexpr int kMi = kWgRows / 64;        // wgmma row tiles per consumer
+  static constexpr int kWgRows = BM / 2;  // rows per consumer warpgroup
+  static constexpr int kMi = kWgRows / 64;  // wgmma row tiles per consumer
   static constexpr int kABytes = BM * kRowBytes;  // one stage's A box
   static constexpr int kBBytes = BN * kRowBytes;  // one stage's B box(es)
   static constexpr int kStageBytes = kABytes + kBBytes;
@@ -99,11 +99,11 @@ __device__ __forceinline__ TileCoord tile_coord(int t, int tiles_m, int tiles_n,
 template <int BM, int BN, int STAGES, int BL>
 struct Smem {
   using T = Tile<BM, BN, STAGES, BL>;
-  unsigned char* a;        // STAGES x kABytes
-  unsigned char* b;        // STAGES x kBBytes
+  unsigned char* a;  // STAGES x kABytes
+  unsigned char* b;  // STAGES x kBBytes
   unsigned char* staging;  // kCBytes: consumer cw's rows at cw x kWgRows x BN x 2
-  std::uint64_t* full;     // STAGES: the stage's boxes have landed
-  std::uint64_t* empty;    // STAGES: both consumers are done with the stage
+  std::uint64_t* full;  // STAGES: the stage's boxes have landed
+  std::uint64_t* empty;  // STAGES: both consumers are done with the stage
   __device__ explicit Smem(unsigned char* raw) {
     a = reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(raw) + 1023) &
                                          ~std::uintptr_t(1023));
@@ -118,8 +118,13 @@ struct Smem {
 struct Schedule {
   int m, n, k, batch, tiles_m, tiles_n, tiles, k_tiles;
   __device__ Schedule(int m_, int n_, int k_, int batch_, int bm, int bn)
-      : m(m_), n(n_), k(k_), batch(batch_), tiles_m((m_ + bm - 1) / bm),
-        tiles_n((n_ + bn - 1) / bn), tiles(tiles_m * tiles_n * batch_),
+      : m(m_),
+        n(n_),
+        k(k_),
+        batch(batch_),
+        tiles_m((m_ + bm - 1) / bm),
+        tiles_n((n_ + bn - 1) / bn),
+        tiles(tiles_m * tiles_n * batch_),
         k_tiles((k_ + kBK - 1) / kBK) {}
 };
 
@@ -265,36 +270,36 @@ __global__ void __launch_bounds__(kThreads, 1)
 
 // ---- host -------------------------------------------------------------------------------------
 
-#define CU_CHECK(call)                                                                     \
-  do {                                                                                     \
-    CUresult r_ = (call);                                                                  \
-    if (r_ != CUDA_SUCCESS) {                                                              \
-      const char* s_ = nullptr;                                                            \
-      cuGetErrorString(r_, &s_);                                                           \
-      ::ubench::fail(__FILE__, __LINE__, #call, s_ ? s_ : "unknown driver error");          \
-    }                                                                                      \
+#define CU_CHECK(call)                                                             \
+  do {                                                                             \
+    CUresult r_ = (call);                                                          \
+    if (r_ != CUDA_SUCCESS) {                                                      \
+      const char* s_ = nullptr;                                                    \
+      cuGetErrorString(r_, &s_);                                                   \
+      ::ubench::fail(__FILE__, __LINE__, #call, s_ ? s_ : "unknown driver error"); \
+    }                                                                              \
   } while (0)
-#define CUBLAS_CHECK(call)                                                        \
-  do {                                                                            \
-    cublasStatus_t st_ = (call);                                                  \
-    if (st_ != CUBLAS_STATUS_SUCCESS) {                                           \
-      ::ubench::fail(__FILE__, __LINE__, #call, cublasGetStatusString(st_));      \
-    }                                                                             \
+#define CUBLAS_CHECK(call)                                                   \
+  do {                                                                       \
+    cublasStatus_t st_ = (call);                                             \
+    if (st_ != CUBLAS_STATUS_SUCCESS) {                                      \
+      ::ubench::fail(__FILE__, __LINE__, #call, cublasGetStatusString(st_)); \
+    }                                                                        \
   } while (0)
 
 /// A 3-D row-major fp16 tensor [batch][rows][cols] with a box of box_cols x box_rows x 1 in the
 /// 128-byte swizzle (box_cols must be 64: one 128-byte row).
-CUtensorMap make_map(const __half* base, int cols, int rows, int batch, int box_cols, int box_rows) {
+CUtensorMap make_map(const __half* base, int cols, int rows, int batch, int box_cols,
+                     int box_rows) {
   CUtensorMap map;
   const cuuint64_t dims[3] = {cuuint64_t(cols), cuuint64_t(rows), cuuint64_t(batch)};
   const cuuint64_t strides[2] = {cuuint64_t(cols) * 2, cuuint64_t(cols) * rows * 2};
   const cuuint32_t box[3] = {cuuint32_t(box_cols), cuuint32_t(box_rows), 1};
   const cuuint32_t elem_strides[3] = {1, 1, 1};
-  CU_CHECK(cuTensorMapEncodeTiled(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 3,
-                                  const_cast<__half*>(base), dims, strides, box, elem_strides,
-                                  CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
+  CU_CHECK(cuTensorMapEncodeTiled(
+      &map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 3, const_cast<__half*>(base), dims, strides, box,
+      elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
   return map;
 }
 
@@ -315,14 +320,19 @@ struct KernelConfig {
 
 template <int BM, int BN, int STAGES, int BL>
 KernelConfig config(const char* name) {
-  return {name, BM, BN, STAGES, BLayout(BL), wgmma_gemm_kernel<BM, BN, STAGES, BL>,
+  return {name,
+          BM,
+          BN,
+          STAGES,
+          BLayout(BL),
+          wgmma_gemm_kernel<BM, BN, STAGES, BL>,
           Tile<BM, BN, STAGES, BL>::kSmemBytes};
 }
 
 int g_sms = 0;  // the SMs the persistent grid is sized for (a green context's, with --sms)
 unsigned long long* g_probe = nullptr;  // 4 words: clock64 and %globaltimer at start and end
-bool g_probe_on = true;                 // off under --profile: its 128 bytes of stores show in ncu
-cudaStream_t g_stream = nullptr;        // every launch, copy and event (a green context's stream)
+bool g_probe_on = true;  // off under --profile: its 128 bytes of stores show in ncu
+cudaStream_t g_stream = nullptr;  // every launch, copy and event (a green context's stream)
 
 /// Launches `cfg` on `p`: a is batch x m x k, b batch x n x k (K-major) or batch x k x n.
 void launch(const KernelConfig& cfg, const Problem& p, const __half* a, const __half* b, __half* c,
@@ -357,9 +367,14 @@ struct Buffers {
 };
 
 __global__ void fill_random(__half* x, size_t n, unsigned seed, float scale) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) {
+  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
+       i += size_t(gridDim.x) * blockDim.x) {
     unsigned h = unsigned(i) * 2654435761u ^ seed;
-    h ^= h >> 15; h *= 2246822519u; h ^= h >> 13; h *= 3266489917u; h ^= h >> 16;
+    h ^= h >> 15;
+    h *= 2246822519u;
+    h ^= h >> 13;
+    h *= 3266489917u;
+    h ^= h >> 16;
     x[i] = __float2half(scale * (float(h & 0xFFFFFF) / float(0x1000000) * 2.0f - 1.0f));
   }
 }
@@ -513,7 +528,9 @@ double probe_mhz() {
 }
 
 [[noreturn]] void usage(const char* why) {
-  std::fprintf(stderr, "wgmma_gemm: %s\nusage: wgmma_gemm [--quick | --profile | --smcount] [--sms N]\n", why);
+  std::fprintf(stderr,
+               "wgmma_gemm: %s\nusage: wgmma_gemm [--quick | --profile | --smcount] [--sms N]\n",
+               why);
   std::exit(2);
 }
 
@@ -524,11 +541,16 @@ int main(int argc, char** argv) {
   int sms = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--quick") quick = true;
-    else if (a == "--profile") profile = true;
-    else if (a == "--smcount") smcount = true;
-    else if (a == "--sms" && i + 1 < argc) sms = std::atoi(argv[++i]);
-    else usage(("unknown argument " + a).c_str());
+    if (a == "--quick")
+      quick = true;
+    else if (a == "--profile")
+      profile = true;
+    else if (a == "--smcount")
+      smcount = true;
+    else if (a == "--sms" && i + 1 < argc)
+      sms = std::atoi(argv[++i]);
+    else
+      usage(("unknown argument " + a).c_str());
   }
   cudaDeviceProp prop{};
   UB_CHECK(cudaGetDeviceProperties(&prop, 0));
@@ -542,9 +564,10 @@ int main(int argc, char** argv) {
     g_stream = green->stream();
     g_sms = green->sm_count();
     const std::vector<int> used = memwall::cuda::sms_used(g_stream);
-    std::fprintf(stderr, "green context: asked %d SMs, holds %d (%s), kernels ran on %zu SMs\n", sms,
-                 g_sms, green->how().c_str(), used.size());
-    UB_REQUIRE(int(used.size()) <= g_sms, "the green context's kernels ran on more SMs than it holds");
+    std::fprintf(stderr, "green context: asked %d SMs, holds %d (%s), kernels ran on %zu SMs\n",
+                 sms, g_sms, green->how().c_str(), used.size());
+    UB_REQUIRE(int(used.size()) <= g_sms,
+               "the green context's kernels ran on more SMs than it holds");
   }
   UB_CHECK(cudaMalloc(&g_probe, 4 * sizeof(unsigned long long)));
   g_probe_on = !profile;
@@ -556,8 +579,8 @@ int main(int argc, char** argv) {
                                         config<128, 128, 4, kBNMajor>("wgmma_128x128x4_nn")};
   for (const auto* list : {&tn, &nn}) {
     for (const KernelConfig& cfg : *list) {
-      UB_CHECK(cudaFuncSetAttribute(cfg.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    cfg.smem));
+      UB_CHECK(
+          cudaFuncSetAttribute(cfg.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, cfg.smem));
     }
   }
 
@@ -594,8 +617,9 @@ int main(int argc, char** argv) {
 
   cublasHandle_t handle;
   CUBLAS_CHECK(cublasCreate(&handle));
-  std::printf("shape,batch,m,n,k,kernel,sms,ms,tflops,sm_mhz,rel_err_vs_cublas,cublas_ms,"
-              "cublas_tflops,ratio\n");
+  std::printf(
+      "shape,batch,m,n,k,kernel,sms,ms,tflops,sm_mhz,rel_err_vs_cublas,cublas_ms,"
+      "cublas_tflops,ratio\n");
   for (const Case& cs : cases) {
     const Problem& p = cs.p;
     Buffers bf = alloc(p, 99u + p.m + p.k);

@@ -34,9 +34,9 @@ constexpr size_t kLineBytes = 128;
 constexpr size_t kWordsPerLine = kLineBytes / sizeof(unsigned long long);
 constexpr size_t kMiB = size_t(1) << 20;
 constexpr size_t kGiB = size_t(1) << 30;
-constexpr size_t kBufferBytes = 4 * kGiB;    // the largest chased buffer
-constexpr size_t kFlushBytes = 512 * kMiB;   // written between linking and an HBM chase
-constexpr unsigned kSampleChunk = 8192;      // samples held in shared memory, then copied out
+constexpr size_t kBufferBytes = 4 * kGiB;  // the largest chased buffer
+constexpr size_t kFlushBytes = 512 * kMiB;  // written between linking and an HBM chase
+constexpr unsigned kSampleChunk = 8192;  // samples held in shared memory, then copied out
 constexpr size_t kMaxSamples = 16 * kMiB / kLineBytes;  // one per line of the sampled buffer
 constexpr unsigned long long kHbmSteps = 65536;
 constexpr int kTimedLaunches = 3;
@@ -45,10 +45,10 @@ constexpr int kCtasPerSm = 8;
 /// What the chasing thread reports.
 struct ChaseRun {
   unsigned long long cycles;  // clock64 span of the chase
-  unsigned long long ns;      // %globaltimer span of the same
-  unsigned long long end;     // the pointer the chase stopped at
-  unsigned sm;                // %smid of the chasing thread
-  unsigned ran;               // 1 when a CTA on the target SM chased
+  unsigned long long ns;  // %globaltimer span of the same
+  unsigned long long end;  // the pointer the chase stopped at
+  unsigned sm;  // %smid of the chasing thread
+  unsigned ran;  // 1 when a CTA on the target SM chased
 };
 
 /// Line i's first word := address of line next[i].
@@ -62,8 +62,8 @@ __global__ void link_lines(unsigned long long* buf, const uint32_t* next, size_t
 
 /// Follows `steps` pointers from `start` in thread 0 of the first CTA on SM `target_sm`. With
 /// `samples`, also times each load alone into samples[0, steps).
-__global__ void chase(const unsigned long long* start, unsigned long long steps,
-                      unsigned target_sm, unsigned* claim, ChaseRun* run, unsigned* samples) {
+__global__ void chase(const unsigned long long* start, unsigned long long steps, unsigned target_sm,
+                      unsigned* claim, ChaseRun* run, unsigned* samples) {
   __shared__ unsigned chunk[kSampleChunk];
   __shared__ volatile unsigned long long sink;
   if (threadIdx.x != 0 || ubench::sm_id() != target_sm) return;
@@ -176,8 +176,8 @@ class Chaser {
     if (r.ran == 1) UB_REQUIRE(r.sm == target_sm, "the chase ran on another SM");
     if (samples != nullptr && r.ran == 1) {
       samples->resize(steps);
-      UB_CHECK(cudaMemcpy(samples->data(), m_samples, steps * sizeof(unsigned),
-                          cudaMemcpyDeviceToHost));
+      UB_CHECK(
+          cudaMemcpy(samples->data(), m_samples, steps * sizeof(unsigned), cudaMemcpyDeviceToHost));
     }
     return r;
   }
@@ -260,8 +260,8 @@ void sample_row(const char* kind, size_t bytes, unsigned target_sm, const ChaseR
   const Modes m = split_modes(samples);
   const double mhz = 1e3 * double(r.cycles) / double(r.ns);
   std::printf("%s,%zu,%u,%u,%s,%zu,%.2f,%.2f,%.1f,%.1f,%.1f,%.4f,%.0f,%.5f\n", kind, bytes,
-              target_sm, r.sm, pass, samples.size(), m.mean, 1e3 * m.mean / mhz, mhz,
-              m.low_median, m.high_median, m.low_fraction, m.threshold, m.outlier_fraction);
+              target_sm, r.sm, pass, samples.size(), m.mean, 1e3 * m.mean / mhz, mhz, m.low_median,
+              m.high_median, m.low_fraction, m.threshold, m.outlier_fraction);
   std::fflush(stdout);
 }
 
@@ -313,8 +313,9 @@ int main(int argc, char** argv) {
     chaser.link(bytes, 0x1234 + mib);
     for (unsigned sm : sms) {
       const ChaseRun warm = chaser.run(chaser.start(), lines, sm);
-      if (warm.ran == 1) UB_REQUIRE(warm.end == reinterpret_cast<unsigned long long>(chaser.start()),
-                                    "a full pass did not come back to the start");
+      if (warm.ran == 1)
+        UB_REQUIRE(warm.end == reinterpret_cast<unsigned long long>(chaser.start()),
+                   "a full pass did not come back to the start");
       const unsigned long long* from = chaser.start();
       timed_row(chaser, "l2", bytes, sm, from, lines);
     }

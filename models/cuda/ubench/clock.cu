@@ -135,8 +135,7 @@ void sustain(const char* load, int ctas, double flop_per_iter, const Stamps& sta
     const std::vector<double> mhz = stamps.mhz();
     const auto [lo, hi] = std::minmax_element(mhz.begin(), mhz.end());
     std::printf("%s,%d,%d,%d,%d,%.3f,%.1f,%.1f,%.1f,%.2f\n", load, l, ctas, kThreads, iters, ms,
-                ubench::median(mhz), *lo, *hi,
-                flop_per_iter * iters / (double(ms) * 1e-3) / 1e12);
+                ubench::median(mhz), *lo, *hi, flop_per_iter * iters / (double(ms) * 1e-3) / 1e12);
     std::fflush(stdout);
   }
 }
@@ -152,18 +151,18 @@ int main() {
   UB_REQUIRE(per_sm == kFfmaCtasPerSm, "two 1024-thread FFMA CTAs do not fit on one SM");
   UB_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, mma_load, kThreads, 0));
   UB_REQUIRE(per_sm == 1, "not exactly one 1024-thread mma CTA per SM");
-  std::printf("load,launch,ctas,threads_per_cta,iters,kernel_ms,clock_mhz_median,clock_mhz_min,"
-              "clock_mhz_max,tflops\n");
+  std::printf(
+      "load,launch,ctas,threads_per_cta,iters,kernel_ms,clock_mhz_median,clock_mhz_min,"
+      "clock_mhz_max,tflops\n");
 
   const int ffma_ctas = kFfmaCtasPerSm * num_sms;
   const Stamps ffma_stamps(ffma_ctas);
   const float a = 0.9999f, b = 1e-4f;  // x -> 1: no overflow, no denormals
-  sustain("ffma", ffma_ctas, 2.0 * kFfmaChains * kThreads * ffma_ctas, ffma_stamps,
-          [&](int iters) {
-            ffma_load<<<ffma_ctas, kThreads>>>(iters, a, b, ffma_stamps.out, ffma_stamps.cycles,
-                                               ffma_stamps.ns);
-            UB_CHECK_LAUNCH("ffma_load");
-          });
+  sustain("ffma", ffma_ctas, 2.0 * kFfmaChains * kThreads * ffma_ctas, ffma_stamps, [&](int iters) {
+    ffma_load<<<ffma_ctas, kThreads>>>(iters, a, b, ffma_stamps.out, ffma_stamps.cycles,
+                                       ffma_stamps.ns);
+    UB_CHECK_LAUNCH("ffma_load");
+  });
 
   const Stamps mma_stamps(num_sms);
   const double warps = double(kThreads / 32) * num_sms;

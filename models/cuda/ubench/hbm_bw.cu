@@ -48,7 +48,8 @@ __global__ void fill_index(uint32_t* words, size_t count) {
 /// flight, and adds every word into *sum.
 template <int U>
 __global__ void __launch_bounds__(1024, 1)
-    read_stream(const uint4* src, unsigned long long vecs_per_cta, unsigned* sum, CtaStamp* stamps) {
+    read_stream(const uint4* src, unsigned long long vecs_per_cta, unsigned* sum,
+                CtaStamp* stamps) {
   const long long c0 = clock64();
   const unsigned long long g0 = ubench::global_timer_ns();
   const unsigned stride = blockDim.x;
@@ -73,8 +74,8 @@ __global__ void __launch_bounds__(1024, 1)
 
 /// The write twin of read_stream: vector v of the region gets words first_word + 4v .. +3.
 template <int U>
-__global__ void __launch_bounds__(1024, 1)
-    write_stream(uint4* dst, unsigned long long vecs_per_cta, uint32_t first_word, CtaStamp* stamps) {
+__global__ void __launch_bounds__(1024, 1) write_stream(uint4* dst, unsigned long long vecs_per_cta,
+                                                        uint32_t first_word, CtaStamp* stamps) {
   const long long c0 = clock64();
   const unsigned long long g0 = ubench::global_timer_ns();
   const unsigned stride = blockDim.x;
@@ -141,10 +142,11 @@ class Streamer {
   void measure(bool write, int ctas, int warps, int unroll) {
     const int threads = 32 * warps;
     const double in_flight = double(threads) * 16.0 * unroll;
-    const double predicted = std::min(kMaxBytesPerSecond,
-                                      ctas * std::min(in_flight / kLatencySeconds, kMaxSmBytesPerSecond));
+    const double predicted = std::min(
+        kMaxBytesPerSecond, ctas * std::min(in_flight / kLatencySeconds, kMaxSmBytesPerSecond));
     const uint64_t bytes_per_iter = uint64_t(ctas) * threads * 16 * unroll;
-    uint64_t iters = std::max<uint64_t>(1, uint64_t(predicted * kTargetSeconds / double(bytes_per_iter)));
+    uint64_t iters =
+        std::max<uint64_t>(1, uint64_t(predicted * kTargetSeconds / double(bytes_per_iter)));
     iters = std::min<uint64_t>(iters, kMaxLaunchBytes / bytes_per_iter);
     const uint64_t bytes = iters * bytes_per_iter;
     const unsigned long long vecs_per_cta = iters * threads * unroll;
@@ -154,18 +156,22 @@ class Streamer {
       const uint64_t offset = next_region(bytes);
       uint4* region = m_buf + offset / 16;
       const uint32_t first_word = uint32_t(offset / 4);
-      if (write && launch == 0) UB_CHECK(cudaMemset(region, 0xab, bytes));  // poisoned, then checked
+      if (write && launch == 0)
+        UB_CHECK(cudaMemset(region, 0xab, bytes));  // poisoned, then checked
       if (!write) UB_CHECK(cudaMemset(m_sum, 0, sizeof(unsigned)));
       timer.start();
       if (write) {
-        kWrites[unroll_index(unroll)]<<<ctas, threads, m_smem>>>(region, vecs_per_cta, first_word, m_stamps);
+        kWrites[unroll_index(unroll)]<<<ctas, threads, m_smem>>>(region, vecs_per_cta, first_word,
+                                                                 m_stamps);
       } else {
-        kReads[unroll_index(unroll)]<<<ctas, threads, m_smem>>>(region, vecs_per_cta, m_sum, m_stamps);
+        kReads[unroll_index(unroll)]<<<ctas, threads, m_smem>>>(region, vecs_per_cta, m_sum,
+                                                                m_stamps);
       }
       UB_CHECK_LAUNCH(write ? "write_stream" : "read_stream");
       const float t = timer.stop_ms();
       if (launch > 0) ms.push_back(t);
-      if (!write || launch == 0) check_sum(region, first_word, bytes, ctas, threads, unroll, vecs_per_cta, write);
+      if (!write || launch == 0)
+        check_sum(region, first_word, bytes, ctas, threads, unroll, vecs_per_cta, write);
     }
     std::vector<CtaStamp> stamps(ctas);
     UB_CHECK(cudaMemcpy(stamps.data(), m_stamps, ctas * sizeof(CtaStamp), cudaMemcpyDeviceToHost));
@@ -180,8 +186,8 @@ class Streamer {
     const double t = ubench::median(ms);
     const double gbps = double(bytes) / (t * 1e-3) / 1e9;
     std::printf("%s,%d,%d,%d,%d,%.0f,%llu,%.4f,%.2f,%.3f,%.1f\n", write ? "write" : "read", ctas,
-                distinct, warps, unroll, in_flight, (unsigned long long)bytes, t, gbps,
-                gbps / ctas, ubench::median(mhz));
+                distinct, warps, unroll, in_flight, (unsigned long long)bytes, t, gbps, gbps / ctas,
+                ubench::median(mhz));
     std::fflush(stdout);
   }
 
@@ -200,7 +206,8 @@ class Streamer {
                  int unroll, unsigned long long vecs_per_cta, bool write) {
     if (write) {
       UB_CHECK(cudaMemset(m_sum, 0, sizeof(unsigned)));
-      kReads[unroll_index(unroll)]<<<ctas, threads, m_smem>>>(region, vecs_per_cta, m_sum, m_stamps);
+      kReads[unroll_index(unroll)]<<<ctas, threads, m_smem>>>(region, vecs_per_cta, m_sum,
+                                                              m_stamps);
       UB_CHECK_LAUNCH("read_stream (write check)");
     }
     UB_CHECK(cudaDeviceSynchronize());
@@ -224,8 +231,9 @@ int main() {
   UB_CHECK(cudaGetDeviceProperties(&prop, 0));
   Streamer streamer(prop);
   const int n = streamer.num_sms();
-  std::printf("mode,ctas,distinct_sms,warps,unroll,bytes_in_flight_per_sm,bytes,ms,gbps,gbps_per_sm,"
-              "clock_mhz\n");
+  std::printf(
+      "mode,ctas,distinct_sms,warps,unroll,bytes_in_flight_per_sm,bytes,ms,gbps,gbps_per_sm,"
+      "clock_mhz\n");
   const std::vector<int> ctas = {1, 2, 4, 8, 16, n / 4, n / 2, n};
   for (int c : ctas) {
     for (int w = 1; w <= 32; w *= 2) {

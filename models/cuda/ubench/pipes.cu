@@ -30,10 +30,10 @@ constexpr int kLdmatrixTiles = 64;  // 512-byte tiles of shared memory that ldma
 struct Operands {
   unsigned half2_a;  // fp16 pair for the mma A operand
   unsigned half2_b;  // fp16 pair for the mma B operand
-  float fa, fb;      // FFMA x = x * fa + fb
-  unsigned im, ic;   // IMAD x = x * im + ic
-  unsigned add;      // IADD x = x + add
-  unsigned zero;     // 0: makes an ldmatrix address depend on the last ldmatrix's data
+  float fa, fb;  // FFMA x = x * fa + fb
+  unsigned im, ic;  // IMAD x = x * im + ic
+  unsigned add;  // IADD x = x + add
+  unsigned zero;  // 0: makes an ldmatrix address depend on the last ldmatrix's data
 };
 
 using PipeKernel = void (*)(int, Operands, unsigned*, unsigned long long*);
@@ -42,9 +42,9 @@ using PipeKernel = void (*)(int, Operands, unsigned*, unsigned long long*);
 #define UB_TIMED_LOOP_BEGIN \
   __syncthreads();          \
   const long long t0 = clock64();
-#define UB_TIMED_LOOP_END                                                              \
-  __syncthreads();                                                                     \
-  const long long t1 = clock64();                                                      \
+#define UB_TIMED_LOOP_END         \
+  __syncthreads();                \
+  const long long t1 = clock64(); \
   if (threadIdx.x == 0) cycles[blockIdx.x] = static_cast<unsigned long long>(t1 - t0);
 
 template <int CH>
@@ -67,8 +67,8 @@ __global__ void __launch_bounds__(kMaxThreads, 1)
             "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
             "{%8,%9}, {%0,%1,%2,%3};"
             : "+f"(c[k][0]), "+f"(c[k][1]), "+f"(c[k][2]), "+f"(c[k][3])
-            : "r"(op.half2_a), "r"(op.half2_a), "r"(op.half2_a), "r"(op.half2_a),
-              "r"(op.half2_b), "r"(op.half2_b));
+            : "r"(op.half2_a), "r"(op.half2_a), "r"(op.half2_a), "r"(op.half2_a), "r"(op.half2_b),
+              "r"(op.half2_b));
       }
     }
   }
@@ -283,14 +283,15 @@ int main() {
       {"ldmatrix_x4", "byte", 512, 8, 256, ldmatrix_chains<8>},
   };
   // fp16 2^-10 in both halves of A and B: an mma adds 16 * 2^-20 to each accumulator.
-  const Operands operands{0x14001400u, 0x14001400u, 0.9999f, 1e-4f, 1664525u, 1013904223u,
-                          0x9e3779b9u, 0u};
+  const Operands operands{0x14001400u, 0x14001400u, 0.9999f,     1e-4f,
+                          1664525u,    1013904223u, 0x9e3779b9u, 0u};
   unsigned* out = nullptr;
   unsigned long long* cycles = nullptr;
   UB_CHECK(cudaMalloc(&out, sizeof(unsigned)));
   UB_CHECK(cudaMalloc(&cycles, num_sms * sizeof(unsigned long long)));
-  std::printf("op,unit,warps,chains,steps,cycles,inst_per_cycle_per_sm,units_per_cycle_per_sm,"
-              "cycles_per_step,kernel_ms,chip_units_per_s\n");
+  std::printf(
+      "op,unit,warps,chains,steps,cycles,inst_per_cycle_per_sm,units_per_cycle_per_sm,"
+      "cycles_per_step,kernel_ms,chip_units_per_s\n");
   ubench::EventTimer timer;
   std::vector<unsigned long long> c(num_sms);
   for (const Pipe& p : pipes) {
@@ -312,8 +313,8 @@ int main() {
       const double steps = double(p.iters) * kUnroll;
       const double insts = steps * p.chains * warps;  // warp instructions per SM
       const double t = ubench::median(ms);
-      std::printf("%s,%s,%d,%d,%.0f,%.0f,%.4f,%.2f,%.3f,%.4f,%.4e\n", p.op, p.unit, warps,
-                  p.chains, steps, cycles_median, insts / cycles_median,
+      std::printf("%s,%s,%d,%d,%.0f,%.0f,%.4f,%.2f,%.3f,%.4f,%.4e\n", p.op, p.unit, warps, p.chains,
+                  steps, cycles_median, insts / cycles_median,
                   insts * p.units_per_inst / cycles_median, cycles_median / steps, t,
                   insts * p.units_per_inst * num_sms / (t * 1e-3));
       std::fflush(stdout);

@@ -29,8 +29,8 @@ inline void check(cudaError_t status, const char* what, const char* file, int li
 /// After every launch: configuration errors now, faults at the next checked synchronization.
 #define UB_CHECK_LAUNCH(name) ::ubench::check(cudaGetLastError(), (name), __FILE__, __LINE__)
 /// A result the benchmark relies on (a checksum, a placement) is what it should be.
-#define UB_REQUIRE(cond, why)                                 \
-  do {                                                        \
+#define UB_REQUIRE(cond, why)                                      \
+  do {                                                             \
     if (!(cond)) ::ubench::fail(__FILE__, __LINE__, #cond, (why)); \
   } while (0)
 
@@ -56,7 +56,8 @@ double median(std::vector<T> values) {
   if (values.empty()) return 0.0;
   std::sort(values.begin(), values.end());
   const size_t n = values.size();
-  return n % 2 == 1 ? double(values[n / 2]) : 0.5 * (double(values[n / 2 - 1]) + double(values[n / 2]));
+  return n % 2 == 1 ? double(values[n / 2])
+                    : 0.5 * (double(values[n / 2 - 1]) + double(values[n / 2]));
 }
 
 /// Number of distinct values (the SMs a launch's CTAs ran on).
@@ -98,7 +99,8 @@ class EventTimer {
 /// half of what one SM has.
 inline int one_cta_per_sm_smem_bytes(const cudaDeviceProp& prop) {
   const int bytes = int(prop.sharedMemPerMultiprocessor / 2 + 4096);
-  UB_REQUIRE(bytes <= int(prop.sharedMemPerBlockOptin), "half an SM's shared memory is over the per-CTA limit");
+  UB_REQUIRE(bytes <= int(prop.sharedMemPerBlockOptin),
+             "half an SM's shared memory is over the per-CTA limit");
   return bytes;
 }
 

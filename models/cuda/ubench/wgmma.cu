@@ -43,10 +43,10 @@ namespace {
 constexpr int kUnroll = 16;  // wgmma per chain per loop iteration (the loop itself is not unrolled)
 constexpr int kTimedLaunches = 5;
 constexpr int kWgmmaPerWarpgroup = 4096;  // throughput: wgmma per warpgroup per launch
-constexpr int kDependentSteps = 1024;     // dependent: wgmma per launch (one warpgroup)
+constexpr int kDependentSteps = 1024;  // dependent: wgmma per launch (one warpgroup)
 constexpr int kM = 64, kK = 16;
-constexpr int kLeadingBytes = 128;   // next core matrix along K
-constexpr int kStrideBytes = 256;    // next 8-row group along M or N
+constexpr int kLeadingBytes = 128;  // next core matrix along K
+constexpr int kStrideBytes = 256;  // next 8-row group along M or N
 constexpr int kTileABytes = kM * kK * 2;
 
 /// Byte offset of element (row, k) of a K-major, unswizzled operand tile (rows along M or N).
@@ -93,9 +93,9 @@ __device__ __forceinline__ void fill_operands(unsigned char* smem, int tile_b_by
 #define UB_TIMED_LOOP_BEGIN \
   __syncthreads();          \
   const long long t0 = clock64();
-#define UB_TIMED_LOOP_END                                                              \
-  __syncthreads();                                                                     \
-  const long long t1 = clock64();                                                      \
+#define UB_TIMED_LOOP_END         \
+  __syncthreads();                \
+  const long long t1 = clock64(); \
   if (threadIdx.x == 0) cycles[blockIdx.x] = static_cast<unsigned long long>(t1 - t0);
 
 /// Throughput: WG warpgroups, each issuing `iters` x kUnroll x CH wgmma over CH accumulators.
@@ -260,7 +260,12 @@ struct Config {
 
 template <int N, int CH, int WG>
 Config throughput() {
-  return {"throughput", N, WG, CH, kWgmmaPerWarpgroup, kWgmmaPerWarpgroup / (kUnroll * CH),
+  return {"throughput",
+          N,
+          WG,
+          CH,
+          kWgmmaPerWarpgroup,
+          kWgmmaPerWarpgroup / (kUnroll * CH),
           wgmma_throughput<N, CH, WG>};
 }
 
@@ -300,8 +305,9 @@ int main() {
   unsigned long long* cycles = nullptr;
   UB_CHECK(cudaMalloc(&out, sizeof(float)));
   UB_CHECK(cudaMalloc(&cycles, num_sms * sizeof(unsigned long long)));
-  std::printf("mode,n,warpgroups,chains,wgmma_per_warpgroup,cycles,cycles_per_wgmma,"
-              "flop_per_cycle_per_sm,kernel_ms,chip_tflops\n");
+  std::printf(
+      "mode,n,warpgroups,chains,wgmma_per_warpgroup,cycles,cycles_per_wgmma,"
+      "flop_per_cycle_per_sm,kernel_ms,chip_tflops\n");
   ubench::EventTimer timer;
   std::vector<unsigned long long> c(num_sms);
   for (const Config& cfg : configs) {
