@@ -9,6 +9,7 @@
 
 #include "sim/core/error.h"
 #include "sim/core/json.h"
+#include "sim/core/json_writer.h"
 #include "sim/core/units.h"
 
 namespace memwall::explain {
@@ -95,11 +96,6 @@ std::string fmt(const char* format, double v) {
   char text[48];
   std::snprintf(text, sizeof text, format, v);
   return text;
-}
-
-std::string json_number(double v) {
-  if (!std::isfinite(v)) return "null";
-  return fmt("%.9g", v);
 }
 
 /// The log-log chart: rows from the top (highest FLOP/s) down.
@@ -297,44 +293,54 @@ std::string format_roofline(const Roofline& r, int width, int height) {
 }
 
 std::string roofline_json(const Roofline& r) {
+  using Layout = JsonWriter::Layout;
   const RooflineChip& c = r.chip;
-  std::string j = "{\n  \"chip\": {\"name\": " + json_quote(c.name) +
-                  ", \"peak_tensor_flops\": " + json_number(c.peak_tensor_flops) +
-                  ", \"peak_fp32_flops\": " + json_number(c.peak_fp32_flops) +
-                  ", \"hbm_bandwidth\": " + json_number(c.hbm_bandwidth) +
-                  ", \"ridge_point_tensor\": " + json_number(c.ridge_tensor) +
-                  ", \"ridge_point_fp32\": " + json_number(c.ridge_fp32) + "},\n";
-  j += "  \"points\": [";
-  for (std::size_t i = 0; i < r.points.size(); ++i) {
-    const RooflinePoint& p = r.points[i];
-    j += std::string(i ? ",\n    " : "\n    ") + "{\"intensity\": " + json_number(p.intensity) +
-         ", \"attainable_tensor\": " + json_number(p.attainable_tensor) +
-         ", \"attainable_fp32\": " + json_number(p.attainable_fp32) + "}";
+  JsonWriter w;
+  w.open("", '{');
+  w.open("chip", '{', Layout::kInline);
+  w.string("name", c.name);
+  w.number("peak_tensor_flops", c.peak_tensor_flops);
+  w.number("peak_fp32_flops", c.peak_fp32_flops);
+  w.number("hbm_bandwidth", c.hbm_bandwidth);
+  w.number("ridge_point_tensor", c.ridge_tensor);
+  w.number("ridge_point_fp32", c.ridge_fp32);
+  w.close();
+  w.open("points", '[');
+  for (const RooflinePoint& p : r.points) {
+    w.open("", '{', Layout::kInline);
+    w.number("intensity", p.intensity);
+    w.number("attainable_tensor", p.attainable_tensor);
+    w.number("attainable_fp32", p.attainable_fp32);
+    w.close();
   }
-  j += r.points.empty() ? "],\n" : "\n  ],\n";
-  j += "  \"kernels\": [";
-  for (std::size_t i = 0; i < r.kernels.size(); ++i) {
-    const KernelPoint& k = r.kernels[i];
-    j += std::string(i ? ",\n    " : "\n    ") + "{\"name\": " + json_quote(k.name) +
-         ", \"flops\": " + std::to_string(k.flops) +
-         ", \"dram_bytes\": " + std::to_string(k.dram_bytes) +
-         ", \"time_s\": " + json_number(k.time_s) + ", \"intensity\": " + json_number(k.intensity) +
-         ", \"achieved_flops\": " + json_number(k.achieved_flops) +
-         ", \"roof_flops\": " + json_number(k.roof_flops) +
-         ", \"fraction_of_roof\": " + json_number(k.fraction_of_roof) +
-         ", \"plotted\": " + (k.plotted ? "true" : "false") + "}";
+  w.close();
+  w.open("kernels", '[');
+  for (const KernelPoint& k : r.kernels) {
+    w.open("", '{', Layout::kInline);
+    w.string("name", k.name);
+    w.integer("flops", k.flops);
+    w.integer("dram_bytes", k.dram_bytes);
+    w.number("time_s", k.time_s);
+    w.number("intensity", k.intensity);
+    w.number("achieved_flops", k.achieved_flops);
+    w.number("roof_flops", k.roof_flops);
+    w.number("fraction_of_roof", k.fraction_of_roof);
+    w.boolean("plotted", k.plotted);
+    w.close();
   }
-  j += r.kernels.empty() ? "],\n" : "\n  ],\n";
-  j += "  \"roof\": [";
+  w.close();
+  w.open("roof", '[');
   for (int step = 0; step <= 28; ++step) {
     const double x = std::pow(10.0, -2.0 + step / 4.0);
-    j += std::string(step ? ",\n    " : "\n    ") + "{\"intensity\": " + json_number(x) +
-         ", \"tensor\": " + json_number(attainable_flops(c.peak_tensor_flops, c.hbm_bandwidth, x)) +
-         ", \"fp32\": " + json_number(attainable_flops(c.peak_fp32_flops, c.hbm_bandwidth, x)) +
-         "}";
+    w.open("", '{', Layout::kInline);
+    w.number("intensity", x);
+    w.number("tensor", attainable_flops(c.peak_tensor_flops, c.hbm_bandwidth, x));
+    w.number("fp32", attainable_flops(c.peak_fp32_flops, c.hbm_bandwidth, x));
+    w.close();
   }
-  j += "\n  ]\n}\n";
-  return j;
+  w.close();
+  w.close();
+  return w.take();
 }
 
 }  // namespace memwall::explain

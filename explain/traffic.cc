@@ -6,6 +6,7 @@
 #include "models/attention_params.h"
 #include "models/workload_registry.h"
 #include "sim/core/error.h"
+#include "sim/core/json_writer.h"
 #include "sim/core/units.h"
 
 namespace memwall::explain {
@@ -37,12 +38,6 @@ std::string variant_text(const WorkloadParams& p) {
 
 double ratio(std::uint64_t a, std::uint64_t b) {
   return b == 0 ? 0.0 : static_cast<double>(a) / static_cast<double>(b);
-}
-
-std::string json_double(double v) {
-  char text[40];
-  std::snprintf(text, sizeof text, "%.17g", v);
-  return text;
 }
 
 }  // namespace
@@ -172,53 +167,56 @@ std::string format_traffic(const TrafficTable& t) {
 }
 
 std::string traffic_json(const TrafficTable& t) {
+  using Layout = JsonWriter::Layout;
   const WorkloadParams& p = t.variants.front().params;
-  std::string j = "{\n";
-  j += "  \"batch\": " + u64(p.batch) + ",\n";
-  j += "  \"heads\": " + u64(p.heads) + ",\n";
-  j += "  \"seq\": " + u64(p.seq) + ",\n";
-  j += "  \"head_dim\": " + u64(p.head_dim) + ",\n";
-  j += "  \"kv_heads\": " + u64(p.kv_head_count()) + ",\n";
-  j += "  \"seq_kv\": " + u64(p.kv_seq()) + ",\n";
-  j += std::string("  \"causal\": ") + (p.causal ? "true" : "false") + ",\n";
-  j += "  \"dtype\": \"" + std::string(to_string(p.dtype)) + "\",\n";
-  j += "  \"matmul_flops\": " + json_double(t.matmul_flops) + ",\n";
-  j += "  \"variants\": [\n";
-  for (std::size_t i = 0; i < t.variants.size(); ++i) {
-    const TrafficVariant& v = t.variants[i];
-    j += "    {\"workload\": \"" + std::string(to_string(v.kind)) +
-         "\", \"block_q\": " + u64(*v.params.block_q) +
-         ", \"block_kv\": " + u64(*v.params.block_kv);
-    if (v.params.sram_bytes) j += ", \"sram_bytes\": " + u64(*v.params.sram_bytes);
-    if (v.params.splits) j += ", \"splits\": " + u64(*v.params.splits);
-    j += ", \"read_bytes\": " + u64(v.traffic.read_bytes) +
-         ", \"write_bytes\": " + u64(v.traffic.write_bytes) +
-         ", \"total_bytes\": " + u64(v.total_bytes()) + ", \"flop_per_byte\": " +
-         json_double(t.matmul_flops / static_cast<double>(v.total_bytes())) +
-         ",\n     \"tensors\": [";
-    for (std::size_t k = 0; k < v.traffic.by_tensor.size(); ++k) {
-      const TensorTraffic& x = v.traffic.by_tensor[k];
-      j += std::string(k ? ", " : "") + "{\"tensor\": \"" + x.tensor +
-           "\", \"read_bytes\": " + u64(x.read_bytes) + ", \"write_bytes\": " + u64(x.write_bytes) +
-           "}";
+  constexpr int kExact = 17;  // the byte ratios and FLOPs round-trip exactly
+  JsonWriter w;
+  w.open("", '{');
+  w.integer("batch", p.batch);
+  w.integer("heads", p.heads);
+  w.integer("seq", p.seq);
+  w.integer("head_dim", p.head_dim);
+  w.integer("kv_heads", p.kv_head_count());
+  w.integer("seq_kv", p.kv_seq());
+  w.boolean("causal", p.causal);
+  w.string("dtype", to_string(p.dtype));
+  w.number("matmul_flops", t.matmul_flops, kExact);
+  w.open("variants", '[');
+  for (const TrafficVariant& v : t.variants) {
+    w.open("", '{', Layout::kInline);
+    w.string("workload", to_string(v.kind));
+    w.integer("block_q", *v.params.block_q);
+    w.integer("block_kv", *v.params.block_kv);
+    if (v.params.sram_bytes) w.integer("sram_bytes", *v.params.sram_bytes);
+    if (v.params.splits) w.integer("splits", *v.params.splits);
+    w.integer("read_bytes", v.traffic.read_bytes);
+    w.integer("write_bytes", v.traffic.write_bytes);
+    w.integer("total_bytes", v.total_bytes());
+    w.number("flop_per_byte", t.matmul_flops / static_cast<double>(v.total_bytes()), kExact);
+    w.open("tensors", '[');
+    for (const TensorTraffic& x : v.traffic.by_tensor) {
+      w.open("", '{');
+      w.string("tensor", x.tensor);
+      w.integer("read_bytes", x.read_bytes);
+      w.integer("write_bytes", x.write_bytes);
+      w.close();
     }
-    j += "]}";
-    j += i + 1 < t.variants.size() ? ",\n" : "\n";
+    w.close();
+    w.close();
   }
-  j += "  ],\n  \"ratios\": {";
-  bool first = true;
+  w.close();
+  w.open("ratios", '{', Layout::kInline);
   for (std::size_t a = 0; a < t.variants.size(); ++a) {
     for (std::size_t b = a + 1; b < t.variants.size(); ++b) {
-      j += std::string(first ? "" : ", ") + "\"" + std::string(to_string(t.variants[a].kind)) +
-           "/" + std::string(to_string(t.variants[b].kind)) +
-           "\": " + json_double(ratio(t.variants[a].total_bytes(), t.variants[b].total_bytes()));
-      first = false;
+      w.number(std::string(to_string(t.variants[a].kind)) + "/" +
+                   std::string(to_string(t.variants[b].kind)),
+               ratio(t.variants[a].total_bytes(), t.variants[b].total_bytes()), kExact);
     }
   }
-  j += "}";
-  if (!t.flash1_missing.empty()) j += ",\n  \"flash1_missing\": \"" + t.flash1_missing + "\"";
-  j += "\n}\n";
-  return j;
+  w.close();
+  if (!t.flash1_missing.empty()) w.string("flash1_missing", t.flash1_missing);
+  w.close();
+  return w.take();
 }
 
 }  // namespace memwall::explain

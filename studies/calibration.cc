@@ -16,6 +16,7 @@
 #include "models/workload_registry.h"
 #include "sim/core/error.h"
 #include "sim/core/json.h"
+#include "sim/core/json_writer.h"
 #include "sim/engine/simulator.h"
 #include "sim/hw/config_loader.h"
 #include "sim/report/provenance.h"
@@ -56,8 +57,6 @@ std::string fmt(const char* format, double v) {
   return buf;
 }
 
-std::string json_number(double v) { return fmt("%.6g", v); }
-
 /// ½Σ log(sim/meas)² over the rows, and the residual vector.
 Eigen::VectorXd log_residuals(const std::vector<KernelComparison>& rows) {
   Eigen::VectorXd r(static_cast<Eigen::Index>(rows.size()));
@@ -71,16 +70,6 @@ double mean(const std::vector<double>& v) {
   double s = 0;
   for (double x : v) s += x;
   return v.empty() ? 0.0 : s / static_cast<double>(v.size());
-}
-
-std::string metrics_json(const ErrorMetrics& m) {
-  return "{\"rows\": " + std::to_string(m.rows) + ", \"time_mape\": " + json_number(m.time_mape) +
-         ", \"time_max_error\": " + json_number(m.time_max_error) +
-         ", \"time_correlation\": " + json_number(m.time_correlation) +
-         ", \"dram_mape\": " + json_number(m.dram_mape) +
-         ", \"dram_max_error\": " + json_number(m.dram_max_error) +
-         ", \"l2_mape\": " + json_number(m.l2_mape) +
-         ", \"l2_max_error\": " + json_number(m.l2_max_error) + "}";
 }
 
 std::string param_text(FitParam p, double v) {
@@ -594,48 +583,61 @@ std::string calibrated_yaml(const CalibrationResult& res, const std::string& bas
 
 std::string calibration_to_json(const CalibrationResult& res,
                                 const std::vector<MeasuredCase>& cases) {
-  std::string j = "{\n";
-  j += "  \"measured\": " + json_quote(res.measured_path) + ",\n";
-  j += "  \"config\": " + json_quote(res.calibrated.source_file) + ",\n";
-  j += "  \"heldout_rule\": " + json_quote(hold_out_text(res.hold_out)) + ",\n";
-  j += "  \"params\": {";
-  for (std::size_t i = 0; i < res.fitted.size(); ++i) {
-    j += (i ? ", " : "") + json_quote(fit_param_name(res.fitted[i].param)) + ": " +
-         json_number(res.fitted[i].value);
-  }
-  j += "},\n";
-  j += "  \"iterations\": " + std::to_string(res.iterations) +
-       ", \"evaluations\": " + std::to_string(res.evaluations) +
-       ", \"capacity_evaluations\": " + std::to_string(res.capacity_evaluations) +
-       ", \"iteration_cases\": " + std::to_string(res.iter_cases.size()) +
-       ", \"skipped_cases\": " + std::to_string(res.skipped_cases) +
-       ", \"initial_cost\": " + json_number(res.initial_cost) +
-       ", \"final_cost\": " + json_number(res.final_cost) + ",\n";
-  j += "  \"before_fit\": " + metrics_json(res.before_fit) + ",\n";
-  j += "  \"fit\": " + metrics_json(res.fit) + ",\n";
-  j += "  \"heldout\": " + metrics_json(res.heldout) + ",\n";
-  j += "  \"heldout_small\": " + metrics_json(res.small_heldout) + ",\n";
-  j += "  \"rows\": [";
-  bool first = true;
-  auto rows = [&](const std::vector<KernelComparison>& v, const char* set) {
+  using Layout = JsonWriter::Layout;
+  constexpr int kDigits = 6;  // the fit's figures: six significant digits
+  JsonWriter w;
+  const auto metrics = [&](std::string_view key, const ErrorMetrics& m) {
+    w.open(key, '{', Layout::kInline);
+    w.integer("rows", m.rows);
+    w.number("time_mape", m.time_mape, kDigits);
+    w.number("time_max_error", m.time_max_error, kDigits);
+    w.number("time_correlation", m.time_correlation, kDigits);
+    w.number("dram_mape", m.dram_mape, kDigits);
+    w.number("dram_max_error", m.dram_max_error, kDigits);
+    w.number("l2_mape", m.l2_mape, kDigits);
+    w.number("l2_max_error", m.l2_max_error, kDigits);
+    w.close();
+  };
+  w.open("", '{');
+  w.string("measured", res.measured_path);
+  w.string("config", res.calibrated.source_file);
+  w.string("heldout_rule", hold_out_text(res.hold_out));
+  w.open("params", '{', Layout::kInline);
+  for (const FittedParam& f : res.fitted) w.number(fit_param_name(f.param), f.value, kDigits);
+  w.close();
+  w.integer("iterations", res.iterations);
+  w.integer("evaluations", res.evaluations);
+  w.integer("capacity_evaluations", res.capacity_evaluations);
+  w.integer("iteration_cases", res.iter_cases.size());
+  w.integer("skipped_cases", res.skipped_cases);
+  w.number("initial_cost", res.initial_cost, kDigits);
+  w.number("final_cost", res.final_cost, kDigits);
+  metrics("before_fit", res.before_fit);
+  metrics("fit", res.fit);
+  metrics("heldout", res.heldout);
+  metrics("heldout_small", res.small_heldout);
+  w.open("rows", '[');
+  const auto rows = [&](const std::vector<KernelComparison>& v, std::string_view set) {
     for (const KernelComparison& r : v) {
-      j += first ? "\n" : ",\n";
-      first = false;
-      j += "    {\"set\": \"" + std::string(set) +
-           "\", \"case\": " + json_quote(cases[r.case_index].label) +
-           ", \"kernel\": " + json_quote(r.kernel) + ", \"line\": " + std::to_string(r.line) +
-           ", \"sim_time_s\": " + json_number(r.sim_time_s) +
-           ", \"meas_time_s\": " + json_number(r.meas_time_s) +
-           ", \"sim_dram_bytes\": " + json_number(r.sim_dram) +
-           ", \"meas_dram_bytes\": " + json_number(r.meas_dram) +
-           ", \"sim_l2_bytes\": " + json_number(r.sim_l2) +
-           ", \"meas_l2_bytes\": " + json_number(r.meas_l2) + "}";
+      w.open("", '{', Layout::kInline);
+      w.string("set", set);
+      w.string("case", cases[r.case_index].label);
+      w.string("kernel", r.kernel);
+      w.integer("line", r.line);
+      w.number("sim_time_s", r.sim_time_s, kDigits);
+      w.number("meas_time_s", r.meas_time_s, kDigits);
+      w.number("sim_dram_bytes", r.sim_dram, kDigits);
+      w.number("meas_dram_bytes", r.meas_dram, kDigits);
+      w.number("sim_l2_bytes", r.sim_l2, kDigits);
+      w.number("meas_l2_bytes", r.meas_l2, kDigits);
+      w.close();
     }
   };
   rows(res.fit_rows, "fit");
   rows(res.heldout_rows, "heldout");
-  j += "\n  ]\n}\n";
-  return j;
+  w.close();
+  w.close();
+  return w.take();
 }
 
 std::string calibration_to_text(const CalibrationResult& res,

@@ -12,6 +12,7 @@
 #include "models/workload_registry.h"
 #include "sim/core/error.h"
 #include "sim/core/json.h"
+#include "sim/core/json_writer.h"
 #include "sim/core/progress.h"
 #include "sim/hw/config_loader.h"
 #include "studies/measured_csv.h"
@@ -38,22 +39,6 @@ std::string bytes_text(double v) {
     return buf;
   }
   return number_text(v);
-}
-
-/// A parameter as JSON: a plain whole number bare, anything else quoted.
-std::string json_param(const std::string& v) {
-  const bool digits =
-      !v.empty() && v.size() < 19 && v.find_first_not_of("0123456789") == std::string::npos;
-  const bool leading_zero = v.size() > 1 && v[0] == '0';  // "007" is not a JSON number
-  return digits && !leading_zero ? v : json_quote(v);
-}
-
-std::string json_object(const FlatRow& row) {
-  std::string out = "{";
-  for (std::size_t i = 0; i < row.size(); ++i) {
-    out += (i ? ", " : "") + json_quote(row[i].first) + ": " + json_param(row[i].second);
-  }
-  return out + "}";
 }
 
 const std::string* find_field(const FlatRow& row, std::string_view name) {
@@ -331,60 +316,74 @@ IoReport run_io(const SweepPlan& plan, const IoOptions& options, const CsvTable*
 }
 
 std::string io_to_json(const IoReport& r) {
-  std::string out = "{\n";
-  out += "  \"workload\": " + json_quote(r.workload) + ",\n";
-  out += "  \"config\": " + json_quote(r.config) + ",\n";
-  out += std::string("  \"ideal\": ") + (r.ideal ? "true" : "false") + ",\n";
-  out += "  \"ideal_overrides\": [";
-  for (std::size_t i = 0; i < r.ideal_overrides.size(); ++i) {
-    out += (i ? ", " : "") + json_quote(r.ideal_overrides[i]);
-  }
-  out += "],\n  \"points\": [";
-  for (std::size_t i = 0; i < r.points.size(); ++i) {
-    const IoPoint& p = r.points[i];
-    out += i ? ",\n" : "\n";
-    out += "    {\"params\": " + json_object(p.params) + ",\n";
-    out += "     \"closed_form_read_bytes\": " + std::to_string(p.closed_form.read) +
-           ", \"closed_form_write_bytes\": " + std::to_string(p.closed_form.write) +
-           ", \"closed_form_bytes\": " + std::to_string(p.closed_form.total()) + ",\n";
-    out += "     \"l2_read_bytes\": " + std::to_string(p.sim.l2.read) +
-           ", \"l2_write_bytes\": " + std::to_string(p.sim.l2.write) +
-           ", \"sim_l2_bytes\": " + std::to_string(p.sim.l2.total()) + ",\n";
-    out += "     \"dram_read_bytes\": " + std::to_string(p.sim.dram.read) +
-           ", \"dram_write_bytes\": " + std::to_string(p.sim.dram.write) +
-           ", \"dram_dirty_bytes_at_end\": " + std::to_string(p.sim.dram_dirty_at_end) +
-           ", \"sim_dram_bytes\": " + std::to_string(p.sim_dram_bytes()) +
-           ", \"time_s\": " + number_text(p.sim.time_s);
-    if (r.ideal) {
-      out += std::string(",\n     \"sim_equals_closed_form\": ") +
-             (p.sim_dram_bytes() == p.closed_form.total() ? "true" : "false");
+  using Layout = JsonWriter::Layout;
+  JsonWriter w;
+  const auto object = [&](std::string_view key, const FlatRow& row) {
+    w.open(key, '{', Layout::kInline);
+    for (const auto& [name, value] : row) w.param(name, value);
+    w.close();
+  };
+  const auto measured_bytes = [&](std::string_view key, const std::optional<double>& v) {
+    if (v) {
+      w.raw(key, bytes_text(*v));
+    } else {
+      w.null(key);
     }
-    out += ",\n     \"measured\": " + (p.measured ? json_object(*p.measured) : std::string("null"));
-    const auto ml = p.measured_l2_bytes();
-    const auto md = p.measured_dram_bytes();
-    out += ", \"measured_l2_bytes\": " + (ml ? bytes_text(*ml) : std::string("null"));
-    out += ", \"measured_dram_bytes\": " + (md ? bytes_text(*md) : std::string("null")) + "}";
+  };
+  w.open("", '{');
+  w.string("workload", r.workload);
+  w.string("config", r.config);
+  w.boolean("ideal", r.ideal);
+  w.open("ideal_overrides", '[', Layout::kInline);
+  for (const std::string& o : r.ideal_overrides) w.string("", o);
+  w.close();
+  w.open("points", '[');
+  for (const IoPoint& p : r.points) {
+    w.open("", '{', Layout::kInline);
+    object("params", p.params);
+    w.integer("closed_form_read_bytes", p.closed_form.read);
+    w.integer("closed_form_write_bytes", p.closed_form.write);
+    w.integer("closed_form_bytes", p.closed_form.total());
+    w.integer("l2_read_bytes", p.sim.l2.read);
+    w.integer("l2_write_bytes", p.sim.l2.write);
+    w.integer("sim_l2_bytes", p.sim.l2.total());
+    w.integer("dram_read_bytes", p.sim.dram.read);
+    w.integer("dram_write_bytes", p.sim.dram.write);
+    w.integer("dram_dirty_bytes_at_end", p.sim.dram_dirty_at_end);
+    w.integer("sim_dram_bytes", p.sim_dram_bytes());
+    w.number("time_s", p.sim.time_s);
+    if (r.ideal) w.boolean("sim_equals_closed_form", p.sim_dram_bytes() == p.closed_form.total());
+    if (p.measured) {
+      object("measured", *p.measured);
+    } else {
+      w.null("measured");
+    }
+    measured_bytes("measured_l2_bytes", p.measured_l2_bytes());
+    measured_bytes("measured_dram_bytes", p.measured_dram_bytes());
+    w.close();
   }
-  out += "\n  ],\n  \"fits\": [";
-  for (std::size_t i = 0; i < r.fits.size(); ++i) {
-    const IoFit& f = r.fits[i];
-    out += i ? ",\n" : "\n";
-    out += "    {\"over\": " + json_quote(f.over) + ", \"metric\": " + json_quote(f.metric) +
-           ", \"exponent\": " + number_text(f.fit.exponent) +
-           ", \"expected\": " + number_text(f.expected) +
-           ", \"coefficient\": " + number_text(f.fit.coefficient) +
-           ", \"r_squared\": " + number_text(f.fit.r_squared) +
-           ", \"points\": " + std::to_string(f.fit.points) + ", \"group\": " + json_object(f.group);
+  w.close();
+  w.open("fits", '[');
+  for (const IoFit& f : r.fits) {
+    w.open("", '{', Layout::kInline);
+    w.string("over", f.over);
+    w.string("metric", f.metric);
+    w.number("exponent", f.fit.exponent);
+    w.number("expected", f.expected);
+    w.number("coefficient", f.fit.coefficient);
+    w.number("r_squared", f.fit.r_squared);
+    w.integer("points", f.fit.points);
+    object("group", f.group);
     for (const auto& [name, values] : {std::pair{"x", &f.x}, std::pair{"y", &f.y}}) {
-      out += std::string(", \"") + name + "\": [";
-      for (std::size_t k = 0; k < values->size(); ++k)
-        out += (k ? ", " : "") + number_text((*values)[k]);
-      out += "]";
+      w.open(name, '[');
+      for (const double v : *values) w.number("", v);
+      w.close();
     }
-    out += "}";
+    w.close();
   }
-  out += "\n  ]\n}\n";
-  return out;
+  w.close();
+  w.close();
+  return w.take();
 }
 
 std::string io_to_text(const IoReport& r) {

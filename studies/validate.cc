@@ -12,6 +12,7 @@
 
 #include "sim/core/error.h"
 #include "sim/core/json.h"
+#include "sim/core/json_writer.h"
 #include "sim/core/units.h"
 #include "sim/engine/simulator.h"
 #include "sim/hw/config_loader.h"
@@ -642,63 +643,79 @@ std::vector<ValidationTable> read_validation_csv(const std::string& path) {
 }
 
 std::string validation_to_json(const std::vector<ValidationTable>& tables) {
-  std::string j = "{\n  \"experiments\": [";
-  for (std::size_t ti = 0; ti < tables.size(); ++ti) {
-    const ValidationTable& t = tables[ti];
-    j += ti ? ",\n" : "\n";
-    j += "    {\"experiment\": " + json_quote(chip_change_name(t.change)) +
-         ", \"measured\": " + json_quote(t.measured_path) +
-         ", \"config\": " + json_quote(t.config) + ", \"cases\": " + std::to_string(t.cases) +
-         ", \"simulations\": " + std::to_string(t.simulations) + ",\n";
-    j += "     \"settings\": [";
-    for (std::size_t i = 0; i < t.settings.size(); ++i) {
-      j += std::string(i ? ", " : "") + "{\"label\": " + json_quote(t.settings[i].label) +
-           ", \"override\": " + json_quote(t.settings[i].override_text) +
-           ", \"reference\": " + (t.settings[i].reference ? "true" : "false") + "}";
+  using Layout = JsonWriter::Layout;
+  JsonWriter w;
+  const auto optional = [&](std::string_view key, const std::optional<double>& v) {
+    if (v) {
+      w.number(key, *v);
+    } else {
+      w.null(key);
     }
-    j += "],\n     \"rows\": [";
-    auto opt = [](const std::optional<double>& v) {
-      return v ? json_num(*v) : std::string("null");
-    };
-    for (std::size_t i = 0; i < t.rows.size(); ++i) {
-      const ValidationRow& r = t.rows[i];
-      j += i ? ",\n" : "\n";
-      j += "       {\"case\": " + json_quote(r.case_label) +
-           ", \"family\": " + json_quote(r.family) + ", \"kernel\": " + json_quote(r.kernel) +
-           ", \"setting\": " + json_quote(r.setting) + ", \"line\": " + std::to_string(r.line) +
-           ", \"meas_time_s\": " + json_num(r.meas_time_s) +
-           ", \"sim_time_s\": " + json_num(r.sim_time_s) +
-           ", \"time_error\": " + json_num(r.time_error()) +
-           ", \"meas_slowdown\": " + json_num(r.meas_slowdown) +
-           ", \"sim_slowdown\": " + json_num(r.sim_slowdown) +
-           ", \"slowdown_error\": " + json_num(r.slowdown_error()) +
-           ", \"meas_dram_bytes\": " + opt(r.meas_dram_bytes) +
-           ", \"sim_dram_bytes\": " + opt(r.sim_dram_bytes) +
-           ", \"meas_dram_growth\": " + opt(r.meas_dram_growth) +
-           ", \"sim_dram_growth\": " + opt(r.sim_dram_growth) + "}";
+  };
+  w.open("", '{');
+  w.open("experiments", '[');
+  for (const ValidationTable& t : tables) {
+    w.open("", '{');
+    w.string("experiment", chip_change_name(t.change));
+    w.string("measured", t.measured_path);
+    w.string("config", t.config);
+    w.integer("cases", t.cases);
+    w.integer("simulations", t.simulations);
+    w.open("settings", '[');
+    for (const ChangeSetting& s : t.settings) {
+      w.open("", '{', Layout::kInline);
+      w.string("label", s.label);
+      w.string("override", s.override_text);
+      w.boolean("reference", s.reference);
+      w.close();
     }
-    j += "\n     ],\n     \"summary\": [";
-    for (std::size_t i = 0; i < t.summary.size(); ++i) {
-      const FamilySummary& f = t.summary[i];
-      j += i ? ",\n" : "\n";
-      j += "       {\"family\": " + json_quote(f.family) +
-           ", \"setting\": " + json_quote(f.setting) + ", \"cases\": " + std::to_string(f.cases) +
-           ", \"time_mape\": " + json_num(f.time_mape) +
-           ", \"time_worst\": " + json_num(f.time_worst) +
-           ", \"meas_slowdown_gmean\": " + json_num(f.meas_slowdown_gmean) +
-           ", \"sim_slowdown_gmean\": " + json_num(f.sim_slowdown_gmean) +
-           ", \"slowdown_mape\": " + json_num(f.slowdown_mape) +
-           ", \"slowdown_worst\": " + json_num(f.slowdown_worst) +
-           ", \"dram_cases\": " + std::to_string(f.dram_cases) +
-           ", \"dram_mape\": " + json_num(f.dram_mape) +
-           ", \"dram_worst\": " + json_num(f.dram_worst) +
-           ", \"meas_dram_growth_gmean\": " + json_num(f.meas_dram_growth_gmean) +
-           ", \"sim_dram_growth_gmean\": " + json_num(f.sim_dram_growth_gmean) + "}";
+    w.close();
+    w.open("rows", '[');
+    for (const ValidationRow& r : t.rows) {
+      w.open("", '{', Layout::kInline);
+      w.string("case", r.case_label);
+      w.string("family", r.family);
+      w.string("kernel", r.kernel);
+      w.string("setting", r.setting);
+      w.integer("line", r.line);
+      w.number("meas_time_s", r.meas_time_s);
+      w.number("sim_time_s", r.sim_time_s);
+      w.number("time_error", r.time_error());
+      w.number("meas_slowdown", r.meas_slowdown);
+      w.number("sim_slowdown", r.sim_slowdown);
+      w.number("slowdown_error", r.slowdown_error());
+      optional("meas_dram_bytes", r.meas_dram_bytes);
+      optional("sim_dram_bytes", r.sim_dram_bytes);
+      optional("meas_dram_growth", r.meas_dram_growth);
+      optional("sim_dram_growth", r.sim_dram_growth);
+      w.close();
     }
-    j += "\n     ]}";
+    w.close();
+    w.open("summary", '[');
+    for (const FamilySummary& f : t.summary) {
+      w.open("", '{', Layout::kInline);
+      w.string("family", f.family);
+      w.string("setting", f.setting);
+      w.integer("cases", f.cases);
+      w.number("time_mape", f.time_mape);
+      w.number("time_worst", f.time_worst);
+      w.number("meas_slowdown_gmean", f.meas_slowdown_gmean);
+      w.number("sim_slowdown_gmean", f.sim_slowdown_gmean);
+      w.number("slowdown_mape", f.slowdown_mape);
+      w.number("slowdown_worst", f.slowdown_worst);
+      w.integer("dram_cases", f.dram_cases);
+      w.number("dram_mape", f.dram_mape);
+      w.number("dram_worst", f.dram_worst);
+      w.number("meas_dram_growth_gmean", f.meas_dram_growth_gmean);
+      w.number("sim_dram_growth_gmean", f.sim_dram_growth_gmean);
+      w.close();
+    }
+    w.close();
+    w.close();
   }
-  j += "\n  ]\n}\n";
-  return j;
+  w.close();
+  w.close();
+  return w.take();
 }
 
 namespace {

@@ -11,6 +11,7 @@
 #include "sim/core/error.h"
 #include "sim/core/interrupt.h"
 #include "sim/core/json.h"
+#include "sim/core/json_writer.h"
 #include "sim/core/progress.h"
 #include "sim/engine/simulator.h"
 #include "sim/hw/config_loader.h"
@@ -224,12 +225,13 @@ std::string what_if_tables_text(const std::vector<RunResult>& runs,
 
 std::string what_if_tables_json(const std::vector<RunResult>& runs,
                                 const std::vector<std::vector<WhatIfRow>>& tables) {
-  std::string out = "{";
+  JsonWriter w;
+  w.open("", '{');
   for (std::size_t i = 0; i < runs.size() && i < tables.size(); ++i) {
-    out += std::string(i ? "," : "") + "\n  " + json_quote(runs[i].workload.name) + ": " +
-           format_what_if_json(tables[i], 2);
+    write_what_if_json(w, runs[i].workload.name, tables[i]);
   }
-  return out + "\n}\n";
+  w.close();
+  return w.take();
 }
 
 std::string what_if_report(std::string_view list, const std::string& config,
@@ -276,27 +278,25 @@ std::string format_what_if_text(const std::vector<WhatIfRow>& rows) {
   return out;
 }
 
-std::string format_what_if_json(const std::vector<WhatIfRow>& rows, int indent) {
-  const std::string pad(static_cast<std::size_t>(indent), ' ');
-  std::string out = "[\n";
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const WhatIfRow& row = rows[i];
-    std::string overrides = "[";
-    for (std::size_t k = 0; k < row.overrides.size(); ++k) {
-      overrides += (k ? ", " : "") + json_quote(row.overrides[k]);
-    }
-    overrides += "]";
+void write_what_if_json(JsonWriter& w, std::string_view key, const std::vector<WhatIfRow>& rows) {
+  using Layout = JsonWriter::Layout;
+  w.open(key, '[');
+  for (const WhatIfRow& row : rows) {
+    w.open("", '{', Layout::kInline);
+    w.string("name", row.name);
+    w.string("description", row.description);
+    w.open("overrides", '[');
+    for (const std::string& o : row.overrides) w.string("", o);
+    w.close();
+    w.raw("time_s", seconds_text(row.outcome.time));
+    w.integer("dram_bytes", row.outcome.dram_bytes.count);
+    w.raw("saved_s", seconds_text(row.saved));
     char frac[64];
     std::snprintf(frac, sizeof frac, "%.6f", row.saved_fraction);
-    out += pad + "  {\"name\": " + json_quote(row.name) +
-           ", \"description\": " + json_quote(row.description) + ", \"overrides\": " + overrides +
-           ", \"time_s\": " + seconds_text(row.outcome.time) +
-           ", \"dram_bytes\": " + std::to_string(row.outcome.dram_bytes.count) +
-           ", \"saved_s\": " + seconds_text(row.saved) + ", \"saved_fraction\": " + frac + "}" +
-           (i + 1 < rows.size() ? ",\n" : "\n");
+    w.raw("saved_fraction", frac);
+    w.close();
   }
-  out += pad + "]";
-  return out;
+  w.close();
 }
 
 }  // namespace memwall

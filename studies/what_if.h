@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "models/workload_params.h"
+#include "sim/core/json_writer.h"
 #include "sim/core/units.h"
 #include "sim/engine/run_result.h"
 #include "sim/hw/config.h"
@@ -114,8 +115,8 @@ std::string what_if_report_json(std::string_view list, const std::string& config
 /// A fixed-width text table: name, time, DRAM bytes, time saved, then the override of each line.
 std::string format_what_if_text(const std::vector<WhatIfRow>& rows);
 
-/// A JSON array (no trailing newline), every figure in base units: name, description, overrides,
-/// time_s, dram_bytes, saved_s, saved_fraction. `indent` spaces precede each line after the first.
-std::string format_what_if_json(const std::vector<WhatIfRow>& rows, int indent = 0);
+/// `rows` as the JSON array `key` of `w` (one row per line), every figure in base units: name,
+/// description, overrides, time_s, dram_bytes, saved_s, saved_fraction.
+void write_what_if_json(JsonWriter& w, std::string_view key, const std::vector<WhatIfRow>& rows);
 
 }  // namespace memwall

@@ -16,6 +16,7 @@
 #include "sim/core/atomic_file.h"
 #include "sim/core/error.h"
 #include "sim/core/json.h"
+#include "sim/core/json_writer.h"
 #include "sim/core/units.h"
 #include "sim/hw/config_loader.h"
 #include "studies/workload_config.h"
@@ -62,38 +63,48 @@ WorkloadParams resolve(const WorkloadParams& params, const std::string& config) 
 }
 
 std::string counts_json(const WorkloadInfo& info, const TraceCounts& c, const Traffic& closed) {
-  std::ostringstream o;
-  o << "{\n  \"workload\": " << json_quote(info.name) << ",\n  \"params\": {";
-  for (std::size_t i = 0; i < info.params.size(); ++i) {
-    o << (i ? ", " : "") << json_quote(info.params[i].first) << ": "
-      << json_quote(info.params[i].second);
+  using Layout = JsonWriter::Layout;
+  JsonWriter w;
+  w.open("", '{');
+  w.string("workload", info.name);
+  w.open("params", '{', Layout::kInline);
+  for (const auto& [name, value] : info.params) w.string(name, value);
+  w.close();
+  w.integer("global_read_bytes", c.read_bytes);
+  w.integer("global_write_bytes", c.write_bytes);
+  w.integer("ctas", c.ctas);
+  w.integer("ops", c.ops);
+  const auto tensor = [&](std::string_view name, std::uint64_t read, std::uint64_t write) {
+    w.open(name, '{', Layout::kInline);
+    w.integer("read_bytes", read);
+    w.integer("write_bytes", write);
+    w.close();
+  };
+  w.open("by_tensor", '{');
+  for (const auto& t : c.by_tensor) tensor(t.tensor, t.read_bytes, t.write_bytes);
+  w.close();
+  w.open("kernels", '[');
+  for (const KernelCount& k : c.kernels) {
+    w.open("", '{', Layout::kInline);
+    w.string("name", k.name);
+    w.integer("ctas", k.ctas);
+    w.integer("ops", k.ops);
+    w.integer("read_bytes", k.read_bytes);
+    w.integer("write_bytes", k.write_bytes);
+    w.close();
   }
-  o << "},\n  \"global_read_bytes\": " << c.read_bytes
-    << ",\n  \"global_write_bytes\": " << c.write_bytes << ",\n  \"ctas\": " << c.ctas
-    << ",\n  \"ops\": " << c.ops << ",\n  \"by_tensor\": {";
-  for (std::size_t i = 0; i < c.by_tensor.size(); ++i) {
-    o << (i ? "," : "") << "\n    " << json_quote(c.by_tensor[i].tensor)
-      << ": {\"read_bytes\": " << c.by_tensor[i].read_bytes
-      << ", \"write_bytes\": " << c.by_tensor[i].write_bytes << "}";
-  }
-  o << "\n  },\n  \"kernels\": [";
-  for (std::size_t i = 0; i < c.kernels.size(); ++i) {
-    const KernelCount& k = c.kernels[i];
-    o << (i ? "," : "") << "\n    {\"name\": " << json_quote(k.name) << ", \"ctas\": " << k.ctas
-      << ", \"ops\": " << k.ops << ", \"read_bytes\": " << k.read_bytes
-      << ", \"write_bytes\": " << k.write_bytes << "}";
-  }
-  o << "\n  ],\n  \"closed_form\": {\"global_read_bytes\": " << closed.read_bytes
-    << ", \"global_write_bytes\": " << closed.write_bytes << ", \"by_tensor\": {";
-  for (std::size_t i = 0; i < closed.by_tensor.size(); ++i) {
-    o << (i ? ", " : "") << json_quote(closed.by_tensor[i].tensor)
-      << ": {\"read_bytes\": " << closed.by_tensor[i].read_bytes
-      << ", \"write_bytes\": " << closed.by_tensor[i].write_bytes << "}";
-  }
-  o << "}},\n  \"matches_closed_form\": "
-    << (closed.read_bytes == c.read_bytes && closed.write_bytes == c.write_bytes ? "true" : "false")
-    << "\n}\n";
-  return o.str();
+  w.close();
+  w.open("closed_form", '{', Layout::kInline);
+  w.integer("global_read_bytes", closed.read_bytes);
+  w.integer("global_write_bytes", closed.write_bytes);
+  w.open("by_tensor", '{');
+  for (const auto& t : closed.by_tensor) tensor(t.tensor, t.read_bytes, t.write_bytes);
+  w.close();
+  w.close();
+  w.boolean("matches_closed_form",
+            closed.read_bytes == c.read_bytes && closed.write_bytes == c.write_bytes);
+  w.close();
+  return w.take();
 }
 
 std::string counts_text(const WorkloadInfo& info, const TraceCounts& c, const Traffic& closed) {

@@ -1,4 +1,5 @@
 #include "sim/report/report_html.h"
+#include "sim/core/json_writer.h"
 
 #include <algorithm>
 #include <cmath>
@@ -33,8 +34,8 @@ std::string printf_text(const char* format, double v) {
   return buf;
 }
 
-/// A double as the JSON report writes it ("%.9g").
-std::string json_number(double v) { return printf_text("%.9g", v); }
+/// A double as the JSON report writes it.
+std::string json_number(double v) { return json_number_text(v); }
 
 /// Seconds shown as the text report shows a duration (the JSON's value, rounded to a tick).
 std::string duration_text(double s) {

@@ -4,75 +4,12 @@
 #include <string_view>
 
 #include "sim/core/json.h"
+#include "sim/core/json_writer.h"
 #include "sim/core/version.h"
 #include "sim/hw/config_schema.h"
 
 namespace memwall {
 namespace {
-
-/// A tiny JSON writer: objects and arrays with two-space indentation, fixed number formats.
-class JsonWriter {
- public:
-  void open(std::string_view key, char bracket) {
-    prefix(key);
-    m_out += bracket;
-    m_first = true;
-    ++m_depth;
-  }
-  void close(char bracket) {
-    --m_depth;
-    if (!m_first) newline();
-    m_out += bracket;
-    m_first = false;
-  }
-  void integer(std::string_view key, std::uint64_t v) {
-    prefix(key);
-    m_out += std::to_string(v);
-  }
-  void number(std::string_view key, double v) {
-    prefix(key);
-    char buf[40];
-    std::snprintf(buf, sizeof buf, "%.9g", v);
-    m_out += buf;
-  }
-  void boolean(std::string_view key, bool v) {
-    prefix(key);
-    m_out += v ? "true" : "false";
-  }
-  void string(std::string_view key, const std::string& v) {
-    prefix(key);
-    m_out += json_quote(v);
-  }
-  /// A workload parameter: a plain non-negative integer is written as a number, else a string.
-  void param(std::string_view key, const std::string& v) {
-    const bool digits = !v.empty() && v.size() < 19 &&
-                        v.find_first_not_of("0123456789") == std::string::npos &&
-                        (v.size() == 1 || v[0] != '0');
-    prefix(key);
-    m_out += digits ? v : json_quote(v);
-  }
-  std::string take() { return std::move(m_out) + "\n"; }
-
- private:
-  void newline() {
-    m_out += '\n';
-    m_out.append(2 * static_cast<std::size_t>(m_depth), ' ');
-  }
-  void prefix(std::string_view key) {
-    if (m_depth > 0) {
-      if (!m_first) m_out += ',';
-      newline();
-    }
-    m_first = false;
-    if (!key.empty()) {
-      m_out += json_quote(std::string(key));
-      m_out += ": ";
-    }
-  }
-  std::string m_out;
-  int m_depth = 0;
-  bool m_first = true;
-};
 
 /// The figures every level (run and kernel) has.
 void write_figures(JsonWriter& w, const TrafficCounters& c, const StallTime& stall,
@@ -97,7 +34,7 @@ void write_figures(JsonWriter& w, const TrafficCounters& c, const StallTime& sta
   w.number("memory_latency", f.memory_latency);
   w.number("memory_bandwidth", f.memory_bandwidth);
   w.number("idle", f.idle);
-  w.close('}');
+  w.close();
 }
 
 /// Per resource class: requests, summed and mean queueing, the busiest instance and its use.
@@ -114,9 +51,9 @@ void write_resources(JsonWriter& w, const ResourceUses& uses, Tick span) {
     w.number("busiest_busy_s", seconds(u.busiest_busy));
     w.number("busiest_utilization",
              span == 0 ? 0.0 : static_cast<double>(u.busiest_busy) / static_cast<double>(span));
-    w.close('}');
+    w.close();
   }
-  w.close('}');
+  w.close();
 }
 
 /// One key's value in the report's base units: durations in seconds, the rest as parsed.
@@ -136,14 +73,14 @@ void write_run(JsonWriter& w, const RunResult& r, const RunProvenance* p = nullp
     w.open("memwall", '{');
     w.string("version", memwall_version());
     w.string("git_describe", memwall_git_describe());
-    w.close('}');
+    w.close();
   }
   w.open("workload", '{');
   w.string("name", r.workload.name);
   w.open("params", '{');
   for (const auto& [key, value] : r.workload.params) w.param(key, value);
-  w.close('}');
-  w.close('}');
+  w.close();
+  w.close();
   w.open("config", '{');
   w.string("name", r.config_name);
   if (p != nullptr) {
@@ -152,14 +89,14 @@ void write_run(JsonWriter& w, const RunResult& r, const RunProvenance* p = nullp
     w.string("file", p->config_file);
     w.open("overrides", '[');
     for (const std::string& o : p->overrides) w.string("", o);
-    w.close(']');
+    w.close();
     w.open("values", '{');
     for (const KeyDecl& key : config_schema()) {
       if (key.fetch != nullptr) write_key_value(w, key.path, key.fetch(p->hw));
     }
-    w.close('}');
+    w.close();
   }
-  w.close('}');
+  w.close();
   w.boolean("flush_l2_between_kernels", r.flush_l2_between_kernels);
   write_figures(w, r.traffic, r.stall, r.sm_count, r.time);
   w.integer("dram_dirty_bytes_at_end", r.dram_dirty_bytes_at_end);
@@ -171,14 +108,14 @@ void write_run(JsonWriter& w, const RunResult& r, const RunProvenance* p = nullp
     w.integer("write", t.write);
     w.integer("compulsory", t.compulsory());
     w.integer("reread", t.reread);
-    w.close('}');
+    w.close();
   }
-  w.close('}');
+  w.close();
   w.open("dram_bytes_by_reason", '{');
   w.integer("compulsory", r.dram_bytes_by_reason.compulsory);
   w.integer("reread", r.dram_bytes_by_reason.reread);
   w.integer("writeback", r.dram_bytes_by_reason.writeback);
-  w.close('}');
+  w.close();
   w.open("kernels", '[');
   for (const KernelResult& k : r.kernels) {
     w.open("", '{');
@@ -191,10 +128,10 @@ void write_run(JsonWriter& w, const RunResult& r, const RunProvenance* p = nullp
     w.number("start_s", seconds(k.start));
     write_figures(w, k.traffic, k.stall, r.sm_count, k.duration());
     write_resources(w, k.resources, k.duration());
-    w.close('}');
+    w.close();
   }
-  w.close(']');
-  w.close('}');
+  w.close();
+  w.close();
 }
 
 }  // namespace
@@ -225,7 +162,7 @@ std::string runs_to_json(const std::vector<RunResult>& results) {
   JsonWriter w;
   w.open("", '[');
   for (const RunResult& r : results) write_run(w, r);
-  w.close(']');
+  w.close();
   return w.take();
 }
 
@@ -239,7 +176,7 @@ std::string runs_to_json(const std::vector<RunResult>& results, const RunProvena
   JsonWriter w;
   w.open("", '[');
   for (const RunResult& r : results) write_run(w, r, &provenance);
-  w.close(']');
+  w.close();
   return w.take();
 }
 
