@@ -4,7 +4,8 @@
 # configs: the check behind a change that is meant to alter speed only.
 #
 # Usage: bench/compare_outputs.sh OLD_BINARY NEW_BINARY
-# Prints one line per case (same / DIFFERS) and exits 1 if any output differs.
+# Prints one line per case (same / DIFFERS) and exits 1 if any output differs; the git describe
+# each report records (the build's identity) is not compared.
 # Environment: KEEP=DIR keeps every output under DIR (default: a temporary folder, removed).
 set -euo pipefail
 
@@ -47,6 +48,10 @@ cases=(
   "flash2-2x-hbm-whatif|--config configs/hypothetical/h100-2x-hbm.yaml --workload flash2 --seq 2048 --heads 8 --what-if perfect-l2,infinite-sram,hbm-x2,l2-x2,smem-direct"
 )
 
+# The build's own identity (the git describe each report records) differs between two builds of
+# different commits by design; every other line must be the same.
+ignore=(-I '"git_describe": ' -I '^memwall [0-9.]* (git ')
+
 status=0
 run_case() {  # binary tag name args...
   local memwall=$1 tag=$2 name=$3
@@ -68,7 +73,7 @@ for entry in "${cases[@]}"; do
   eval "args=(${entry#*|})"
   run_case "$1" old "$name" "${args[@]}"
   run_case "$2" new "$name" "${args[@]}"
-  if diff -r "$out/old/$name" "$out/new/$name" > /dev/null; then
+  if diff -r "${ignore[@]}" "$out/old/$name" "$out/new/$name" > /dev/null; then
     echo "same     $name ($(ls "$out/new/$name" | tr '\n' ' '))"
   else
     echo "DIFFERS  $name"
@@ -86,7 +91,7 @@ for tag in old new; do
   "$memwall" replay "$out/$tag/replay/trace.mwt" --config h200 --json "$out/$tag/replay/report.json" \
     > "$out/$tag/replay/stdout.txt"
 done
-if diff -r "$out/old/replay" "$out/new/replay" > /dev/null; then
+if diff -r "${ignore[@]}" "$out/old/replay" "$out/new/replay" > /dev/null; then
   echo "same     replay ($(ls "$out/new/replay" | tr '\n' ' '))"
 else
   echo "DIFFERS  replay"
