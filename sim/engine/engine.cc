@@ -100,6 +100,7 @@ KernelResult Engine::run_kernel(const KernelInfo& info, Tick start) {
   m_next_index = 0;
   m_exhausted = false;
   m_memory.set_kernel_counters(&k.traffic);
+  const std::uint64_t row_misses_before = m_memory.hbm().row_misses();
 
   // First wave: breadth-first over the SMs, one CTA per SM per pass.
   const Tick t0 = m_kernel_end;
@@ -120,6 +121,7 @@ KernelResult Engine::run_kernel(const KernelInfo& info, Tick start) {
   // The kernel lasts until the DRAM traffic counted in it (write-backs of the lines its accesses
   // evicted included) has crossed the channels, so that its DRAM bandwidth never exceeds the peak.
   k.end = std::max(m_kernel_end, m_memory.hbm().busy_until());
+  k.traffic.dram_row_misses = m_memory.hbm().row_misses() - row_misses_before;
 
   // Stall breakdown: each SM's busy time split in proportion to its CTAs' time split.
   const Tick span = k.end - k.start;

@@ -1,6 +1,59 @@
 #include "sim/engine/run_result.h"
 
 namespace memwall {
+namespace {
+
+using Unit = FigureStat::Unit;
+
+constexpr FigureStat kFigureStats[] = {
+    {"time_s", "time", Unit::kSeconds, "the kernel's or run's span, seconds", nullptr,
+     [](const TrafficCounters&, Tick span) { return seconds(span); }},
+    {"dram_read_bytes", "DRAM read", Unit::kBytes,
+     "bytes read from HBM: load misses and partial-write fills", &TrafficCounters::dram_read_bytes},
+    {"dram_write_bytes", "DRAM write", Unit::kBytes, "dirty bytes written back to HBM on eviction",
+     &TrafficCounters::dram_write_bytes},
+    {"dram_row_misses", "DRAM row misses", Unit::kCount,
+     "HBM accesses (reads and write-backs) that opened a new row of their bank",
+     &TrafficCounters::dram_row_misses},
+    {"l2_read_bytes", "SM&rarr;L2 read", Unit::kBytes, "sector bytes requested by loads (SM to L2)",
+     &TrafficCounters::l2_read_bytes},
+    {"l2_write_bytes", "SM&rarr;L2 write", Unit::kBytes,
+     "sector bytes written by stores (SM to L2)", &TrafficCounters::l2_write_bytes},
+    {"l2_hit_rate", "L2 hit rate", Unit::kFraction,
+     "load sectors found valid in L2 over all load sectors", nullptr,
+     [](const TrafficCounters& c, Tick) { return c.l2_hit_rate(); }},
+    {"l2_hit_sectors", "", Unit::kCount, "load sectors found valid in L2",
+     &TrafficCounters::l2_hit_sectors},
+    {"l2_miss_sectors", "", Unit::kCount, "load sectors fetched from HBM",
+     &TrafficCounters::l2_miss_sectors},
+    {"l2_line_accesses", "", Unit::kCount, "L2 line lookups of loads and stores",
+     &TrafficCounters::l2_line_accesses},
+    {"smem_bytes", "shared-memory bytes", Unit::kBytes, "shared-memory bytes of smem ops",
+     &TrafficCounters::smem_bytes},
+    {"flops", "FLOPs", Unit::kFlops, "FLOPs and ops of compute ops (tensor, fp32, sfu)",
+     &TrafficCounters::flops},
+    {"warp_instructions", "warp instructions issued", Unit::kCount,
+     "warp instructions of issue ops", &TrafficCounters::warp_instructions},
+    {"ctas", "CTAs", Unit::kCount, "CTAs that ran", &TrafficCounters::ctas},
+    {"achieved_dram_bandwidth", "achieved DRAM bandwidth", Unit::kBandwidth,
+     "(DRAM read + write bytes) / span, bytes per second", nullptr,
+     [](const TrafficCounters& c, Tick span) { return achieved_dram_bandwidth(c, span); }},
+};
+
+}  // namespace
+
+std::span<const FigureStat> figure_stats() { return kFigureStats; }
+
+void TrafficCounters::add(const TrafficCounters& o) {
+  for (const FigureStat& f : kFigureStats) {
+    if (f.counter != nullptr) this->*f.counter += o.*f.counter;
+  }
+}
+
+double achieved_dram_bandwidth(const TrafficCounters& c, Tick time) {
+  if (time <= 0) return 0.0;
+  return static_cast<double>(c.dram_read_bytes + c.dram_write_bytes) / seconds(time);
+}
 
 const char* resource_class_name(ResourceClass c) {
   switch (c) {

@@ -5,7 +5,9 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/core/units.h"
@@ -13,10 +15,12 @@
 
 namespace memwall {
 
-/// Byte and op counters of one kernel or of a whole run. Incremented in the hot path.
+/// Byte and op counters of one kernel or of a whole run. Incremented in the hot path; each is
+/// registered once in figure_stats(), which the writers and add() visit.
 struct TrafficCounters {
   std::uint64_t dram_read_bytes = 0;  ///< sectors read from HBM (load misses, partial-write fills)
   std::uint64_t dram_write_bytes = 0;  ///< dirty sectors written back to HBM on eviction
+  std::uint64_t dram_row_misses = 0;  ///< HBM accesses (reads, write-backs) opening a new row
   std::uint64_t l2_read_bytes = 0;  ///< sector bytes requested by loads (SM → L2 reads)
   std::uint64_t l2_write_bytes = 0;  ///< sector bytes written by stores (SM → L2 writes)
   std::uint64_t l2_hit_sectors = 0;  ///< load sectors found valid in L2
@@ -32,20 +36,32 @@ struct TrafficCounters {
     const std::uint64_t n = l2_hit_sectors + l2_miss_sectors;
     return n == 0 ? 0.0 : static_cast<double>(l2_hit_sectors) / static_cast<double>(n);
   }
-  void add(const TrafficCounters& o) {
-    dram_read_bytes += o.dram_read_bytes;
-    dram_write_bytes += o.dram_write_bytes;
-    l2_read_bytes += o.l2_read_bytes;
-    l2_write_bytes += o.l2_write_bytes;
-    l2_hit_sectors += o.l2_hit_sectors;
-    l2_miss_sectors += o.l2_miss_sectors;
-    l2_line_accesses += o.l2_line_accesses;
-    smem_bytes += o.smem_bytes;
-    flops += o.flops;
-    warp_instructions += o.warp_instructions;
-    ctas += o.ctas;
-  }
+  /// Adds every registered counter of `o`.
+  void add(const TrafficCounters& o);
 };
+
+/// Achieved DRAM bandwidth in bytes/s: (read + write) / time; 0 for a zero time.
+double achieved_dram_bandwidth(const TrafficCounters& traffic, Tick time);
+
+/// One figure that a kernel and a run both report, registered once: its name (the JSON key and
+/// the sweep column), what it is with its unit, and where it comes from: a counter of
+/// TrafficCounters (summed over kernels) or a value derived from the counters and the span.
+struct FigureStat {
+  /// How a figure reads, for the writers that format it for people.
+  enum class Unit : std::uint8_t { kSeconds, kBytes, kCount, kFlops, kFraction, kBandwidth };
+  std::string_view name;
+  /// Its row in the `--html` page's figure table; empty: an engine counter without a reading of
+  /// its own there (the JSON and the sweep columns still carry it).
+  std::string_view label;
+  Unit unit;
+  std::string_view help;
+  std::uint64_t TrafficCounters::*counter = nullptr;  ///< a counter, or
+  double (*derived)(const TrafficCounters&, Tick span) = nullptr;  ///< a derived value
+};
+
+/// The figures in report order (the JSON writes them in this order at every level, before the
+/// stall fractions; docs/simulator.md lists them).
+std::span<const FigureStat> figure_stats();
 
 /// SM time split into four causes, in SM·ticks (summed over all SMs); see docs/simulator.md.
 struct StallTime {

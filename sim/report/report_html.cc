@@ -105,36 +105,25 @@ std::string figures_rows(const std::vector<Figures>& cols, const std::string& ex
     ++row_index;
     out += "</tr>\n";
   };
-  row("time", [](const Figures& c) { return seconds_cell(c.prefix + "time_s", seconds(c.span)); });
-  row("DRAM read", [](const Figures& c) {
-    return bytes_cell(c.prefix + "dram_read_bytes", c.traffic->dram_read_bytes);
-  });
-  row("DRAM write", [](const Figures& c) {
-    return bytes_cell(c.prefix + "dram_write_bytes", c.traffic->dram_write_bytes);
-  });
-  row("SM&rarr;L2 read", [](const Figures& c) {
-    return bytes_cell(c.prefix + "l2_read_bytes", c.traffic->l2_read_bytes);
-  });
-  row("SM&rarr;L2 write", [](const Figures& c) {
-    return bytes_cell(c.prefix + "l2_write_bytes", c.traffic->l2_write_bytes);
-  });
-  row("L2 hit rate", [](const Figures& c) {
-    return fraction_cell(c.prefix + "l2_hit_rate", c.traffic->l2_hit_rate());
-  });
-  row("shared-memory bytes",
-      [](const Figures& c) { return bytes_cell(c.prefix + "smem_bytes", c.traffic->smem_bytes); });
-  row("FLOPs", [](const Figures& c) {
-    return cell(c.prefix + "flops", std::to_string(c.traffic->flops),
-                format_si(static_cast<double>(c.traffic->flops), "FLOP"));
-  });
-  row("warp instructions issued", [](const Figures& c) {
-    return count_cell(c.prefix + "warp_instructions", c.traffic->warp_instructions);
-  });
-  row("CTAs", [](const Figures& c) { return count_cell(c.prefix + "ctas", c.traffic->ctas); });
-  row("achieved DRAM bandwidth", [](const Figures& c) {
-    const double bw = achieved_dram_bandwidth(*c.traffic, c.span);
-    return cell(c.prefix + "achieved_dram_bandwidth", json_number(bw), format_si(bw, "B/s"));
-  });
+  // The registered figures that have a reading of their own, in report order.
+  for (const FigureStat& f : figure_stats()) {
+    if (f.label.empty()) continue;
+    row(std::string(f.label), [&](const Figures& c) {
+      const std::string key = c.prefix + std::string(f.name);
+      const std::uint64_t n = f.counter != nullptr ? c.traffic->*f.counter : 0;
+      const double v =
+          f.counter != nullptr ? static_cast<double>(n) : f.derived(*c.traffic, c.span);
+      switch (f.unit) {
+        case FigureStat::Unit::kSeconds: return seconds_cell(key, v);
+        case FigureStat::Unit::kBytes: return bytes_cell(key, n);
+        case FigureStat::Unit::kCount: return count_cell(key, n);
+        case FigureStat::Unit::kFraction: return fraction_cell(key, v);
+        case FigureStat::Unit::kFlops: return cell(key, std::to_string(n), format_si(v, "FLOP"));
+        case FigureStat::Unit::kBandwidth: return cell(key, json_number(v), format_si(v, "B/s"));
+      }
+      return std::string();
+    });
+  }
   for (const Cause& cause : kCauses) {
     row(std::string("SM time: ") + cause.label, [&](const Figures& c) {
       return fraction_cell(c.prefix + "stall." + cause.key, cause_of(c.fractions, cause.key));

@@ -14,20 +14,13 @@ namespace {
 /// The figures every level (run and kernel) has.
 void write_figures(JsonWriter& w, const TrafficCounters& c, const StallTime& stall,
                    std::uint32_t sm_count, Tick span) {
-  w.number("time_s", seconds(span));
-  w.integer("dram_read_bytes", c.dram_read_bytes);
-  w.integer("dram_write_bytes", c.dram_write_bytes);
-  w.integer("l2_read_bytes", c.l2_read_bytes);
-  w.integer("l2_write_bytes", c.l2_write_bytes);
-  w.number("l2_hit_rate", c.l2_hit_rate());
-  w.integer("l2_hit_sectors", c.l2_hit_sectors);
-  w.integer("l2_miss_sectors", c.l2_miss_sectors);
-  w.integer("l2_line_accesses", c.l2_line_accesses);
-  w.integer("smem_bytes", c.smem_bytes);
-  w.integer("flops", c.flops);
-  w.integer("warp_instructions", c.warp_instructions);
-  w.integer("ctas", c.ctas);
-  w.number("achieved_dram_bandwidth", achieved_dram_bandwidth(c, span));
+  for (const FigureStat& f : figure_stats()) {
+    if (f.counter != nullptr) {
+      w.integer(f.name, c.*f.counter);
+    } else {
+      w.number(f.name, f.derived(c, span));
+    }
+  }
   const StallTime f = stall_fractions(stall, sm_count, span);
   w.open("stall", '{');
   w.number("compute", f.compute);
@@ -145,11 +138,6 @@ StallTime stall_fractions(const StallTime& stall, std::uint32_t sm_count, Tick s
   f.memory_bandwidth = stall.memory_bandwidth / total;
   f.idle = stall.idle / total;
   return f;
-}
-
-double achieved_dram_bandwidth(const TrafficCounters& c, Tick time) {
-  if (time <= 0) return 0.0;
-  return static_cast<double>(c.dram_read_bytes + c.dram_write_bytes) / seconds(time);
 }
 
 std::string run_to_json(const RunResult& result) {

@@ -29,7 +29,4 @@ std::string runs_to_json(const std::vector<RunResult>& results, const RunProvena
 /// memory_bandwidth, idle}, summing to 1 (all 0 when span is 0).
 StallTime stall_fractions(const StallTime& stall, std::uint32_t sm_count, Tick span);
 
-/// Achieved DRAM bandwidth in bytes/s: (read + write) / time; 0 for a zero time.
-double achieved_dram_bandwidth(const TrafficCounters& traffic, Tick time);
-
 }  // namespace memwall

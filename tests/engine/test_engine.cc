@@ -159,6 +159,22 @@ TEST_CASE("Each resource class reports its requests, its waits and its busiest i
   CHECK(json.find("\"busiest\": \"sm 0 to_sm\"") != std::string::npos);
 }
 
+TEST_CASE("A cold sequential read opens each HBM row once, and the report counts it",
+          "[run][hbm]") {
+  const HardwareConfig c = small_config();
+  // 64 KiB from address 0: every row (row_size bytes of one channel, made of interleave blocks)
+  // is read whole, in order, and each channel has fewer rows than banks, so no row is reopened.
+  const std::uint64_t bytes = 64 * 1024;
+  REQUIRE(bytes / c.hbm.row_size.count / c.hbm.channels <= c.hbm.banks_per_channel);
+  RunResult r = run(c, {streaming_kernel(1, bytes), streaming_kernel(1, bytes)}, bytes);
+  CHECK(r.kernels[0].traffic.dram_row_misses == bytes / c.hbm.row_size.count);
+  CHECK(r.kernels[1].traffic.dram_row_misses == 0);  // all hits in the L2: no DRAM access
+  CHECK(r.traffic.dram_row_misses == r.kernels[0].traffic.dram_row_misses);
+  const std::string json = run_to_json(r);
+  CHECK(json.find("\"dram_row_misses\": " + std::to_string(bytes / c.hbm.row_size.count)) !=
+        std::string::npos);
+}
+
 TEST_CASE("Launch and op overheads add to a kernel's time", "[run][latency]") {
   HardwareConfig c = small_config();
   c.efficiency.launch_overhead = 5000;
