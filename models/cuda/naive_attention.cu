@@ -99,6 +99,19 @@ __global__ void __launch_bounds__(kGemmThreads)
   store_tile_box<BM, BN, kGemmThreads>(s + (bh * n + row0) * n + col0, ss, rows, cols, n);
 }
 
+/// The softmax kernels' row of this warp: CTA blockIdx.x covers rows_per_cta rows of head bh
+/// (bh·⌈n/rows_per_cta⌉ + block), one warp each. Sets `offset` to the row's first element of S
+/// (and P); false for a warp past the last row.
+__device__ __forceinline__ bool softmax_row_offset(int n, int rows_per_cta, long long& offset) {
+  const int warp = static_cast<int>(threadIdx.x) / 32;
+  const int blocks = (n + rows_per_cta - 1) / rows_per_cta;
+  const long long bh = blockIdx.x / blocks;
+  const int row = static_cast<int>(blockIdx.x % blocks) * rows_per_cta + warp;
+  if (row >= n) return false;
+  offset = (bh * n + row) * n;
+  return true;
+}
+
 /// softmax: one CTA per (bh, block of `rows_per_cta` rows), one warp per row. The warp copies its
 /// row of S into shared memory once (16-byte cp.async), takes the max and the sum of exponentials
 /// from there, and writes the row of P once.
@@ -108,13 +121,10 @@ __global__ void __launch_bounds__(256)
   extern __shared__ uint4 smem_raw[];
   const int warp = static_cast<int>(threadIdx.x) / 32;
   const int lane = static_cast<int>(threadIdx.x) % 32;
-  const int blocks = (n + rows_per_cta - 1) / rows_per_cta;
-  const long long bh = blockIdx.x / blocks;
-  const int row = static_cast<int>(blockIdx.x % blocks) * rows_per_cta + warp;
-  if (row >= n) {
+  long long offset = 0;
+  if (!softmax_row_offset(n, rows_per_cta, offset)) {
     return;
   }
-  const long long offset = (bh * n + row) * n;
   half* buf = reinterpret_cast<half*>(smem_raw) + static_cast<long long>(warp) * n;
   const int chunks = n / kChunkHalves;
   for (int c = lane; c < chunks; c += 32) {
@@ -186,15 +196,11 @@ __device__ __forceinline__ void combine_max_sum(float& m, float& l, float m2, fl
 __global__ void __launch_bounds__(256)
     naive_softmax_stream_kernel(const half* __restrict__ s, half* __restrict__ p, int n,
                                 int rows_per_cta) {
-  const int warp = static_cast<int>(threadIdx.x) / 32;
   const int lane = static_cast<int>(threadIdx.x) % 32;
-  const int blocks = (n + rows_per_cta - 1) / rows_per_cta;
-  const long long bh = blockIdx.x / blocks;
-  const int row = static_cast<int>(blockIdx.x % blocks) * rows_per_cta + warp;
-  if (row >= n) {
+  long long offset = 0;
+  if (!softmax_row_offset(n, rows_per_cta, offset)) {
     return;
   }
-  const long long offset = (bh * n + row) * n;
   const uint4* in = reinterpret_cast<const uint4*>(s + offset);
   uint4* out = reinterpret_cast<uint4*>(p + offset);
   const int pieces = n / kChunkHalves;  // 16-byte pieces of the row
