@@ -30,6 +30,9 @@
 namespace memwall::cuda {
 namespace {
 
+/// Elements of S up to which naive's P is also computed by the streaming softmax and compared
+/// (two host copies of P: 2 × 4 bytes each).
+constexpr std::int64_t kMaxStreamCompareElements = std::int64_t{1} << 26;
 constexpr double kTolerance = 1e-2;  // relative error ‖out − ref‖ / ‖ref‖ over the sampled rows
 constexpr int kSampleHeads = 4;
 constexpr int kSampleRowsPerHead = 16;
@@ -330,6 +333,9 @@ struct CheckResult {
   bool split_compared = false;  ///< split-KV: compared with the unsplit kernel (not under --once)
   double split_rel_diff = 0.0;  ///< ‖O_split − O_unsplit‖ / ‖O_unsplit‖ over every row
   double split_lse_diff = 0.0;  ///< max |L_split − L_unsplit|
+  /// naive: the streaming softmax run on the same S as the shared-memory one (not under --once)
+  bool stream_compared = false;
+  double stream_rel_diff = 0.0;  ///< ‖P_stream − P‖ / ‖P‖ over every element
   bool ok = false;
 };
 
@@ -500,6 +506,29 @@ void compare_with_unsplit(const HarnessCase& c, const half* q, const half* k, co
              std::isfinite(lse_diff) && lse_diff < kTolerance;
 }
 
+/// naive: the streaming softmax (naive_softmax_stream_kernel, which the launcher picks only for
+/// rows too long for shared memory) on the same S into fresh memory, against the P of the run;
+/// adds ‖P_stream − P‖ / ‖P‖ over every element to `check` and fails it at the tolerance.
+void compare_streamed_softmax(const HarnessCase& c, const half* scores, const half* probs,
+                              cudaStream_t stream, CheckResult& check) {
+  const AttentionShape& s = c.shape;
+  DeviceArray<half> p2(s.score_elements());
+  check_cuda(cudaMemset(p2.get(), 0xFF, p2.bytes()), "cudaMemset");
+  launch_naive_softmax_streamed(s, c.naive, scores, p2.get(), stream);
+  check_cuda(cudaDeviceSynchronize(), "streamed softmax");
+  const std::vector<float> a = copy_halves(p2.get(), s.score_elements());
+  const std::vector<float> b = copy_halves(probs, s.score_elements());
+  double diff2 = 0.0;
+  double ref2 = 0.0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    diff2 += (static_cast<double>(a[i]) - b[i]) * (static_cast<double>(a[i]) - b[i]);
+    ref2 += static_cast<double>(b[i]) * b[i];
+  }
+  check.stream_rel_diff = ref2 > 0.0 ? std::sqrt(diff2 / ref2) : INFINITY;
+  check.stream_compared = true;
+  check.ok = check.ok && std::isfinite(check.stream_rel_diff) && check.stream_rel_diff < kTolerance;
+}
+
 /// Runs one case: inputs, poison, one checked run, then (unless once) the timed repeats, the
 /// kernels and the L2 flushes on `stream`; with `reserve`, the hog is re-read after each flush,
 /// and under --once each kernel gets a flush and a hog read of its own. Appends its CSV rows to
@@ -595,6 +624,10 @@ bool run_case(const HarnessCase& c, const Options& opt, std::uint64_t seed, cons
   if (!naive && c.flash2.splits > 1 && !opt.once) {
     compare_with_unsplit(c, q.get(), k.get(), v.get(), o.get(), lse.get(), scale, stream, check);
   }
+  if (naive && !opt.once && naive_softmax_in_smem(s, c.naive) &&
+      s.score_elements() <= kMaxStreamCompareElements) {
+    compare_streamed_softmax(c, scores.get(), probs.get(), stream, check);
+  }
 
   const std::vector<std::string> kernels = case_kernels(c);
   const int marks_count = static_cast<int>(kernels.size()) + 1;
@@ -640,6 +673,10 @@ bool run_case(const HarnessCase& c, const Options& opt, std::uint64_t seed, cons
   if (check.split_compared) {
     std::fprintf(stderr, "  split %d vs unsplit: O rel diff %.2e, L max diff %.2e\n",
                  c.flash2.splits, check.split_rel_diff, check.split_lse_diff);
+  }
+  if (check.stream_compared) {
+    std::fprintf(stderr, "  streamed softmax vs shared-memory softmax: P rel diff %.2e\n",
+                 check.stream_rel_diff);
   }
   if (check.unwritten != 0) {
     std::fprintf(stderr, "  %llu output values left unwritten (still NaN)\n",

@@ -439,18 +439,29 @@ void launch_naive_qk(const AttentionShape& shape, const NaiveBlocks& blocks, con
   }
 }
 
-void launch_naive_softmax(const AttentionShape& shape, const NaiveBlocks& blocks, const half* s,
-                          half* p, cudaStream_t stream) {
+bool naive_softmax_in_smem(const AttentionShape& shape, const NaiveBlocks& blocks) {
+  return static_cast<std::int64_t>(blocks.softmax_rows) * shape.seq * 2 <= kMaxSoftmaxSmemBytes;
+}
+
+void launch_naive_softmax_streamed(const AttentionShape& shape, const NaiveBlocks& blocks,
+                                   const half* s, half* p, cudaStream_t stream) {
   check_naive_supported(shape, blocks);
   const std::int64_t grid = shape.heads_total() * ceil_div(shape.seq, blocks.softmax_rows);
-  const std::int64_t smem = static_cast<std::int64_t>(blocks.softmax_rows) * shape.seq * 2;
-  if (smem > kMaxSoftmaxSmemBytes) {  // the model's softmax_chunk default: stream the rows
-    launch(naive_softmax_stream_kernel, "naive_softmax_stream_kernel", grid,
-           32 * blocks.softmax_rows, 0, stream, s, p, shape.seq, blocks.softmax_rows);
+  launch(naive_softmax_stream_kernel, "naive_softmax_stream_kernel", grid, 32 * blocks.softmax_rows,
+         0, stream, s, p, shape.seq, blocks.softmax_rows);
+}
+
+void launch_naive_softmax(const AttentionShape& shape, const NaiveBlocks& blocks, const half* s,
+                          half* p, cudaStream_t stream) {
+  if (!naive_softmax_in_smem(shape, blocks)) {  // the model's softmax_chunk default: stream
+    launch_naive_softmax_streamed(shape, blocks, s, p, stream);
     return;
   }
-  launch(naive_softmax_kernel, "naive_softmax_kernel", grid, 32 * blocks.softmax_rows,
-         static_cast<int>(smem), stream, s, p, shape.seq, blocks.softmax_rows);
+  check_naive_supported(shape, blocks);
+  const std::int64_t grid = shape.heads_total() * ceil_div(shape.seq, blocks.softmax_rows);
+  const int smem = blocks.softmax_rows * shape.seq * 2;
+  launch(naive_softmax_kernel, "naive_softmax_kernel", grid, 32 * blocks.softmax_rows, smem, stream,
+         s, p, shape.seq, blocks.softmax_rows);
 }
 
 void launch_naive_pv(const AttentionShape& shape, const NaiveBlocks& blocks, const half* p,

@@ -29,6 +29,14 @@ void launch_naive_qk(const AttentionShape& shape, const NaiveBlocks& blocks, con
 void launch_naive_softmax(const AttentionShape& shape, const NaiveBlocks& blocks, const half* s,
                           half* p, cudaStream_t stream);
 
+/// Whether launch_naive_softmax keeps the rows in shared memory (softmax_rows·seq·2 ≤ 227 KiB).
+bool naive_softmax_in_smem(const AttentionShape& shape, const NaiveBlocks& blocks);
+
+/// Launches the streaming softmax on `stream` whatever the row length (the harness compares it
+/// with the shared-memory one on the same S).
+void launch_naive_softmax_streamed(const AttentionShape& shape, const NaiveBlocks& blocks,
+                                   const half* s, half* p, cudaStream_t stream);
+
 /// Launches pv on `stream`: O[bh, i, :] = Σ_j P[bh, i, j]·V[bh, j, :], stored as fp16.
 void launch_naive_pv(const AttentionShape& shape, const NaiveBlocks& blocks, const half* p,
                      const half* v, half* o, cudaStream_t stream);
