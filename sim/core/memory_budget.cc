@@ -26,12 +26,12 @@ Bytes parse_memory_limit(const std::string& text) {
   return b;
 }
 
-void MemoryBudget::take(std::uint64_t bytes, const char* what) {
+void MemoryBudget::take(std::uint64_t bytes, const char* what, const char* growth) {
   if (bytes > m_limit.count || m_used > m_limit.count - bytes) {
     throw UsageError(std::string("the simulation needs more memory than the limit of ") +
-                     limit_text(m_limit) + ": " + what + " alone would reach " +
-                     format_bytes(Bytes{m_used + bytes}) +
-                     " (it grows with the distinct sectors the trace reads from DRAM)");
+                     limit_text(m_limit) + ": with " + what + " it would reach " +
+                     format_bytes(Bytes{m_used + bytes}) + " (" + what + " grows with " + growth +
+                     ")");
   }
   m_used += bytes;
 }

@@ -22,9 +22,10 @@ class MemoryBudget {
  public:
   explicit MemoryBudget(Bytes limit = default_memory_limit()) : m_limit(limit) {}
 
-  /// Counts `bytes` more of `what` (e.g. "the record of DRAM sectors fetched"); throws UsageError
-  /// naming `what`, the total it would reach and the limit when the total would exceed the limit.
-  void take(std::uint64_t bytes, const char* what);
+  /// Counts `bytes` more of `what` (e.g. "the record of DRAM sectors fetched"), which grows with
+  /// `growth` (e.g. "the distinct sectors the trace reads from DRAM"); throws UsageError naming
+  /// both, the total it would reach and the limit when the total would exceed the limit.
+  void take(std::uint64_t bytes, const char* what, const char* growth);
   /// Throws UsageError when a structure of `bytes` (`what`, known before the simulation starts)
   /// would not fit within the limit together with what is already counted.
   void check_up_front(std::uint64_t bytes, const std::string& what) const;

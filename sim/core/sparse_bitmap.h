@@ -26,6 +26,8 @@ class SparseBitmap {
   static constexpr unsigned kPageShift = 15;  ///< 32768 bits a page
   static constexpr std::uint64_t kPageWords = (std::uint64_t{1} << kPageShift) / 64;
   static constexpr std::uint64_t kPageBytes = kPageWords * sizeof(std::uint64_t);  ///< 4 KiB
+  /// What the record's memory grows with, for the budget's message.
+  static constexpr const char* kRecordGrowth = "the distinct sectors the trace reads from DRAM";
 
   /// Pages are counted against `budget` (may be null: no limit) as they are allocated.
   explicit SparseBitmap(MemoryBudget* budget = nullptr) : m_budget(budget) {}
@@ -54,13 +56,15 @@ class SparseBitmap {
       const std::uint64_t size = std::max<std::uint64_t>(page + 1, 2 * m_directory.size());
       if (m_budget != nullptr) {
         m_budget->take((size - m_directory.size()) * sizeof(std::uint64_t*),
-                       "the record of DRAM sectors fetched");
+                       "the record of DRAM sectors fetched", kRecordGrowth);
       }
       m_directory.resize(size);
     }
     std::unique_ptr<std::uint64_t[]>& slot = m_directory[page];
     if (!slot) {
-      if (m_budget != nullptr) m_budget->take(kPageBytes, "the record of DRAM sectors fetched");
+      if (m_budget != nullptr) {
+        m_budget->take(kPageBytes, "the record of DRAM sectors fetched", kRecordGrowth);
+      }
       slot = std::make_unique<std::uint64_t[]>(kPageWords);
       ++m_pages;
     }

@@ -79,6 +79,8 @@ void CtaExecutor::start(std::uint32_t id, std::uint32_t sm, std::uint32_t slot, 
   m_queue.schedule(t, kStep, id, kStep);
 }
 
+const std::size_t CtaExecutor::kSlotBytes = sizeof(CtaExecutor::CtaSlot) + sizeof(std::uint32_t);
+
 std::array<ResourceUse, kPipeCount> CtaExecutor::take_pipe_use() {
   const std::array<ResourceUse, kPipeCount> use = m_pipe_use;
   m_pipe_use = {};

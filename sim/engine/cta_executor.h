@@ -84,6 +84,9 @@ class CtaExecutor {
   /// The pipes' requests and queueing since the last call (the kernel's), by pipe.
   std::array<ResourceUse, kPipeCount> take_pipe_use();
 
+  /// Host memory of one slot before its CTA's ops (its CtaSlot and the scheduler's entry).
+  static const std::size_t kSlotBytes;
+
  private:
   /// Loads issued under one tag: when they have all arrived, and when they would have unloaded.
   struct TagState {

@@ -34,7 +34,8 @@ Engine::Engine(const HardwareConfig& config, TraceSource& source, const SimOptio
       m_sm_time(config.sm.count),
       m_scheduler(config.sm.count),
       m_executor(config, m_memory, m_sms, m_queue, timeline, *this) {
-  m_budget.take(fixed_memory_bytes(config), "the model of the chip");
+  m_budget.take(fixed_memory_bytes(config), "the model of the chip",
+                "the chip's SMs, L2 sets and HBM banks");
   m_memory.set_memory_budget(&m_budget);
 }
 
@@ -92,7 +93,23 @@ KernelResult Engine::run_kernel(const KernelInfo& info, Tick start) {
       info.name);
   k.ctas_per_sm = occ.ctas_per_sm;
   k.occupancy_limit = to_string(occ.limited_by);
-  m_scheduler.begin_kernel(occ.ctas_per_sm);
+  // Slots per SM: as many as the occupancy allows, but no more than the grid can fill. The first
+  // wave places CTAs breadth-first, one per SM per pass, so a grid that fits at once uses
+  // ⌈ctas / SMs⌉ slots of each SM and no CTA waits for a slot: placement and timing are those of
+  // the full occupancy, without slot arrays sized for CTAs the kernel does not have. What the
+  // slots take (the executor's and the scheduler's) counts against --max-memory.
+  const std::uint64_t sms = m_config.sm.count;
+  const std::uint64_t fill = std::max<std::uint64_t>((info.ctas + sms - 1) / sms, 1);
+  const auto slots_per_sm =
+      static_cast<std::uint32_t>(std::min<std::uint64_t>(occ.ctas_per_sm, fill));
+  const std::uint64_t slots = sms * slots_per_sm;
+  if (slots > m_slot_capacity) {
+    m_budget.take((slots - m_slot_capacity) * CtaExecutor::kSlotBytes,
+                  "the slots of the resident CTAs",
+                  "the SMs times the CTAs each holds at once (the occupancy, at most the grid)");
+    m_slot_capacity = slots;
+  }
+  m_scheduler.begin_kernel(slots_per_sm);
   m_executor.begin_kernel(m_scheduler.slot_count(), k.traffic);
   for (SmTime& s : m_sm_time) s = SmTime{};
   m_kernel = &k;

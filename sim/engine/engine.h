@@ -72,6 +72,7 @@ class Engine final : private CtaExecutor::Host {
   KernelResult* m_kernel = nullptr;
   Tick m_kernel_end = 0;
   std::uint64_t m_next_index = 0;
+  std::uint64_t m_slot_capacity = 0;  ///< slots counted against the memory budget so far
   bool m_exhausted = false;
 };
 

@@ -35,8 +35,9 @@ const KeyDecl kSchema[] = {
      "file's keys override them. Cycles are an error.",
      "(none)", false, "(loader only)", Bound::kNone, 0, nullptr, nullptr},
 
-    {"sm.count", KeyType::kInteger, "132", "Streaming multiprocessors on the chip.", "", true,
-     "HardwareConfig::sm.count (uint32)", Bound::kPositive, 1e6, MEMWALL_FIELD(sm.count, U64)},
+    {"sm.count", KeyType::kInteger, "132", "Streaming multiprocessors on the chip; at most 65,536.",
+     "", true, "HardwareConfig::sm.count (uint32)", Bound::kPositive, 65536,
+     MEMWALL_FIELD(sm.count, U64)},
     {"sm.clock", KeyType::kFrequency, "1.98 GHz",
      "SM clock; converts every \"per cycle\" and \"cycles\" value of the file.", "", true,
      "HardwareConfig::sm.clock (Frequency, Hz)", Bound::kPositive, 1e12,
@@ -430,7 +431,7 @@ std::string config_reference_markdown() {
   md += "- `sm.register_alloc_unit` is a multiple of `sm.warp_size`.\n";
   md += "- `hbm.interleave` is a multiple of `l2.sector_size`.\n";
   md +=
-      "- Absurd sizes are rejected before anything is allocated: `sm.count` <= 1,000,000, "
+      "- Absurd sizes are rejected before anything is allocated: `sm.count` <= 65,536, "
       "`l2.size` <= 1 GiB, `hbm.capacity` <= 1 PiB, `l2.slices` and `hbm.channels` <= 1024.\n";
   md +=
       "- The topology built from it (every SM reaches every HBM channel through the crossbar and "

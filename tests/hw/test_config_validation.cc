@@ -165,7 +165,7 @@ TEST_CASE("Absurd sizes are rejected before anything is allocated", "[config]") 
              Catch::Contains("l2.size: \"2 GiB\" is more than the largest accepted value, 1 GiB"));
   CHECK_THAT(
       bad("  count: 4", "  count: 2000000", "2000000").message,
-      Catch::Contains("sm.count: \"2000000\" is more than the largest accepted value, 1000000"));
+      Catch::Contains("sm.count: \"2000000\" is more than the largest accepted value, 65536"));
   CHECK_THAT(bad("  capacity: 1 GiB", "  capacity: 2048 TiB", "2048 TiB").message,
              Catch::Contains(
                  "hbm.capacity: \"2048 TiB\" is more than the largest accepted value, 1024 TiB"));

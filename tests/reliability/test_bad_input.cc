@@ -285,3 +285,38 @@ TEST_CASE("Finding 22: naive attention with rows of S longer than the shared mem
   kept.insert(kept.end(), {"--softmax-chunk", "0"});
   check_rejected(kept, "--softmax-chunk 1024 streams the rows");
 }
+
+// Found by fuzz_sim_config (tests/fuzz/findings/sim-config-million-sms): `extends: h200` with
+// `sm.count=1000000` took 10 s under the sanitizers (1.4 s and 763 MB in release) building and
+// tearing down the topology of a million SMs, none of it counted against --max-memory. sm.count
+// is now at most 65,536.
+TEST_CASE("Fuzz finding: a million SMs are refused at load, naming sm.count and its bound",
+          "[bad-input][fuzz]") {
+  check_rejected(run_h200({"--set", "sm.count=1000000"}), "sm.count");
+  check_rejected(run_h200({"--set", "sm.count=65537"}), "65536");
+}
+
+// Found while bounding that input: a chip whose occupancy allows thousands of CTAs per SM
+// allocated a slot for each, whatever the grid, and died in `internal error: std::bad_alloc`
+// (100,000 SMs × 7,812 CTAs each). The slots are now as many as the grid can fill at once, and
+// what they take counts against --max-memory.
+TEST_CASE("Slots for the resident CTAs are sized by the grid and counted against --max-memory",
+          "[bad-input][memory]") {
+  const std::vector<std::string> huge_occupancy = {"--set", "sm.count=65536",
+                                                   "--set", "sm.max_ctas_per_sm=1000000",
+                                                   "--set", "sm.max_threads_per_sm=1000000",
+                                                   "--set", "sm.registers_per_sm=100000000",
+                                                   "--set", "sm.smem_per_sm=1 GiB",
+                                                   "--set", "sm.smem_per_block=1 GiB"};
+  std::vector<std::string> tiny = run_h200(huge_occupancy);
+  tiny.insert(tiny.end(), {"--workload", "flash2", "--seq", "128", "--heads", "1"});
+  const TempDir logs("slots");
+  const Result r = run_memwall(tiny, logs.path(), 60s);
+  CHECK(r.code == 0);  // one CTA: one slot per SM, not 7,812
+  CHECK(r.err.find("internal error") == std::string::npos);
+  // 262,144 qk CTAs over 65,536 SMs: 4 slots each, 75 MiB with the chip's model, over 64 MiB.
+  std::vector<std::string> many = run_h200(huge_occupancy);
+  many.insert(many.end(),
+              {"--workload", "naive", "--seq", "16384", "--heads", "16", "--max-memory", "64 MiB"});
+  check_rejected(many, "the slots of the resident CTAs");
+}
