@@ -212,35 +212,42 @@ __global__ void __launch_bounds__(256)
     }
   };
   constexpr int kChunkPieces = kStreamChunkKeys / kChunkHalves;
+  // One pass over the row: chunk c + 1's loads are issued before chunk c is used, and `use(piece,
+  // i)` is called for each of this lane's 16-byte pieces i of the chunk, in order.
+  const auto stream_row = [&](auto&& use) {
+    uint4 next[kStreamUnroll];
+    load_chunk(next, 0);
+    for (int first = 0; first < pieces; first += kChunkPieces) {
+      uint4 cur[kStreamUnroll];
+#pragma unroll
+      for (int u = 0; u < kStreamUnroll; ++u) cur[u] = next[u];
+      if (first + kChunkPieces < pieces) load_chunk(next, first + kChunkPieces);
+#pragma unroll
+      for (int u = 0; u < kStreamUnroll; ++u) {
+        const int i = first + u * 32 + lane;
+        if (i < pieces) use(cur[u], i);
+      }
+    }
+  };
 
   float row_max = -INFINITY;
   float row_sum = 0.0f;
-  uint4 next[kStreamUnroll];
-  load_chunk(next, 0);
-  for (int first = 0; first < pieces; first += kChunkPieces) {
-    uint4 cur[kStreamUnroll];
+  stream_row([&](const uint4& piece, int) {
+    const half2* h = reinterpret_cast<const half2*>(&piece);
+    float2 f[4];
+    float piece_max = -INFINITY;
 #pragma unroll
-    for (int u = 0; u < kStreamUnroll; ++u) cur[u] = next[u];
-    if (first + kChunkPieces < pieces) load_chunk(next, first + kChunkPieces);
-#pragma unroll
-    for (int u = 0; u < kStreamUnroll; ++u) {
-      if (first + u * 32 + lane >= pieces) continue;
-      const half2* h = reinterpret_cast<const half2*>(&cur[u]);
-      float2 f[4];
-      float piece_max = -INFINITY;
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        f[e] = __half22float2(h[e]);
-        piece_max = fmaxf(piece_max, fmaxf(f[e].x, f[e].y));
-      }
-      const float m = fmaxf(row_max, piece_max);
-      float sum = row_max == -INFINITY ? 0.0f : row_sum * __expf(row_max - m);
-#pragma unroll
-      for (int e = 0; e < 4; ++e) sum += __expf(f[e].x - m) + __expf(f[e].y - m);
-      row_max = m;
-      row_sum = sum;
+    for (int e = 0; e < 4; ++e) {
+      f[e] = __half22float2(h[e]);
+      piece_max = fmaxf(piece_max, fmaxf(f[e].x, f[e].y));
     }
-  }
+    const float m = fmaxf(row_max, piece_max);
+    float sum = row_max == -INFINITY ? 0.0f : row_sum * __expf(row_max - m);
+#pragma unroll
+    for (int e = 0; e < 4; ++e) sum += __expf(f[e].x - m) + __expf(f[e].y - m);
+    row_max = m;
+    row_sum = sum;
+  });
 #pragma unroll
   for (int m = 16; m > 0; m /= 2) {
     const float other_max = __shfl_xor_sync(0xffffffffu, row_max, m);
@@ -249,27 +256,17 @@ __global__ void __launch_bounds__(256)
   }
   const float inv_sum = 1.0f / row_sum;
 
-  load_chunk(next, 0);
-  for (int first = 0; first < pieces; first += kChunkPieces) {
-    uint4 cur[kStreamUnroll];
+  stream_row([&](const uint4& piece, int i) {
+    const half2* h = reinterpret_cast<const half2*>(&piece);
+    uint4 o;
+    std::uint32_t* w = reinterpret_cast<std::uint32_t*>(&o);
 #pragma unroll
-    for (int u = 0; u < kStreamUnroll; ++u) cur[u] = next[u];
-    if (first + kChunkPieces < pieces) load_chunk(next, first + kChunkPieces);
-#pragma unroll
-    for (int u = 0; u < kStreamUnroll; ++u) {
-      const int i = first + u * 32 + lane;
-      if (i >= pieces) continue;
-      const half2* h = reinterpret_cast<const half2*>(&cur[u]);
-      uint4 o;
-      std::uint32_t* w = reinterpret_cast<std::uint32_t*>(&o);
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const float2 f = __half22float2(h[e]);
-        w[e] = pack_half2(__expf(f.x - row_max) * inv_sum, __expf(f.y - row_max) * inv_sum);
-      }
-      out[i] = o;
+    for (int e = 0; e < 4; ++e) {
+      const float2 f = __half22float2(h[e]);
+      w[e] = pack_half2(__expf(f.x - row_max) * inv_sum, __expf(f.y - row_max) * inv_sum);
     }
-  }
+    out[i] = o;
+  });
 }
 
 /// pv: one CTA per (bh, i) block of BM rows, CTA index bh·⌈N/BM⌉ + i; 8 warps laid out 4 × 2.
