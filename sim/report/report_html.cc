@@ -34,9 +34,6 @@ std::string printf_text(const char* format, double v) {
   return buf;
 }
 
-/// A double as the JSON report writes it.
-std::string json_number(double v) { return json_number_text(v); }
-
 /// Seconds shown as the text report shows a duration (the JSON's value, rounded to a tick).
 std::string duration_text(double s) {
   return format_duration(static_cast<Tick>(std::llround(s * static_cast<double>(kTicksPerSecond))));
@@ -56,10 +53,10 @@ std::string count_cell(const std::string& key, std::uint64_t n) {
   return cell(key, std::to_string(n), std::to_string(n));
 }
 std::string seconds_cell(const std::string& key, double s) {
-  return cell(key, json_number(s), duration_text(s));
+  return cell(key, json_number_text(s), duration_text(s));
 }
 std::string fraction_cell(const std::string& key, double f) {
-  return cell(key, json_number(f), percent_text(f));
+  return cell(key, json_number_text(f), percent_text(f));
 }
 std::string plain_cell(const std::string& text) { return "<td>" + escape(text) + "</td>"; }
 
@@ -119,7 +116,8 @@ std::string figures_rows(const std::vector<Figures>& cols, const std::string& ex
         case FigureStat::Unit::kCount: return count_cell(key, n);
         case FigureStat::Unit::kFraction: return fraction_cell(key, v);
         case FigureStat::Unit::kFlops: return cell(key, std::to_string(n), format_si(v, "FLOP"));
-        case FigureStat::Unit::kBandwidth: return cell(key, json_number(v), format_si(v, "B/s"));
+        case FigureStat::Unit::kBandwidth:
+          return cell(key, json_number_text(v), format_si(v, "B/s"));
       }
       return std::string();
     });
@@ -312,16 +310,16 @@ std::string config_values_section(const std::vector<RunResult>& runs,
       if (const auto* b = std::get_if<Bytes>(&v)) {
         out += bytes_cell(k, b->count);
       } else if (const auto* bw = std::get_if<Bandwidth>(&v)) {
-        out +=
-            cell(k, json_number(bw->bytes_per_second), json_number(bw->bytes_per_second) + " B/s");
+        out += cell(k, json_number_text(bw->bytes_per_second),
+                    json_number_text(bw->bytes_per_second) + " B/s");
       } else if (const auto* f = std::get_if<Frequency>(&v)) {
-        out += cell(k, json_number(f->hertz), json_number(f->hertz) + " Hz");
+        out += cell(k, json_number_text(f->hertz), json_number_text(f->hertz) + " Hz");
       } else if (const auto* t = std::get_if<Tick>(&v)) {
-        out += cell(k, json_number(seconds(*t)), json_number(seconds(*t)) + " s");
+        out += cell(k, json_number_text(seconds(*t)), json_number_text(seconds(*t)) + " s");
       } else if (const auto* n = std::get_if<std::uint64_t>(&v)) {
         out += count_cell(k, *n);
       } else if (const auto* d = std::get_if<double>(&v)) {
-        out += cell(k, json_number(*d), json_number(*d));
+        out += cell(k, json_number_text(*d), json_number_text(*d));
       } else {
         out += plain_cell(std::get<std::string>(v));
       }
@@ -406,7 +404,7 @@ std::string queueing_section(const std::vector<RunResult>& runs) {
         out += "<tr><th>" + std::string(resource_class_name(rc)) + "</th>" +
                count_cell(key + "requests", u.requests) +
                seconds_cell(key + "queue_s", seconds(u.queue)) +
-               cell(key + "mean_queue_s", json_number(mean), duration_text(mean)) +
+               cell(key + "mean_queue_s", json_number_text(mean), duration_text(mean)) +
                plain_cell(resource_instance_name(rc, u.busiest)) +
                seconds_cell(key + "busiest_busy_s", seconds(u.busiest_busy)) +
                fraction_cell(key + "busiest_utilization", util) + "</tr>\n";
