@@ -23,11 +23,10 @@ constexpr std::uint64_t kPvWarpsM = 4, kPvWarpsN = 2;
 constexpr auto kMmaThreads = static_cast<std::uint32_t>(kQkWarpsM * kQkWarpsN * 32);
 /// Warp instructions of naive_softmax_kernel per row and per 1024 keys (sm_90 SASS, measured).
 constexpr std::uint64_t kSoftmaxIssuePerRow = 188, kSoftmaxIssuePer1024Keys = 671;
-/// The same for naive_softmax_stream_kernel, not yet measured: its PTX (CUDA 13.0, sm_90a) has
-/// 267 instructions per row and 633 per 1024 keys (both passes), scaled by naive_softmax_kernel's
-/// measured SASS count over its own PTX count per 1024 keys (671 / 559). To be replaced by
-/// smsp__inst_executed (models/cuda/NOTES.md).
-constexpr std::uint64_t kStreamIssuePerRow = 320, kStreamIssuePer1024Keys = 760;
+/// The same for naive_softmax_stream_kernel (sm_90 SASS, measured: smsp__inst_executed of the
+/// kernel at N = 32768 and 65536, one row of N keys per warp, solved for the two terms;
+/// traces/measured/h200-softmax-stream/).
+constexpr std::uint64_t kStreamIssuePerRow = 257, kStreamIssuePer1024Keys = 789;
 /// ptxas -v of naive_softmax_kernel and naive_softmax_stream_kernel (CUDA 13.0, sm_90a).
 constexpr std::uint32_t kSoftmaxRegisters = 32, kStreamRegisters = 60;
 /// softmax_chunk's default when the rows do not fit in shared memory: the keys one step of the

@@ -3,9 +3,13 @@
 // its closed form (S read twice), and its online max and sum give the full softmax.
 #include <catch2/catch.hpp>
 
+#include <fstream>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "models/closed_forms.h"
+#include "models/model_source.h"
 #include "models/reference.h"
 #include "models/workload.h"
 #include "sim/core/error.h"
@@ -117,4 +121,51 @@ TEST_CASE("The streamed softmax's online max and sum equal the full softmax to 1
               1e-10);
     }
   }
+}
+
+TEST_CASE(
+    "The streamed softmax's warp instructions equal the H200's smsp__inst_executed, and it reads "
+    "S twice from DRAM at lengths whose rows the L2 cannot keep",
+    "[naive][measured]") {
+  // traces/measured/h200-softmax-stream.csv: naive_softmax_stream_kernel under Nsight Compute
+  // (its README says how it was measured); DRAM bytes there are ncu's Gbyte, to 3 digits.
+  std::ifstream in("traces/measured/h200-softmax-stream.csv");
+  REQUIRE(in);
+  std::string line;
+  std::getline(in, line);
+  REQUIRE(line ==
+          "batch,heads,seq,head_dim,softmax_rows,kernel,inst_executed,dram_read_gbyte,"
+          "dram_write_gbyte,ncu_time_ms,time_s");
+  int rows_read = 0;
+  while (std::getline(in, line)) {
+    std::vector<std::string> cell;
+    std::stringstream fields(line);
+    for (std::string c; std::getline(fields, c, ',');) cell.push_back(c);
+    REQUIRE(cell.size() == 11);
+    WorkloadParams p = naive(std::stoull(cell[2]), std::stoull(cell[3]));
+    p.batch = std::stoull(cell[0]);
+    p.heads = std::stoull(cell[1]);
+    p.softmax_rows = static_cast<std::uint32_t>(std::stoul(cell[4]));
+    p.softmax_chunk = 1024;  // what the H200 preset's 227 KiB per CTA resolves to at this N
+    INFO(line);
+    // The model's issue ops of the softmax launch, pulled from its op stream.
+    const auto source = make_model_source(p);
+    KernelInfo kernel;
+    std::vector<Op> ops;
+    std::uint64_t issued = 0;
+    while (source->next_kernel(kernel)) {
+      if (kernel.name != "softmax") continue;
+      while (source->next_cta(ops)) {
+        for (const Op& op : ops) {
+          if (op.kind == OpKind::compute && op.unit == ComputeUnit::issue) issued += op.amount;
+        }
+      }
+    }
+    CHECK(issued == std::stoull(cell[6]));
+    const double score = static_cast<double>(p.batch * p.heads * p.seq * p.seq) * 2;
+    CHECK(std::stod(cell[7]) * 1e9 == Approx(2 * score).epsilon(0.01));  // S read twice
+    CHECK(std::stod(cell[8]) * 1e9 == Approx(score).epsilon(0.01));  // P written once
+    ++rows_read;
+  }
+  REQUIRE(rows_read == 2);
 }
