@@ -21,6 +21,11 @@ namespace {
 
 /// Threads of a flash2_fwd CTA (its 4 warps).
 constexpr std::uint32_t kThreads = 128;
+/// The combine's O_accum splits in flight per thread (kCombineSplitsInFlight of
+/// models/cuda/flash2_attention.cu).
+constexpr std::uint64_t kCombineSplitsInFlight = 4;
+/// The combine's L_accum values in flight per thread (kCombineLoadsPerThread there).
+constexpr std::uint64_t kCombineLoadsPerThread = 4;
 
 /// The CUDA kernel's warps (models/cuda/flash2_attention.cu): each of the 4 owns Br/4 query rows
 /// and loads its Q rows and all of K and V from shared memory (ldmatrix).
@@ -278,27 +283,33 @@ class Flash2 final : public BackendWorkload<Flash2> {
     }
   }
 
-  /// The split-KV combine, one CTA per (head, Q block): the splits' L_accum rows, then their
-  /// O_accum tiles one split at a time, as the CUDA kernel's loop reads them (each waited for
-  /// before the next is loaded); L = log Σ exp(Lₛ), O = Σ exp(Lₛ − L)·Oₛ.
+  /// The split-KV combine, one CTA per (head, Q block), as the CUDA kernel reads: the splits'
+  /// L_accum rows in rounds of kCombineLoadsPerThread values per thread; then O_accum in passes
+  /// of the rows the CTA's threads cover, each pass kCombineSplitsInFlight splits at a time
+  /// (those waited for before the next are loaded); L = log Σ exp(Lₛ), O = Σ exp(Lₛ − L)·Oₛ.
   template <class Backend>
   void combine(std::uint64_t cta, Backend& be, Recorder& rec) const {
     const Flash2Grid& g = m_grid;
     const AttentionShape& a = g.a;
     const std::uint64_t nq = a.nq, d = params().head_dim, S = g.splits;
     const std::uint64_t m = cta % g.tr, bh = cta / g.tr, r0 = m * g.br, rows = g.rows(m);
-    for (std::uint64_t sp = 0; sp < S; ++sp) {
-      rec.load(m_l_accum, box(m_l_accum, sp * a.batch_heads + bh, 1, r0, rows), 0);
+    // L_accum: the (split, row) pairs spread over the threads, kCombineLoadsPerThread each in
+    // flight, split-major (one box per split and round).
+    const std::uint64_t pairs = S * rows, per_round = kCombineLoadsPerThread * kThreads;
+    for (std::uint64_t i0 = 0; i0 < pairs; i0 += per_round) {
+      const std::uint64_t i1 = std::min(pairs, i0 + per_round);
+      for (std::uint64_t sp = i0 / rows; sp * rows < i1; ++sp) {
+        const std::uint64_t first = std::max(i0, sp * rows) - sp * rows;
+        const std::uint64_t last = std::min(i1, (sp + 1) * rows) - sp * rows;
+        rec.load(m_l_accum, box(m_l_accum, sp * a.batch_heads + bh, 1, r0 + first, last - first),
+                 0);
+      }
+      rec.wait(0);
     }
-    rec.wait(0);
-    // Per row: the max of the splits' L, exp(Lₛ − max) summed, L = max + log(sum).
-    rec.compute(ComputeUnit::fp32, 3 * S * rows + rows);
-    rec.compute(ComputeUnit::sfu, S * rows + rows);
-    for (std::uint64_t sp = 0; sp < S; ++sp) {
-      rec.load(m_o_accum, box(m_o_accum, (sp * a.batch_heads + bh) * nq + r0, rows, 0, d), 1);
-      rec.wait(1);
-      rec.compute(ComputeUnit::fp32, 2 * rows * d);  // O += exp(Lₛ − L)·Oₛ
-    }
+    // Per row: the max of the splits' L, exp(Lₛ − max) summed, L = max + log(sum), and the
+    // weights exp(Lₛ − L).
+    rec.compute(ComputeUnit::fp32, 4 * S * rows);
+    rec.compute(ComputeUnit::sfu, 2 * S * rows + rows);
     if constexpr (Backend::kNumeric) {
       const auto e = [](std::uint64_t x) { return static_cast<Eigen::Index>(x); };
       constexpr double kMinusInf = -std::numeric_limits<double>::infinity();
@@ -321,8 +332,23 @@ class Flash2 final : public BackendWorkload<Flash2> {
         be.t(m_l)(e(bh), e(r0 + r)) = lse;
       }
     }
-    rec.store(m_o, box(m_o, bh * nq + r0, rows, 0, d));
     rec.store(m_l, box(m_l, bh, 1, r0, rows));
+    // O: each thread 4 columns of a row, so a pass of the CTA covers kThreads·4/d rows; per pass,
+    // kCombineSplitsInFlight splits' loads in flight, then used.
+    const std::uint64_t pass_rows = std::max<std::uint64_t>(1, kThreads * 4 / d);
+    for (std::uint64_t p0 = 0; p0 < rows; p0 += pass_rows) {
+      const std::uint64_t pr = std::min(pass_rows, rows - p0);
+      for (std::uint64_t s0 = 0; s0 < S; s0 += kCombineSplitsInFlight) {
+        const std::uint64_t in_flight = std::min(kCombineSplitsInFlight, S - s0);
+        for (std::uint64_t sp = s0; sp < s0 + in_flight; ++sp) {
+          rec.load(m_o_accum, box(m_o_accum, (sp * a.batch_heads + bh) * nq + r0 + p0, pr, 0, d),
+                   1);
+        }
+        rec.wait(1);
+        rec.compute(ComputeUnit::fp32, 2 * in_flight * pr * d);  // O += exp(Lₛ − L)·Oₛ
+      }
+      rec.store(m_o, box(m_o, bh * nq + r0 + p0, pr, 0, d));
+    }
   }
 
   Flash2Grid m_grid;

@@ -11,6 +11,10 @@ namespace memwall::cuda {
 namespace {
 
 constexpr int kFlashThreads = 128;  // 4 warps
+/// The split-KV combine's loads in flight per thread: L_accum values, and O_accum splits
+/// (16 bytes each); models/flash2.cc's combine issues the same.
+constexpr int kCombineLoadsPerThread = 4;
+constexpr int kCombineSplitsInFlight = 4;
 constexpr float kLn2 = 0.6931471805599453f;
 constexpr int kNoMask = 1 << 30;  // a causal offset past every key: no mask
 
@@ -368,6 +372,11 @@ __global__ void __launch_bounds__(kFlashThreads)
 /// flash2_combine: one CTA per ((packed) bh, block of br rows), CTA index bh·⌈nq/br⌉ + m. Loads
 /// the S boxes of L_accum (rows values each) and of O_accum (rows × D fp32 each), once each, and
 /// stores O (rows × D fp16) and L (rows fp32): L = log Σ_s exp(L_s), O = Σ_s exp(L_s − L)·O_s.
+/// The L_accum values are spread over the CTA's threads, (split, row) pairs in turn, so that all
+/// of a thread's loads are in flight before the first is used (as FlashAttention-2's combine
+/// does); each row's logsumexp is reduced by one warp, its lanes taking the splits in turn;
+/// O_accum is read kCombineSplitsInFlight splits at a time (each thread's loads of those
+/// splits issued together, then used). models/flash2.cc follows both.
 /// Shared memory: splits·br weights, then br logsumexps (fp32).
 /// (minBlocks 1: without it ptxas caps this kernel at 32 registers and spills.)
 template <int D>
@@ -385,26 +394,43 @@ __global__ void __launch_bounds__(kFlashThreads, 1)
   const long long row0 = bh * nq + m0;
   const int tid = static_cast<int>(threadIdx.x);
 
-  // The L_accum boxes: one pass of the CTA's threads per split, 32 consecutive rows per warp.
-  for (int s = 0; s < splits; ++s) {
-    for (int r = tid; r < rows; r += kFlashThreads) {
-      weight[s * br + r] = l_accum[s * rows_total + row0 + r];
+  // The L_accum boxes: the (split, row) pairs spread over the threads, consecutive rows of one
+  // split on consecutive threads; a thread's loads are issued before any is stored.
+  const int pairs = splits * rows;
+  for (int i0 = 0; i0 < pairs; i0 += kCombineLoadsPerThread * kFlashThreads) {
+    float value[kCombineLoadsPerThread];
+#pragma unroll
+    for (int j = 0; j < kCombineLoadsPerThread; ++j) {
+      const int i = i0 + j * kFlashThreads + tid;
+      value[j] = i < pairs ? l_accum[(i / rows) * rows_total + row0 + i % rows] : 0.0f;
+    }
+#pragma unroll
+    for (int j = 0; j < kCombineLoadsPerThread; ++j) {
+      const int i = i0 + j * kFlashThreads + tid;
+      if (i < pairs) weight[(i / rows) * br + i % rows] = value[j];
     }
   }
   __syncthreads();
-  for (int r = tid; r < rows; r += kFlashThreads) {
+  // Per row, one warp: its lanes take the splits in turn, and the max and the sum of exponentials
+  // are combined across the lanes by shuffles (FlashAttention-2's combine spreads them likewise).
+  const int warp = tid / 32, lane = tid % 32;
+  for (int r = warp; r < rows; r += kFlashThreads / 32) {
     float mx = -INFINITY;
-    for (int s = 0; s < splits; ++s) mx = fmaxf(mx, weight[s * br + r]);
+    for (int s = lane; s < splits; s += 32) mx = fmaxf(mx, weight[s * br + r]);
+#pragma unroll
+    for (int step = 16; step > 0; step /= 2) mx = fmaxf(mx, __shfl_xor_sync(~0u, mx, step));
     float sum = 0.0f;
-    for (int s = 0; s < splits; ++s) {
-      sum += mx == -INFINITY ? 0.0f : expf(weight[s * br + r] - mx);
+    if (mx != -INFINITY) {
+      for (int s = lane; s < splits; s += 32) sum += expf(weight[s * br + r] - mx);
     }
+#pragma unroll
+    for (int step = 16; step > 0; step /= 2) sum += __shfl_xor_sync(~0u, sum, step);
     const float total = mx == -INFINITY ? -INFINITY : mx + logf(sum);
-    for (int s = 0; s < splits; ++s) {
+    for (int s = lane; s < splits; s += 32) {
       const float w = weight[s * br + r];
       weight[s * br + r] = total == -INFINITY || w == -INFINITY ? 0.0f : expf(w - total);
     }
-    lse[r] = total;
+    if (lane == 0) lse[r] = total;
   }
   __syncthreads();
   for (int r = tid; r < rows; r += kFlashThreads) {
@@ -418,14 +444,22 @@ __global__ void __launch_bounds__(kFlashThreads, 1)
     const int r = idx / kQuads;
     const int c = (idx % kQuads) * 4;
     float4 acc = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    for (int s = 0; s < splits; ++s) {
-      const float w = weight[s * br + r];
-      const float4 x =
-          *reinterpret_cast<const float4*>(o_accum + (s * rows_total + row0 + r) * D + c);
-      acc.x += w * x.x;
-      acc.y += w * x.y;
-      acc.z += w * x.z;
-      acc.w += w * x.w;
+    for (int s0 = 0; s0 < splits; s0 += kCombineSplitsInFlight) {
+      float4 x[kCombineSplitsInFlight];
+#pragma unroll
+      for (int j = 0; j < kCombineSplitsInFlight; ++j) {
+        x[j] = s0 + j < splits ? *reinterpret_cast<const float4*>(
+                                     o_accum + ((s0 + j) * rows_total + row0 + r) * D + c)
+                               : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      }
+#pragma unroll
+      for (int j = 0; j < kCombineSplitsInFlight; ++j) {
+        const float w = s0 + j < splits ? weight[(s0 + j) * br + r] : 0.0f;
+        acc.x += w * x[j].x;
+        acc.y += w * x[j].y;
+        acc.z += w * x[j].z;
+        acc.w += w * x[j].w;
+      }
     }
     const uint2 packed = make_uint2(pack_half2(acc.x, acc.y), pack_half2(acc.z, acc.w));
     *reinterpret_cast<uint2*>(o + (row0 + r) * D + c) = packed;
