@@ -60,6 +60,12 @@ struct Flash2Grid {
 
   /// Rows of Q block m.
   std::uint64_t rows(std::uint64_t m) const { return std::min(br, a.nq - m * br); }
+  /// The combine's rows per CTA (kCombineRows of models/cuda/flash2_attention.cu: the rows its
+  /// threads cover with 4 columns each) and its CTAs per head.
+  std::uint64_t combine_rows(std::uint64_t d) const {
+    return std::max<std::uint64_t>(1, kThreads * 4 / d);
+  }
+  std::uint64_t combine_blocks(std::uint64_t d) const { return ceil_div(a.nq, combine_rows(d)); }
   /// The K/V blocks [first, second) that split `split` of Q block m visits: its chunk, cut at
   /// the last block any of the Q block's rows sees; empty when the mask hides the whole chunk.
   std::pair<std::uint64_t, std::uint64_t> blocks(std::uint64_t m, std::uint64_t split) const {
@@ -283,7 +289,8 @@ class Flash2 final : public BackendWorkload<Flash2> {
     }
   }
 
-  /// The split-KV combine, one CTA per (head, Q block), as the CUDA kernel reads: the splits'
+  /// The split-KV combine, one CTA per (head, block of combine_rows rows), as the CUDA kernel
+  /// reads: the splits'
   /// L_accum rows in rounds of kCombineLoadsPerThread values per thread; then O_accum in passes
   /// of the rows the CTA's threads cover, each pass kCombineSplitsInFlight splits at a time
   /// (those waited for before the next are loaded); L = log Σ exp(Lₛ), O = Σ exp(Lₛ − L)·Oₛ.
@@ -292,7 +299,8 @@ class Flash2 final : public BackendWorkload<Flash2> {
     const Flash2Grid& g = m_grid;
     const AttentionShape& a = g.a;
     const std::uint64_t nq = a.nq, d = params().head_dim, S = g.splits;
-    const std::uint64_t m = cta % g.tr, bh = cta / g.tr, r0 = m * g.br, rows = g.rows(m);
+    const std::uint64_t cr = g.combine_rows(d), blocks = g.combine_blocks(d);
+    const std::uint64_t bh = cta / blocks, r0 = (cta % blocks) * cr, rows = std::min(cr, nq - r0);
     // L_accum: the (split, row) pairs spread over the threads, kCombineLoadsPerThread each in
     // flight, split-major (one box per split and round).
     const std::uint64_t pairs = S * rows, per_round = kCombineLoadsPerThread * kThreads;
@@ -333,8 +341,8 @@ class Flash2 final : public BackendWorkload<Flash2> {
       }
     }
     rec.store(m_l, box(m_l, bh, 1, r0, rows));
-    // O: each thread 4 columns of a row, so a pass of the CTA covers kThreads·4/d rows; per pass,
-    // kCombineSplitsInFlight splits' loads in flight, then used.
+    // O: each thread 4 columns of a row, so the CTA's threads cover its rows in one pass (two
+    // at d = 256); per pass, kCombineSplitsInFlight splits' loads in flight, then used.
     const std::uint64_t pass_rows = std::max<std::uint64_t>(1, kThreads * 4 / d);
     for (std::uint64_t p0 = 0; p0 < rows; p0 += pass_rows) {
       const std::uint64_t pr = std::min(pass_rows, rows - p0);
@@ -461,10 +469,12 @@ class Flash2Plugin final : public WorkloadPlugin {
     if (const SpillPlan plan = spill_plan(p); plan.active)
       fwd.smem_bytes_per_cta = plan.limit_bytes;
     if (g.splits == 1) return {fwd};
-    // The combine keeps the splits' logsumexp rows in shared memory; a thread holds its share of
-    // the O rows in fp32.
-    return {fwd, make_launch("flash2_combine", g.a.batch_heads * g.tr, kThreads, g.splits * br * 4,
-                             estimated_registers(br * d, kThreads))};
+    // The combine keeps its rows' logsumexp of every split in shared memory (and their totals);
+    // a thread holds 4 columns of a row in fp32 for kCombineSplitsInFlight splits.
+    const std::uint64_t cr = g.combine_rows(d);
+    return {fwd, make_launch("flash2_combine", g.a.batch_heads * g.combine_blocks(d), kThreads,
+                             (g.splits + 1) * cr * 4,
+                             estimated_registers(kCombineSplitsInFlight * cr * d, kThreads))};
   }
 
   std::unique_ptr<Workload> make(const WorkloadParams& p) const override {

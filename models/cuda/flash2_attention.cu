@@ -15,6 +15,11 @@ constexpr int kFlashThreads = 128;  // 4 warps
 /// (16 bytes each); models/flash2.cc's combine issues the same.
 constexpr int kCombineLoadsPerThread = 4;
 constexpr int kCombineSplitsInFlight = 4;
+/// Rows of one combine CTA: as many as its threads cover with 4 columns each (FlashAttention-2's
+/// combine takes 4 rows at d = 128, 8 at d = 64), so that every split's partial rows are spread
+/// over many SMs.
+template <int D>
+constexpr int kCombineRows = kFlashThreads * 4 / D;
 constexpr float kLn2 = 0.6931471805599453f;
 constexpr int kNoMask = 1 << 30;  // a causal offset past every key: no mask
 
@@ -369,7 +374,8 @@ __global__ void __launch_bounds__(kFlashThreads)
   flash2_fwd_body<D, BR, BC, STAGES, true>(q, k, v, out, 0, geo, scale_log2);
 }
 
-/// flash2_combine: one CTA per ((packed) bh, block of br rows), CTA index bh·⌈nq/br⌉ + m. Loads
+/// flash2_combine: one CTA per ((packed) bh, block of br = kCombineRows<D> rows), CTA index
+/// bh·⌈nq/br⌉ + m. Loads
 /// the S boxes of L_accum (rows values each) and of O_accum (rows × D fp32 each), once each, and
 /// stores O (rows × D fp16) and L (rows fp32): L = log Σ_s exp(L_s), O = Σ_s exp(L_s − L)·O_s.
 /// The L_accum values are spread over the CTA's threads, (split, row) pairs in turn, so that all
@@ -517,13 +523,14 @@ void launch_variant_kernels(const AttentionShape& shape, const Flash2Blocks& blo
     return;
   }
   auto* combine = flash2_combine_kernel<D>;
-  const int combine_smem = (splits * BR + BR) * 4;
+  const int combine_rows = kCombineRows<D>;
+  const int combine_smem = (splits * combine_rows + combine_rows) * 4;
   check_cuda(
       cudaFuncSetAttribute(combine, cudaFuncAttributeMaxDynamicSharedMemorySize, combine_smem),
       "flash2_combine_kernel");
-  combine<<<static_cast<unsigned>(blocks_q * heads_packed), kFlashThreads,
+  combine<<<static_cast<unsigned>(ceil_div(pk.seq, combine_rows) * heads_packed), kFlashThreads,
             static_cast<std::size_t>(combine_smem), stream>>>(ws.o_accum, ws.l_accum, o, l, pk.seq,
-                                                              BR, splits, geo.rows_total);
+                                                              combine_rows, splits, geo.rows_total);
   check_launch("flash2_combine_kernel");
 }
 

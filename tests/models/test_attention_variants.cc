@@ -196,7 +196,9 @@ TEST_CASE("Split-KV writes each split's partial O and L in fp32 and the combine 
   REQUIRE(launches.size() == 2);
   CHECK(launches[0].ctas == b * h * splits);
   CHECK(launches[1].name == "flash2_combine");
-  CHECK(launches[1].ctas == b * h);
+  // One combine CTA per 128·4/d rows of a head (its threads take 4 columns of a row each).
+  CHECK(launches[1].ctas == b * h * ceil_div(nq, 128 * 4 / d));
+  CHECK(launches[1].smem_bytes_per_cta == (splits + 1) * (128 * 4 / d) * 4);
 
   // The combined O equals the unsplit kernel's (not only the reference).
   WorkloadParams one = p;
