@@ -11,7 +11,7 @@
 /// packing (Nq = 1, G > 1: the G query heads of a KV head are the rows of one Q block) and
 /// split-KV: CTA m + Tr·(s + S·bh) covers the K/V blocks [s·⌈Tc/S⌉, (s+1)·⌈Tc/S⌉) that it can
 /// see and stores fp32 O_accum / L_accum boxes, which flash2_combine_kernel (one CTA per (bh,
-/// Q block)) reduces to O and L.
+/// 512/d rows)) reduces to O and L.
 
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>

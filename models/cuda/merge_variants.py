@@ -58,17 +58,22 @@ def contract_bytes(row, kernel):
     rows_total = bhp * nq
     kv_rows = lambda j: min(bc, nkv - j * bc)  # noqa: E731
     read = write = 0
+    if kernel == "flash2_combine":  # one CTA per kCombineRows = 128·4/d rows of a head
+        cr = 128 * 4 // d
+        for bh in range(bhp):
+            for r0 in range(0, nq, cr):
+                rows = min(cr, nq - r0)
+                row0 = bh * nq + r0
+                for s in range(splits):
+                    read += span_bytes((s * rows_total + row0) * 4, rows * 4)
+                    read += rows * d * 4
+                write += rows * d * 2 + span_bytes(row0 * 4, rows * 4)
+        return read, write
     for bh in range(bhp):
         for m in range(tr):
             r0 = m * br
             rows = min(br, nq - r0)
             row0 = bh * nq + r0
-            if kernel == "flash2_combine":
-                for s in range(splits):
-                    read += span_bytes((s * rows_total + row0) * 4, rows * 4)
-                    read += rows * d * 4
-                write += rows * d * 2 + span_bytes(row0 * 4, rows * 4)
-                continue
             vend = tc
             if causal:
                 vend = min(tc, (r0 + rows - 1 + off) // bc + 1)

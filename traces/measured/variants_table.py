@@ -126,7 +126,7 @@ def main() -> int:
               f"| {sim_t * 1e3:.4f} | {pct(te)} | {meas_d / 1e6:.2f} | {sim_d / 1e6:.2f} "
               f"| {pct(de)} | {event / torch:.2f} | {sim_t / torch:.2f} |")
 
-    print("\nSplit cases kernel by kernel (time in us, ncu / simulated; combine CTAs = B·Hkv·⌈rows/128⌉"
+    print("\nSplit cases kernel by kernel (time in us, ncu / simulated; combine CTAs = B·Hkv·⌈rows/(512/d)⌉"
           " after decode packing):\n")
     print("| B | H | Hkv | Nkv | S | fwd CTAs | fwd ncu | fwd sim | fwd err | combine CTAs "
           "| combine ncu | combine sim | combine err |")
