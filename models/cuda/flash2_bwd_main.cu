@@ -1,0 +1,312 @@
+// flash2-bwd-cuda: runs, checks and times the FlashAttention-2 backward kernels
+// (models/cuda/flash2_backward.cu), the CUDA twin of memwall's flash2-bwd workload.
+//
+//   flash2-bwd-cuda [--sweep check|measure] [--case B,H,N,d,causal]... [--repeats R] [--once]
+//                   [--csv FILE]
+//
+// Each case: Q, K, V, dO uniform in [-1, 1) (a hash of the element index and the case), O and L
+// from the flash2 forward kernel, then the three backward launches. Cases of at most 2^22 score
+// elements per head are checked against a double-precision CPU reference (full dQ, dK, dV; the
+// reference computes its own O and L); --repeats timings (CUDA events, 3 warm-ups, the L2 flushed
+// before each repetition, median) per launch and of the three together. --once runs each case
+// once, untimed (for ncu). Prints a CSV row per (case, kernel).
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "models/cuda/cuda_check.h"
+#include "models/cuda/flash2_attention.h"
+#include "models/cuda/flash2_backward.h"
+#include "models/cuda/harness_cases.h"
+
+namespace memwall::cuda {
+namespace {
+
+struct Case {
+  AttentionShape shape;
+};
+
+__global__ void fill_uniform(half* x, long long n, unsigned seed) {
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    unsigned h = static_cast<unsigned>(i) * 2654435761u ^ seed * 2246822519u ^
+                 static_cast<unsigned>(i >> 32) * 3266489917u;
+    h ^= h >> 15;
+    h *= 2246822519u;
+    h ^= h >> 13;
+    x[i] = __float2half(static_cast<float>(h >> 8) / 8388608.0f - 1.0f);
+  }
+}
+
+Case parse_case(const std::string& spec) {
+  Case c;
+  int causal = 0;
+  if (std::sscanf(spec.c_str(), "%d,%d,%d,%d,%d", &c.shape.batch, &c.shape.heads, &c.shape.seq,
+                  &c.shape.head_dim, &causal) != 5 ||
+      c.shape.batch < 1 || c.shape.heads < 1 || c.shape.seq < 1 || (causal != 0 && causal != 1)) {
+    throw UsageError("--case " + spec + ": expected B,H,N,d,causal (causal 0 or 1)");
+  }
+  c.shape.causal = causal == 1;
+  flash2_bwd_blocks(c.shape);
+  return c;
+}
+
+std::vector<Case> sweep(const std::string& name) {
+  std::vector<std::string> specs;
+  if (name == "check") {
+    specs = {"1,2,256,64,0",  "1,2,256,128,0",  "2,3,1000,64,0", "2,3,1000,128,0",
+             "1,2,1000,64,1", "1,2,1000,128,1", "1,1,77,64,1",   "1,1,200,128,0"};
+  } else if (name == "measure") {  // the shapes of traces/measured/h200-torch-sdpa-bwd.csv
+    for (const int d : {64, 128}) {
+      for (const int causal : {0, 1}) {
+        for (const int n : {512, 1024, 2048, 4096, 8192, 16384}) {
+          specs.push_back("1,16," + std::to_string(n) + "," + std::to_string(d) + "," +
+                          std::to_string(causal));
+        }
+      }
+    }
+  } else {
+    throw UsageError("--sweep " + name + ": expected check or measure");
+  }
+  std::vector<Case> out;
+  for (const std::string& s : specs) out.push_back(parse_case(s));
+  return out;
+}
+
+std::vector<float> to_host(const half* src, std::size_t n) {
+  std::vector<half> h(n);
+  check_cuda(cudaMemcpy(h.data(), src, n * sizeof(half), cudaMemcpyDeviceToHost), "copy");
+  std::vector<float> f(n);
+  for (std::size_t i = 0; i < n; ++i) f[i] = __half2float(h[i]);
+  return f;
+}
+
+/// ‖x − ref‖ / ‖ref‖ for the three gradients, from a plain double-precision backward pass.
+struct Errors {
+  double dq = 0, dk = 0, dv = 0;
+};
+
+Errors check(const AttentionShape& s, const std::vector<float>& q, const std::vector<float>& k,
+             const std::vector<float>& v, const std::vector<float>& d_o,
+             const std::vector<float>& dq, const std::vector<float>& dk,
+             const std::vector<float>& dv) {
+  const int n = s.seq, m = s.keys(), d = s.head_dim, off = m - n;
+  const double scale = 1.0 / std::sqrt(static_cast<double>(d));
+  double num[3] = {}, den[3] = {};
+  std::vector<double> p(static_cast<std::size_t>(n) * m), ds(p.size());
+  for (long long bh = 0; bh < s.heads_total(); ++bh) {
+    const float* qh = q.data() + bh * n * d;
+    const float* kh = k.data() + bh * m * d;
+    const float* vh = v.data() + bh * m * d;
+    const float* doh = d_o.data() + bh * n * d;
+    for (int i = 0; i < n; ++i) {
+      double mx = -INFINITY;
+      for (int j = 0; j < m; ++j) {
+        double x = -INFINITY;
+        if (!s.causal || j <= i + off) {
+          x = 0;
+          for (int c = 0; c < d; ++c) x += static_cast<double>(qh[i * d + c]) * kh[j * d + c];
+          x *= scale;
+        }
+        p[static_cast<std::size_t>(i) * m + j] = x;
+        mx = std::max(mx, x);
+      }
+      double sum = 0;
+      for (int j = 0; j < m; ++j) {
+        double& x = p[static_cast<std::size_t>(i) * m + j];
+        x = std::exp(x - mx);
+        sum += x;
+      }
+      // O_i, D_i = dO_i·O_i, dP_ij = dO_i·V_j, dS = P∘(dP − D).
+      std::vector<double> o(d, 0.0);
+      for (int j = 0; j < m; ++j) {
+        double& x = p[static_cast<std::size_t>(i) * m + j];
+        x /= sum;
+        for (int c = 0; c < d; ++c) o[c] += x * vh[j * d + c];
+      }
+      double di = 0;
+      for (int c = 0; c < d; ++c) di += o[c] * doh[i * d + c];
+      for (int j = 0; j < m; ++j) {
+        double dp = 0;
+        for (int c = 0; c < d; ++c) dp += static_cast<double>(doh[i * d + c]) * vh[j * d + c];
+        ds[static_cast<std::size_t>(i) * m + j] =
+            p[static_cast<std::size_t>(i) * m + j] * (dp - di);
+      }
+    }
+    const auto add = [&](int which, double got, double want) {
+      num[which] += (got - want) * (got - want);
+      den[which] += want * want;
+    };
+    for (int i = 0; i < n; ++i) {
+      for (int c = 0; c < d; ++c) {
+        double x = 0;
+        for (int j = 0; j < m; ++j) x += ds[static_cast<std::size_t>(i) * m + j] * kh[j * d + c];
+        add(0, dq[(bh * n + i) * d + c], scale * x);
+      }
+    }
+    for (int j = 0; j < m; ++j) {
+      for (int c = 0; c < d; ++c) {
+        double xk = 0, xv = 0;
+        for (int i = 0; i < n; ++i) {
+          xk += ds[static_cast<std::size_t>(i) * m + j] * qh[i * d + c];
+          xv += p[static_cast<std::size_t>(i) * m + j] * doh[i * d + c];
+        }
+        add(1, dk[(bh * m + j) * d + c], scale * xk);
+        add(2, dv[(bh * m + j) * d + c], xv);
+      }
+    }
+  }
+  return {std::sqrt(num[0] / den[0]), std::sqrt(num[1] / den[1]), std::sqrt(num[2] / den[2])};
+}
+
+double median(std::vector<float> x) {
+  std::sort(x.begin(), x.end());
+  return x[x.size() / 2] * 1e-3;
+}
+
+int run(int argc, char** argv) {
+  std::vector<Case> cases;
+  int repeats = 25;
+  bool once = false;
+  std::string csv;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw UsageError(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--sweep") {
+      for (const Case& c : sweep(value())) cases.push_back(c);
+    } else if (a == "--case") {
+      cases.push_back(parse_case(value()));
+    } else if (a == "--repeats") {
+      repeats = std::max(1, std::atoi(value().c_str()));
+    } else if (a == "--once") {
+      once = true;
+    } else if (a == "--csv") {
+      csv = value();
+    } else {
+      throw UsageError("unknown argument " + a +
+                       " (flash2-bwd-cuda [--sweep check|measure] [--case B,H,N,d,causal]... "
+                       "[--repeats R] [--once] [--csv FILE])");
+    }
+  }
+  if (cases.empty()) cases = sweep("check");
+  std::ostringstream out;
+  out << "batch,heads,seq,head_dim,causal,block_q,block_kv,kernel,time_s,repeats,dq_rel_err,"
+         "dk_rel_err,dv_rel_err,check\n";
+  cudaStream_t stream;
+  check_cuda(cudaStreamCreate(&stream), "stream");
+  const std::size_t flush_bytes = 512u << 20;
+  void* flush = nullptr;
+  check_cuda(cudaMalloc(&flush, flush_bytes), "flush buffer");
+  int failed = 0;
+  unsigned seed = 1;
+  for (const Case& c : cases) {
+    const AttentionShape& s = c.shape;
+    const Flash2BwdBlocks blocks = flash2_bwd_blocks(s);
+    const std::size_t nq = static_cast<std::size_t>(s.q_elements());
+    const std::size_t nkv = static_cast<std::size_t>(s.kv_elements());
+    const std::size_t rows = static_cast<std::size_t>(s.heads_total()) * s.seq;
+    half *q, *k, *v, *o, *d_o, *dq, *dk, *dv;
+    float *l, *dsum, *acc;
+    for (half** p : {&q, &o, &d_o, &dq}) check_cuda(cudaMalloc(p, nq * 2), "alloc");
+    for (half** p : {&k, &v, &dk, &dv}) check_cuda(cudaMalloc(p, nkv * 2), "alloc");
+    check_cuda(cudaMalloc(&l, rows * 4), "alloc");
+    check_cuda(cudaMalloc(&dsum, rows * 4), "alloc");
+    check_cuda(cudaMalloc(&acc, nq * 4), "alloc");
+    fill_uniform<<<1024, 256, 0, stream>>>(q, static_cast<long long>(nq), seed * 4 + 0);
+    fill_uniform<<<1024, 256, 0, stream>>>(k, static_cast<long long>(nkv), seed * 4 + 1);
+    fill_uniform<<<1024, 256, 0, stream>>>(v, static_cast<long long>(nkv), seed * 4 + 2);
+    fill_uniform<<<1024, 256, 0, stream>>>(d_o, static_cast<long long>(nq), seed * 4 + 3);
+    ++seed;
+    const float scale = 1.0f / std::sqrt(static_cast<float>(s.head_dim));
+    const Flash2Blocks fwd = default_flash2_blocks(s.head_dim);
+    launch_flash2_fwd(s, fwd, q, k, v, o, l, scale, stream);
+    const Flash2BwdTensors t{q, k, v, o, d_o, l, dsum, acc, dq, dk, dv};
+    launch_flash2_bwd(s, t, scale, stream);
+    check_cuda(cudaStreamSynchronize(stream), "backward");
+
+    Errors err{NAN, NAN, NAN};
+    std::string verdict = "unchecked";
+    if (static_cast<long long>(s.seq) * s.keys() <= (1ll << 22) && s.heads_total() <= 8) {
+      err = check(s, to_host(q, nq), to_host(k, nkv), to_host(v, nkv), to_host(d_o, nq),
+                  to_host(dq, nq), to_host(dk, nkv), to_host(dv, nkv));
+      const bool ok = err.dq < 1e-2 && err.dk < 1e-2 && err.dv < 1e-2;
+      verdict = ok ? "pass" : "FAIL";
+      failed += ok ? 0 : 1;
+    }
+    std::fprintf(stderr, "flash2-bwd B=%d H=%d N=%d d=%d causal=%d: dQ %.2e dK %.2e dV %.2e %s\n",
+                 s.batch, s.heads, s.seq, s.head_dim, s.causal ? 1 : 0, err.dq, err.dk, err.dv,
+                 verdict.c_str());
+
+    const char* names[] = {"flash2_bwd_dot_do_o", "flash2_bwd", "flash2_bwd_convert_dq", "total"};
+    std::vector<float> times[4];
+    if (!once) {
+      cudaEvent_t ev[4];
+      for (cudaEvent_t& e : ev) check_cuda(cudaEventCreate(&e), "event");
+      const Flash2BwdPart parts[] = {Flash2BwdPart::kDotDoO, Flash2BwdPart::kBackward,
+                                     Flash2BwdPart::kConvertDq};
+      for (int r = 0; r < repeats + 3; ++r) {
+        check_cuda(cudaMemsetAsync(flush, r & 0xff, flush_bytes, stream), "flush");
+        for (int p = 0; p < 3; ++p) {
+          check_cuda(cudaEventRecord(ev[p], stream), "record");
+          launch_flash2_bwd(s, t, scale, stream, parts[p]);
+        }
+        check_cuda(cudaEventRecord(ev[3], stream), "record");
+        check_cuda(cudaEventSynchronize(ev[3]), "sync");
+        if (r < 3) continue;
+        for (int p = 0; p < 3; ++p) {
+          float ms = 0;
+          check_cuda(cudaEventElapsedTime(&ms, ev[p], ev[p + 1]), "elapsed");
+          times[p].push_back(ms);
+        }
+        float ms = 0;
+        check_cuda(cudaEventElapsedTime(&ms, ev[0], ev[3]), "elapsed");
+        times[3].push_back(ms);
+      }
+      for (cudaEvent_t& e : ev) check_cuda(cudaEventDestroy(e), "event");
+    }
+    for (int p = 0; p < 4; ++p) {
+      char row[512];
+      std::snprintf(row, sizeof row, "%d,%d,%d,%d,%d,%d,%d,%s,%s,%d,%.3e,%.3e,%.3e,%s\n", s.batch,
+                    s.heads, s.seq, s.head_dim, s.causal ? 1 : 0, blocks.block_q, blocks.block_kv,
+                    names[p], once ? "" : std::to_string(median(times[p])).c_str(),
+                    once ? 0 : repeats, err.dq, err.dk, err.dv, verdict.c_str());
+      out << row;
+    }
+    for (void* p : {static_cast<void*>(q), static_cast<void*>(k), static_cast<void*>(v),
+                    static_cast<void*>(o), static_cast<void*>(d_o), static_cast<void*>(dq),
+                    static_cast<void*>(dk), static_cast<void*>(dv), static_cast<void*>(l),
+                    static_cast<void*>(dsum), static_cast<void*>(acc)}) {
+      check_cuda(cudaFree(p), "free");
+    }
+  }
+  if (csv.empty()) {
+    std::fputs(out.str().c_str(), stdout);
+  } else {
+    std::ofstream(csv) << out.str();
+  }
+  std::fprintf(stderr, "flash2-bwd-cuda: %zu cases, %d failed\n", cases.size(), failed);
+  return failed == 0 ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace memwall::cuda
+
+int main(int argc, char** argv) {
+  try {
+    return memwall::cuda::run(argc, argv);
+  } catch (const memwall::Error& e) {
+    std::fprintf(stderr, "flash2-bwd-cuda: %s\n", e.what());
+    return e.exit_code();
+  }
+}
