@@ -289,8 +289,10 @@ __global__ void __launch_bounds__(kBwdThreads, 1)
           float* dst = t.dq_accum + (bh * nq + r0 + r) * D + cp * kDqCols + 2 * tq;
 #pragma unroll
           for (int nt = 0; nt < kDqCols / 8; ++nt) {
-            atomicAdd(dst + nt * 8, acc_dq[nt][2 * h]);
-            atomicAdd(dst + nt * 8 + 1, acc_dq[nt][2 * h + 1]);
+            // Both columns of the thread in one vector reduction (sm_90): a quad's four then
+            // cover one 32-byte sector, each sector reduced once.
+            atomicAdd(reinterpret_cast<float2*>(dst + nt * 8),
+                      make_float2(acc_dq[nt][2 * h], acc_dq[nt][2 * h + 1]));
           }
         }
       }

@@ -7,7 +7,8 @@
 ///      blocks that see it (from the first the causal mask lets see it), the next block's Q, dO,
 ///      L and D prefetched; recomputes P = exp(scale·Q·Kᵀ − L), keeps dV += Pᵀ·dO and
 ///      dK += dSᵀ·Q on chip (warp w owns K/V rows 16w … 16w + 15), writes dSᵀ to shared memory
-///      and adds dS·K into the accumulator with atomic adds; stores dK (scaled) and dV once;
+///      and adds dS·K into the accumulator with atomic adds (float2, sm_90); stores dK (scaled)
+///      and dV once;
 ///   3. flash2_bwd_convert_dq: one CTA of 4 warps per (bh, Q block): dQ = scale·accumulator, fp16.
 /// Br is 128 at head_dim 64 and 64 at head_dim 128 (the model's defaults); no grouped-query
 /// heads (kv_heads = heads).

@@ -167,6 +167,12 @@ Errors check(const AttentionShape& s, const std::vector<float>& q, const std::ve
   return {std::sqrt(num[0] / den[0]), std::sqrt(num[1] / den[1]), std::sqrt(num[2] / den[2])};
 }
 
+std::string format_seconds(double s) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6e", s);
+  return text;
+}
+
 double median(std::vector<float> x) {
   std::sort(x.begin(), x.end());
   return x[x.size() / 2] * 1e-3;
@@ -279,7 +285,7 @@ int run(int argc, char** argv) {
       char row[512];
       std::snprintf(row, sizeof row, "%d,%d,%d,%d,%d,%d,%d,%s,%s,%d,%.3e,%.3e,%.3e,%s\n", s.batch,
                     s.heads, s.seq, s.head_dim, s.causal ? 1 : 0, blocks.block_q, blocks.block_kv,
-                    names[p], once ? "" : std::to_string(median(times[p])).c_str(),
+                    names[p], once ? "" : format_seconds(median(times[p])).c_str(),
                     once ? 0 : repeats, err.dq, err.dk, err.dv, verdict.c_str());
       out << row;
     }
