@@ -48,6 +48,18 @@ __device__ __forceinline__ void load_a_fragment_trans(std::uint32_t (&a)[4], con
   ldmatrix_x4_trans(a, tile + swizzled_offset<Width>(row, chunk));
 }
 
+/// dst[0] += x, dst[1] += y in global memory, atomically: one vector reduction on sm_90 (a quad's
+/// four then cover one 32-byte sector, each sector reduced once, as the model's reduce box), two
+/// scalar ones before (each sector then reduced twice, half of it each time).
+__device__ __forceinline__ void reduce_add2(float* dst, float x, float y) {
+#if __CUDA_ARCH__ >= 900
+  atomicAdd(reinterpret_cast<float2*>(dst), make_float2(x, y));
+#else
+  atomicAdd(dst, x);
+  atomicAdd(dst + 1, y);
+#endif
+}
+
 /// Sum of the 8 products of two 16-byte chunks of halves.
 __device__ __forceinline__ float dot8(const uint4& x, const uint4& y) {
   const half2* a = reinterpret_cast<const half2*>(&x);
@@ -289,10 +301,7 @@ __global__ void __launch_bounds__(kBwdThreads, 1)
           float* dst = t.dq_accum + (bh * nq + r0 + r) * D + cp * kDqCols + 2 * tq;
 #pragma unroll
           for (int nt = 0; nt < kDqCols / 8; ++nt) {
-            // Both columns of the thread in one vector reduction (sm_90): a quad's four then
-            // cover one 32-byte sector, each sector reduced once.
-            atomicAdd(reinterpret_cast<float2*>(dst + nt * 8),
-                      make_float2(acc_dq[nt][2 * h], acc_dq[nt][2 * h + 1]));
+            reduce_add2(dst + nt * 8, acc_dq[nt][2 * h], acc_dq[nt][2 * h + 1]);
           }
         }
       }
