@@ -4,6 +4,8 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdio>
+#include <exception>
 #include <string>
 
 #include "sim/core/error.h"
@@ -26,5 +28,20 @@ inline void check_cuda(cudaError_t status, const char* what) {
 
 /// Checks the launch just made (configuration errors) without synchronizing.
 inline void check_launch(const char* kernel) { check_cuda(cudaGetLastError(), kernel); }
+
+/// The main() of a models/cuda program: `run(argc, argv)`, with an Error reported as
+/// "PROGRAM: error: what" and its exit code, any other exception likewise with exit code 1.
+template <class Run>
+int guarded_main(const char* program, Run run, int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const Error& e) {
+    std::fprintf(stderr, "%s: error: %s\n", program, e.what());
+    return e.exit_code();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: error: %s\n", program, e.what());
+    return kExitFailure;
+  }
+}
 
 }  // namespace memwall::cuda

@@ -74,6 +74,50 @@ __device__ __forceinline__ float dot8(const uint4& x, const uint4& y) {
   return s;
 }
 
+/// acc (16 × N, N = 8·Nt) = A·Bᵀ over the head dim: A the 16 rows from a_row0 of a swizzled
+/// [rows][D] tile (this warp's keys), B the N rows from b_row0 of another (queries), both
+/// row-major: Sᵀ = K·Qᵀ and dPᵀ = V·dOᵀ for one strip.
+template <int D, int Nt>
+__device__ __forceinline__ void warp_rows_times_rows_t(float (&acc)[Nt][4], const half* a_tile,
+                                                       int a_row0, const half* b_tile, int b_row0) {
+#pragma unroll
+  for (int kk = 0; kk < D / 16; ++kk) {
+    std::uint32_t a[4];
+    load_a_fragment<D>(a, a_tile, a_row0, kk * 16);
+#pragma unroll
+    for (int np = 0; np < Nt / 2; ++np) {
+      std::uint32_t bf[4];
+      load_b_fragments_nk<D>(bf, b_tile, b_row0 + np * 16, kk * 16);
+      mma_16816(acc[2 * np], a, bf[0], bf[1]);
+      mma_16816(acc[2 * np + 1], a, bf[2], bf[3]);
+    }
+  }
+}
+
+/// acc (16 × D) += strip·B: the strip's accumulators (16 × 8·Nt, two adjacent n8 tiles one k16 A
+/// fragment) times the 8·Nt rows from b_row0 of a swizzled [rows][D] tile: dV += Pᵀ·dO and
+/// dK += dSᵀ·Q for one strip.
+template <int D, int Nt>
+__device__ __forceinline__ void add_strip_times_rows(float (&acc)[D / 8][4],
+                                                     const float (&strip)[Nt][4],
+                                                     const half* b_tile, int b_row0) {
+#pragma unroll
+  for (int kk = 0; kk < Nt / 2; ++kk) {
+    std::uint32_t a[4];
+    a[0] = pack_half2(strip[2 * kk][0], strip[2 * kk][1]);
+    a[1] = pack_half2(strip[2 * kk][2], strip[2 * kk][3]);
+    a[2] = pack_half2(strip[2 * kk + 1][0], strip[2 * kk + 1][1]);
+    a[3] = pack_half2(strip[2 * kk + 1][2], strip[2 * kk + 1][3]);
+#pragma unroll
+    for (int dp = 0; dp < D / 16; ++dp) {
+      std::uint32_t bf[4];
+      load_b_fragments_kn<D>(bf, b_tile, b_row0 + kk * 16, dp * 16);
+      mma_16816(acc[2 * dp], a, bf[0], bf[1]);
+      mma_16816(acc[2 * dp + 1], a, bf[2], bf[3]);
+    }
+  }
+}
+
 /// flash2_bwd_dot_do_o: CTA bh·⌈Nq/BR⌉ + m loads the dO and O boxes of Q block m (every chunk of
 /// the thread in flight before the first is used), D = rowsum(dO∘O) through shared memory (so
 /// that D's rows leave in one contiguous store), and clears the block's dQ_accum rows.
@@ -190,18 +234,7 @@ __global__ void __launch_bounds__(kBwdThreads, 1)
       // masked entries (queries past the block, keys past the sequence, keys the causal mask
       // hides) 0.
       float acc_s[kNt][4] = {};
-#pragma unroll
-      for (int kk = 0; kk < D / 16; ++kk) {
-        std::uint32_t a[4];
-        load_a_fragment<D>(a, sk, krow0, kk * 16);
-#pragma unroll
-        for (int np = 0; np < kNt / 2; ++np) {
-          std::uint32_t bf[4];
-          load_b_fragments_nk<D>(bf, q_i, q0 + np * 16, kk * 16);
-          mma_16816(acc_s[2 * np], a, bf[0], bf[1]);
-          mma_16816(acc_s[2 * np + 1], a, bf[2], bf[3]);
-        }
-      }
+      warp_rows_times_rows_t<D>(acc_s, sk, krow0, q_i, q0);
 #pragma unroll
       for (int nt = 0; nt < kNt; ++nt) {
 #pragma unroll
@@ -213,35 +246,10 @@ __global__ void __launch_bounds__(kBwdThreads, 1)
         }
       }
       // dV += Pᵀ·dO: the P accumulators of two adjacent n8 tiles are one k16 A fragment.
-#pragma unroll
-      for (int kk = 0; kk < kNt / 2; ++kk) {
-        std::uint32_t a[4];
-        a[0] = pack_half2(acc_s[2 * kk][0], acc_s[2 * kk][1]);
-        a[1] = pack_half2(acc_s[2 * kk][2], acc_s[2 * kk][3]);
-        a[2] = pack_half2(acc_s[2 * kk + 1][0], acc_s[2 * kk + 1][1]);
-        a[3] = pack_half2(acc_s[2 * kk + 1][2], acc_s[2 * kk + 1][3]);
-#pragma unroll
-        for (int dp = 0; dp < kDt / 2; ++dp) {
-          std::uint32_t bf[4];
-          load_b_fragments_kn<D>(bf, do_i, q0 + kk * 16, dp * 16);
-          mma_16816(acc_dv[2 * dp], a, bf[0], bf[1]);
-          mma_16816(acc_dv[2 * dp + 1], a, bf[2], bf[3]);
-        }
-      }
+      add_strip_times_rows<D>(acc_dv, acc_s, do_i, q0);
       // dPᵀ = V·dOᵀ, then dSᵀ = Pᵀ∘(dPᵀ − D), kept in registers and written to shared memory.
       float acc_ds[kNt][4] = {};
-#pragma unroll
-      for (int kk = 0; kk < D / 16; ++kk) {
-        std::uint32_t a[4];
-        load_a_fragment<D>(a, sv, krow0, kk * 16);
-#pragma unroll
-        for (int np = 0; np < kNt / 2; ++np) {
-          std::uint32_t bf[4];
-          load_b_fragments_nk<D>(bf, do_i, q0 + np * 16, kk * 16);
-          mma_16816(acc_ds[2 * np], a, bf[0], bf[1]);
-          mma_16816(acc_ds[2 * np + 1], a, bf[2], bf[3]);
-        }
-      }
+      warp_rows_times_rows_t<D>(acc_ds, sv, krow0, do_i, q0);
 #pragma unroll
       for (int nt = 0; nt < kNt; ++nt) {
 #pragma unroll
@@ -259,21 +267,7 @@ __global__ void __launch_bounds__(kBwdThreads, 1)
         }
       }
       // dK += dSᵀ·Q.
-#pragma unroll
-      for (int kk = 0; kk < kNt / 2; ++kk) {
-        std::uint32_t a[4];
-        a[0] = pack_half2(acc_ds[2 * kk][0], acc_ds[2 * kk][1]);
-        a[1] = pack_half2(acc_ds[2 * kk][2], acc_ds[2 * kk][3]);
-        a[2] = pack_half2(acc_ds[2 * kk + 1][0], acc_ds[2 * kk + 1][1]);
-        a[3] = pack_half2(acc_ds[2 * kk + 1][2], acc_ds[2 * kk + 1][3]);
-#pragma unroll
-        for (int dp = 0; dp < kDt / 2; ++dp) {
-          std::uint32_t bf[4];
-          load_b_fragments_kn<D>(bf, q_i, q0 + kk * 16, dp * 16);
-          mma_16816(acc_dk[2 * dp], a, bf[0], bf[1]);
-          mma_16816(acc_dk[2 * dp + 1], a, bf[2], bf[3]);
-        }
-      }
+      add_strip_times_rows<D>(acc_dk, acc_ds, q_i, q0);
     }
     __syncthreads();
 

@@ -309,10 +309,5 @@ int run(int argc, char** argv) {
 }  // namespace memwall::cuda
 
 int main(int argc, char** argv) {
-  try {
-    return memwall::cuda::run(argc, argv);
-  } catch (const memwall::Error& e) {
-    std::fprintf(stderr, "flash2-bwd-cuda: %s\n", e.what());
-    return e.exit_code();
-  }
+  return memwall::cuda::guarded_main("flash2-bwd-cuda", memwall::cuda::run, argc, argv);
 }

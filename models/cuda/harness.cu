@@ -870,13 +870,5 @@ int run(int argc, char** argv) {
 }  // namespace memwall::cuda
 
 int main(int argc, char** argv) {
-  try {
-    return memwall::cuda::run(argc, argv);
-  } catch (const memwall::Error& e) {
-    std::fprintf(stderr, "memwall-cuda: error: %s\n", e.what());
-    return e.exit_code();
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "memwall-cuda: error: %s\n", e.what());
-    return memwall::kExitFailure;
-  }
+  return memwall::cuda::guarded_main("memwall-cuda", memwall::cuda::run, argc, argv);
 }
