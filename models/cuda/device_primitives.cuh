@@ -134,6 +134,18 @@ __device__ __forceinline__ void load_a_fragment(std::uint32_t (&a)[4], const hal
   ldmatrix_x4(a, tile + swizzled_offset<Width>(row, chunk));
 }
 
+/// The A fragment (16×16) at rows m0 …, columns k0 … of a matrix stored transposed, as a swizzled
+/// tile [k][Width] (m contiguous): ldmatrix.trans of its rows k.
+template <int Width>
+__device__ __forceinline__ void load_a_fragment_trans(std::uint32_t (&a)[4], const half* tile,
+                                                      int m0, int k0) {
+  const int lane = static_cast<int>(threadIdx.x) & 31;
+  const int mat = lane >> 3;
+  const int row = k0 + (lane & 7) + ((mat >> 1) << 3);
+  const int chunk = m0 / kChunkHalves + (mat & 1);
+  ldmatrix_x4_trans(a, tile + swizzled_offset<Width>(row, chunk));
+}
+
 /// B fragments of two adjacent n8 tiles (n0 … n0+15) over k0 … k0+15 from a tile stored as
 /// [n][k] (k contiguous, e.g. K for Q·Kᵀ): b[0..1] for n0, b[2..3] for n0+8.
 template <int Width>

@@ -36,18 +36,6 @@ __device__ __forceinline__ void load_floats(float* dst, const float* src, int co
   if (tid < count - tail) cp_async_4(dst + tail + tid, src + tail + tid);
 }
 
-/// The A fragment (16×16) at rows m0 …, columns k0 … of a matrix stored transposed, as a swizzled
-/// tile [k][Width] (m contiguous): ldmatrix.trans of its rows k.
-template <int Width>
-__device__ __forceinline__ void load_a_fragment_trans(std::uint32_t (&a)[4], const half* tile,
-                                                      int m0, int k0) {
-  const int lane = static_cast<int>(threadIdx.x) & 31;
-  const int mat = lane >> 3;
-  const int row = k0 + (lane & 7) + ((mat >> 1) << 3);
-  const int chunk = m0 / kChunkHalves + (mat & 1);
-  ldmatrix_x4_trans(a, tile + swizzled_offset<Width>(row, chunk));
-}
-
 /// dst[0] += x, dst[1] += y in global memory, atomically: one vector reduction on sm_90 (a quad's
 /// four then cover one 32-byte sector, each sector reduced once, as the model's reduce box), two
 /// scalar ones before (each sector then reduced twice, half of it each time).

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""Merges flash2-bwd-cuda's timing CSV, Nsight Compute's metrics and PyTorch's backward times
-(models/cuda/flash2_bwd.sh's timing.csv, ncu.csv, torch.csv) into one row per (case, kernel).
+"""Merges bwd-cuda's timing CSV, Nsight Compute's metrics and PyTorch's backward times
+(models/cuda/bwd.sh's timing.csv, ncu.csv, torch.csv) into one row per (case, kernel).
 
-  python3 models/cuda/merge_bwd.py --timing timing.csv --ncu ncu.csv --torch torch.csv --out F
+  python3 models/cuda/merge_bwd.py --timing timing.csv --ncu ncu.csv [--torch torch.csv] --out F
 
 ncu's rows are matched to the cases in order: the --once run launches, per case of the measure
-sweep, the three backward kernels once each (ncu's --kernel-name regex:flash2_bwd). Standard
-library only."""
+sweep, the backward's kernels once each (bwd.sh's --kernel-name), for naive-bwd after the
+forward's qk launch, which is dropped. A timing CSV without a workload column is flash2-bwd's.
+Standard library only."""
 import argparse
 import csv
 
@@ -23,7 +24,16 @@ METRICS = {
     "smsp__inst_executed.sum": "inst_executed",
     "sm__cycles_elapsed.avg.per_second": "sm_hz",
 }
-KERNELS = ["flash2_bwd_dot_do_o", "flash2_bwd", "flash2_bwd_convert_dq"]
+# Per workload: the launches ncu sees per case (symbols; None: the forward's, dropped) and the
+# names of the backward's launches, in order.
+LAUNCHES = {
+    "flash2-bwd": (["flash2_bwd_dot_do_o_kernel", "flash2_bwd_kernel",
+                    "flash2_bwd_convert_dq_kernel"],
+                   ["flash2_bwd_dot_do_o", "flash2_bwd", "flash2_bwd_convert_dq"]),
+    "naive-bwd": ([None, "naive_bwd_product_kernel", "naive_qk_kernel", "naive_softmax_bwd_kernel",
+                   "naive_bwd_product_kernel", "naive_bwd_product_kernel"],
+                  ["dv", "dp", "softmax_bwd", "dq", "dk"]),
+}
 KEYS = ["batch", "heads", "seq", "head_dim", "causal"]
 
 
@@ -45,35 +55,46 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--timing", required=True)
     ap.add_argument("--ncu", required=True)
-    ap.add_argument("--torch", required=True)
+    ap.add_argument("--torch")
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
     timing = list(csv.DictReader(open(args.timing)))
+    for r in timing:
+        r.setdefault("workload", "flash2-bwd")
+    workloads = {r["workload"] for r in timing}
+    if len(workloads) != 1 or not workloads <= LAUNCHES.keys():
+        raise SystemExit(f"{args.timing}: expected one workload of {sorted(LAUNCHES)}")
+    workload = workloads.pop()
+    symbols, kernels = LAUNCHES[workload]
     ncu = read_ncu(args.ncu)
     torch = {}
-    for r in csv.DictReader(open(args.torch)):
-        if r["kv_heads"] == r["heads"]:
-            torch[tuple(r[k] for k in KEYS)] = r["bwd_time_s"]
+    if args.torch:
+        for r in csv.DictReader(open(args.torch)):
+            if r["kv_heads"] == r["heads"]:
+                torch[tuple(r[k] for k in KEYS)] = r["bwd_time_s"]
     cases = [r for r in timing if r["kernel"] == "total"]
-    if len(ncu) != 3 * len(cases):
-        raise SystemExit(f"{len(ncu)} profiled launches for {len(cases)} cases (3 each expected)")
-    columns = KEYS + ["block_q", "block_kv", "kernel", "time_s", "repeats"] + \
+    per_case = len(symbols)
+    if len(ncu) != per_case * len(cases):
+        raise SystemExit(f"{len(ncu)} profiled launches for {len(cases)} cases "
+                         f"({per_case} each expected)")
+    columns = ["workload"] + KEYS + ["block_q", "block_kv", "kernel", "time_s", "repeats"] + \
         list(METRICS.values()) + ["torch_bwd_time_s"]
     rows = []
     for i, case in enumerate(cases):
         key = tuple(case[k] for k in KEYS)
-        for j, name in enumerate(KERNELS):
-            launch = ncu[3 * i + j]
-            if launch["kernel"] != name + "_kernel":
-                raise SystemExit(f"launch {3 * i + j} is {launch['kernel']}, expected {name}")
+        launches = ncu[per_case * i:per_case * (i + 1)]
+        for n, (symbol, launch) in enumerate(zip(symbols, launches)):
+            if symbol is not None and launch["kernel"] != symbol:
+                raise SystemExit(f"launch {per_case * i + n} is {launch['kernel']}, expected {symbol}")
+        for name, launch in zip(kernels, [l for s_, l in zip(symbols, launches) if s_ is not None]):
             t = next(r for r in timing if tuple(r[k] for k in KEYS) == key and r["kernel"] == name)
-            row = {k: case[k] for k in KEYS + ["block_q", "block_kv"]}
+            row = {k: case[k] for k in ["workload"] + KEYS + ["block_q", "block_kv"]}
             row.update(kernel=name, time_s=t["time_s"], repeats=t["repeats"])
             row.update({c: f"{launch[c]:.6g}" if c in ("ncu_time_s", "sm_hz") else
                         str(int(launch[c])) for c in METRICS.values()})
             row["torch_bwd_time_s"] = ""
             rows.append(row)
-        total = {k: case[k] for k in KEYS + ["block_q", "block_kv"]}
+        total = {k: case[k] for k in ["workload"] + KEYS + ["block_q", "block_kv"]}
         total.update(kernel="total", time_s=case["time_s"], repeats=case["repeats"],
                      torch_bwd_time_s=torch.get(key, ""))
         rows.append(total)

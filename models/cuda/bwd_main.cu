@@ -1,15 +1,18 @@
-// flash2-bwd-cuda: runs, checks and times the FlashAttention-2 backward kernels
-// (models/cuda/flash2_backward.cu), the CUDA twin of memwall's flash2-bwd workload.
+// bwd-cuda: runs, checks and times the attention backward kernels — FlashAttention-2's
+// (models/cuda/flash2_backward.cu, the twin of memwall's flash2-bwd) and the unfused one
+// (models/cuda/naive_backward.cu, naive-bwd's twin).
 //
-//   flash2-bwd-cuda [--sweep check|measure] [--case B,H,N,d,causal]... [--repeats R] [--once]
-//                   [--csv FILE]
+//   bwd-cuda [--workload flash2-bwd|naive-bwd] [--sweep check|measure] [--case B,H,N,d,causal]...
+//            [--repeats R] [--once] [--csv FILE]
 //
-// Each case: Q, K, V, dO uniform in [-1, 1) (a hash of the element index and the case), O and L
-// from the flash2 forward kernel, then the three backward launches. Cases of at most 2^22 score
-// elements per head are checked against a double-precision CPU reference (full dQ, dK, dV; the
-// reference computes its own O and L); --repeats timings (CUDA events, 3 warm-ups, the L2 flushed
-// before each repetition, median) per launch and of the three together. --once runs each case
-// once, untimed (for ncu). Prints a CSV row per (case, kernel).
+// --workload applies to the --sweep and --case arguments after it (default flash2-bwd). Each
+// case: Q, K, V, dO uniform in [-1, 1) (a hash of the element index and the case); flash2-bwd
+// takes O and L from the flash2 forward kernel, naive-bwd P from naive's qk and softmax kernels;
+// then the backward's launches. Cases of at most 2^22 score elements per head (and at most 8
+// heads) are checked against a double-precision CPU reference (full dQ, dK, dV; the reference
+// computes its own forward); --repeats timings (CUDA events, 3 warm-ups, the L2 flushed before
+// each repetition, median) per launch and of all of them together. --once runs each case once,
+// untimed (for ncu). Prints a CSV row per (case, kernel).
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
@@ -26,13 +29,20 @@
 #include "models/cuda/flash2_attention.h"
 #include "models/cuda/flash2_backward.h"
 #include "models/cuda/harness_cases.h"
+#include "models/cuda/naive_attention.h"
+#include "models/cuda/naive_backward.h"
 
 namespace memwall::cuda {
 namespace {
 
+enum class Bwd { kFlash2, kNaive };
+
 struct Case {
+  Bwd workload = Bwd::kFlash2;
   AttentionShape shape;
 };
+
+const char* workload_name(Bwd w) { return w == Bwd::kFlash2 ? "flash2-bwd" : "naive-bwd"; }
 
 __global__ void fill_uniform(half* x, long long n, unsigned seed) {
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
@@ -46,8 +56,9 @@ __global__ void fill_uniform(half* x, long long n, unsigned seed) {
   }
 }
 
-Case parse_case(const std::string& spec) {
+Case parse_case(Bwd workload, const std::string& spec) {
   Case c;
+  c.workload = workload;
   int causal = 0;
   if (std::sscanf(spec.c_str(), "%d,%d,%d,%d,%d", &c.shape.batch, &c.shape.heads, &c.shape.seq,
                   &c.shape.head_dim, &causal) != 5 ||
@@ -55,19 +66,30 @@ Case parse_case(const std::string& spec) {
     throw UsageError("--case " + spec + ": expected B,H,N,d,causal (causal 0 or 1)");
   }
   c.shape.causal = causal == 1;
-  flash2_bwd_blocks(c.shape);
+  if (workload == Bwd::kFlash2) {
+    flash2_bwd_blocks(c.shape);
+  } else {
+    check_naive_bwd_supported(c.shape, NaiveBlocks{});
+  }
   return c;
 }
 
-std::vector<Case> sweep(const std::string& name) {
+std::vector<Case> sweep(Bwd workload, const std::string& name) {
   std::vector<std::string> specs;
+  const bool naive = workload == Bwd::kNaive;
   if (name == "check") {
-    specs = {"1,2,256,64,0",  "1,2,256,128,0",  "2,3,1000,64,0", "2,3,1000,128,0",
-             "1,2,1000,64,1", "1,2,1000,128,1", "1,1,77,64,1",   "1,1,200,128,0"};
-  } else if (name == "measure") {  // the shapes of traces/measured/h200-torch-sdpa-bwd.csv
+    specs = naive ? std::vector<std::string>{"1,2,256,64,0",   "1,2,256,128,0", "2,3,1000,64,0",
+                                             "2,3,1000,128,0", "1,1,200,128,0", "1,1,72,64,0"}
+                  : std::vector<std::string>{"1,2,256,64,0",   "1,2,256,128,0", "2,3,1000,64,0",
+                                             "2,3,1000,128,0", "1,2,1000,64,1", "1,2,1000,128,1",
+                                             "1,1,77,64,1",    "1,1,200,128,0"};
+  } else if (name == "measure") {
+    // flash2-bwd: the shapes of traces/measured/h200-torch-sdpa-bwd.csv; naive-bwd: the same
+    // without the mask (its kernels take none) up to N = 8192 (4 rows of P and dP in 227 KiB).
     for (const int d : {64, 128}) {
-      for (const int causal : {0, 1}) {
+      for (const int causal : naive ? std::vector<int>{0} : std::vector<int>{0, 1}) {
         for (const int n : {512, 1024, 2048, 4096, 8192, 16384}) {
+          if (naive && n > 8192) continue;
           specs.push_back("1,16," + std::to_string(n) + "," + std::to_string(d) + "," +
                           std::to_string(causal));
         }
@@ -77,7 +99,7 @@ std::vector<Case> sweep(const std::string& name) {
     throw UsageError("--sweep " + name + ": expected check or measure");
   }
   std::vector<Case> out;
-  for (const std::string& s : specs) out.push_back(parse_case(s));
+  for (const std::string& s : specs) out.push_back(parse_case(workload, s));
   return out;
 }
 
@@ -180,6 +202,7 @@ double median(std::vector<float> x) {
 
 int run(int argc, char** argv) {
   std::vector<Case> cases;
+  Bwd workload = Bwd::kFlash2;
   int repeats = 25;
   bool once = false;
   std::string csv;
@@ -189,10 +212,16 @@ int run(int argc, char** argv) {
       if (i + 1 >= argc) throw UsageError(a + " needs a value");
       return argv[++i];
     };
-    if (a == "--sweep") {
-      for (const Case& c : sweep(value())) cases.push_back(c);
+    if (a == "--workload") {
+      const std::string w = value();
+      if (w != "flash2-bwd" && w != "naive-bwd") {
+        throw UsageError("--workload " + w + ": expected flash2-bwd or naive-bwd");
+      }
+      workload = w == "flash2-bwd" ? Bwd::kFlash2 : Bwd::kNaive;
+    } else if (a == "--sweep") {
+      for (const Case& c : sweep(workload, value())) cases.push_back(c);
     } else if (a == "--case") {
-      cases.push_back(parse_case(value()));
+      cases.push_back(parse_case(workload, value()));
     } else if (a == "--repeats") {
       repeats = std::max(1, std::atoi(value().c_str()));
     } else if (a == "--once") {
@@ -201,14 +230,14 @@ int run(int argc, char** argv) {
       csv = value();
     } else {
       throw UsageError("unknown argument " + a +
-                       " (flash2-bwd-cuda [--sweep check|measure] [--case B,H,N,d,causal]... "
-                       "[--repeats R] [--once] [--csv FILE])");
+                       " (bwd-cuda [--workload flash2-bwd|naive-bwd] [--sweep check|measure] "
+                       "[--case B,H,N,d,causal]... [--repeats R] [--once] [--csv FILE])");
     }
   }
-  if (cases.empty()) cases = sweep("check");
+  if (cases.empty()) cases = sweep(workload, "check");
   std::ostringstream out;
-  out << "batch,heads,seq,head_dim,causal,block_q,block_kv,kernel,time_s,repeats,dq_rel_err,"
-         "dk_rel_err,dv_rel_err,check\n";
+  out << "workload,batch,heads,seq,head_dim,causal,block_q,block_kv,kernel,time_s,repeats,"
+         "dq_rel_err,dk_rel_err,dv_rel_err,check\n";
   cudaStream_t stream;
   check_cuda(cudaStreamCreate(&stream), "stream");
   const std::size_t flush_bytes = 512u << 20;
@@ -218,27 +247,51 @@ int run(int argc, char** argv) {
   unsigned seed = 1;
   for (const Case& c : cases) {
     const AttentionShape& s = c.shape;
-    const Flash2BwdBlocks blocks = flash2_bwd_blocks(s);
+    const bool naive = c.workload == Bwd::kNaive;
+    const NaiveBlocks naive_blocks;
+    const Flash2BwdBlocks blocks =
+        naive ? Flash2BwdBlocks{naive_blocks.block_q, naive_blocks.block_kv} : flash2_bwd_blocks(s);
     const std::size_t nq = static_cast<std::size_t>(s.q_elements());
     const std::size_t nkv = static_cast<std::size_t>(s.kv_elements());
     const std::size_t rows = static_cast<std::size_t>(s.heads_total()) * s.seq;
-    half *q, *k, *v, *o, *d_o, *dq, *dk, *dv;
-    float *l, *dsum, *acc;
-    for (half** p : {&q, &o, &d_o, &dq}) check_cuda(cudaMalloc(p, nq * 2), "alloc");
-    for (half** p : {&k, &v, &dk, &dv}) check_cuda(cudaMalloc(p, nkv * 2), "alloc");
-    check_cuda(cudaMalloc(&l, rows * 4), "alloc");
-    check_cuda(cudaMalloc(&dsum, rows * 4), "alloc");
-    check_cuda(cudaMalloc(&acc, nq * 4), "alloc");
+    const std::size_t scores = naive ? static_cast<std::size_t>(s.score_elements()) : 0;
+    std::vector<void*> allocations;
+    const auto alloc = [&](std::size_t bytes) {
+      void* p = nullptr;
+      check_cuda(cudaMalloc(&p, std::max<std::size_t>(bytes, 16)), "alloc");
+      allocations.push_back(p);
+      return p;
+    };
+    auto* q = static_cast<half*>(alloc(nq * 2));
+    auto* o = static_cast<half*>(alloc(nq * 2));
+    auto* d_o = static_cast<half*>(alloc(nq * 2));
+    auto* dq = static_cast<half*>(alloc(nq * 2));
+    auto* k = static_cast<half*>(alloc(nkv * 2));
+    auto* v = static_cast<half*>(alloc(nkv * 2));
+    auto* dk = static_cast<half*>(alloc(nkv * 2));
+    auto* dv = static_cast<half*>(alloc(nkv * 2));
+    auto* l = static_cast<float*>(alloc(naive ? 0 : rows * 4));
+    auto* dsum = static_cast<float*>(alloc(naive ? 0 : rows * 4));
+    auto* acc = static_cast<float*>(alloc(naive ? 0 : nq * 4));
+    auto* p = static_cast<half*>(alloc(scores * 2));
+    auto* dp = static_cast<half*>(alloc(scores * 2));
+    auto* ds = static_cast<half*>(alloc(scores * 2));
     fill_uniform<<<1024, 256, 0, stream>>>(q, static_cast<long long>(nq), seed * 4 + 0);
     fill_uniform<<<1024, 256, 0, stream>>>(k, static_cast<long long>(nkv), seed * 4 + 1);
     fill_uniform<<<1024, 256, 0, stream>>>(v, static_cast<long long>(nkv), seed * 4 + 2);
     fill_uniform<<<1024, 256, 0, stream>>>(d_o, static_cast<long long>(nq), seed * 4 + 3);
     ++seed;
     const float scale = 1.0f / std::sqrt(static_cast<float>(s.head_dim));
-    const Flash2Blocks fwd = default_flash2_blocks(s.head_dim);
-    launch_flash2_fwd(s, fwd, q, k, v, o, l, scale, stream);
     const Flash2BwdTensors t{q, k, v, o, d_o, l, dsum, acc, dq, dk, dv};
-    launch_flash2_bwd(s, t, scale, stream);
+    const NaiveBwdTensors nt{q, k, v, d_o, p, dp, ds, dq, dk, dv};
+    if (naive) {  // P = softmax(scale·Q·Kᵀ), S staged in dS
+      launch_naive_qk(s, naive_blocks, q, k, ds, scale, stream);
+      launch_naive_softmax(s, naive_blocks, ds, p, stream);
+      launch_naive_bwd(s, naive_blocks, nt, scale, stream);
+    } else {
+      launch_flash2_fwd(s, default_flash2_blocks(s.head_dim), q, k, v, o, l, scale, stream);
+      launch_flash2_bwd(s, t, scale, stream);
+    }
     check_cuda(cudaStreamSynchronize(stream), "backward");
 
     Errors err{NAN, NAN, NAN};
@@ -250,58 +303,69 @@ int run(int argc, char** argv) {
       verdict = ok ? "pass" : "FAIL";
       failed += ok ? 0 : 1;
     }
-    std::fprintf(stderr, "flash2-bwd B=%d H=%d N=%d d=%d causal=%d: dQ %.2e dK %.2e dV %.2e %s\n",
-                 s.batch, s.heads, s.seq, s.head_dim, s.causal ? 1 : 0, err.dq, err.dk, err.dv,
-                 verdict.c_str());
+    std::fprintf(stderr, "%s B=%d H=%d N=%d d=%d causal=%d: dQ %.2e dK %.2e dV %.2e %s\n",
+                 workload_name(c.workload), s.batch, s.heads, s.seq, s.head_dim, s.causal ? 1 : 0,
+                 err.dq, err.dk, err.dv, verdict.c_str());
 
-    const char* names[] = {"flash2_bwd_dot_do_o", "flash2_bwd", "flash2_bwd_convert_dq", "total"};
-    std::vector<float> times[4];
+    // The launches in order (the model's kernel names), then "total".
+    const std::vector<std::string> names =
+        naive ? std::vector<std::string>{"dv", "dp", "softmax_bwd", "dq", "dk", "total"}
+              : std::vector<std::string>{"flash2_bwd_dot_do_o", "flash2_bwd",
+                                         "flash2_bwd_convert_dq", "total"};
+    const int parts = static_cast<int>(names.size()) - 1;
+    const auto launch_part = [&](int i) {
+      if (naive) {
+        const NaiveBwdPart which[] = {NaiveBwdPart::kDv, NaiveBwdPart::kDp,
+                                      NaiveBwdPart::kSoftmaxBwd, NaiveBwdPart::kDq,
+                                      NaiveBwdPart::kDk};
+        launch_naive_bwd(s, naive_blocks, nt, scale, stream, which[i]);
+      } else {
+        const Flash2BwdPart which[] = {Flash2BwdPart::kDotDoO, Flash2BwdPart::kBackward,
+                                       Flash2BwdPart::kConvertDq};
+        launch_flash2_bwd(s, t, scale, stream, which[i]);
+      }
+    };
+    std::vector<std::vector<float>> times(names.size());
     if (!once) {
-      cudaEvent_t ev[4];
+      std::vector<cudaEvent_t> ev(names.size());
       for (cudaEvent_t& e : ev) check_cuda(cudaEventCreate(&e), "event");
-      const Flash2BwdPart parts[] = {Flash2BwdPart::kDotDoO, Flash2BwdPart::kBackward,
-                                     Flash2BwdPart::kConvertDq};
       for (int r = 0; r < repeats + 3; ++r) {
         check_cuda(cudaMemsetAsync(flush, r & 0xff, flush_bytes, stream), "flush");
-        for (int p = 0; p < 3; ++p) {
-          check_cuda(cudaEventRecord(ev[p], stream), "record");
-          launch_flash2_bwd(s, t, scale, stream, parts[p]);
+        for (int i = 0; i < parts; ++i) {
+          check_cuda(cudaEventRecord(ev[i], stream), "record");
+          launch_part(i);
         }
-        check_cuda(cudaEventRecord(ev[3], stream), "record");
-        check_cuda(cudaEventSynchronize(ev[3]), "sync");
+        check_cuda(cudaEventRecord(ev[parts], stream), "record");
+        check_cuda(cudaEventSynchronize(ev[parts]), "sync");
         if (r < 3) continue;
-        for (int p = 0; p < 3; ++p) {
+        for (int i = 0; i < parts; ++i) {
           float ms = 0;
-          check_cuda(cudaEventElapsedTime(&ms, ev[p], ev[p + 1]), "elapsed");
-          times[p].push_back(ms);
+          check_cuda(cudaEventElapsedTime(&ms, ev[i], ev[i + 1]), "elapsed");
+          times[i].push_back(ms);
         }
         float ms = 0;
-        check_cuda(cudaEventElapsedTime(&ms, ev[0], ev[3]), "elapsed");
-        times[3].push_back(ms);
+        check_cuda(cudaEventElapsedTime(&ms, ev[0], ev[parts]), "elapsed");
+        times[parts].push_back(ms);
       }
       for (cudaEvent_t& e : ev) check_cuda(cudaEventDestroy(e), "event");
     }
-    for (int p = 0; p < 4; ++p) {
+    for (std::size_t i = 0; i < names.size(); ++i) {
       char row[512];
-      std::snprintf(row, sizeof row, "%d,%d,%d,%d,%d,%d,%d,%s,%s,%d,%.3e,%.3e,%.3e,%s\n", s.batch,
-                    s.heads, s.seq, s.head_dim, s.causal ? 1 : 0, blocks.block_q, blocks.block_kv,
-                    names[p], once ? "" : format_seconds(median(times[p])).c_str(),
-                    once ? 0 : repeats, err.dq, err.dk, err.dv, verdict.c_str());
+      std::snprintf(row, sizeof row, "%s,%d,%d,%d,%d,%d,%d,%d,%s,%s,%d,%.3e,%.3e,%.3e,%s\n",
+                    workload_name(c.workload), s.batch, s.heads, s.seq, s.head_dim,
+                    s.causal ? 1 : 0, blocks.block_q, blocks.block_kv, names[i].c_str(),
+                    once ? "" : format_seconds(median(times[i])).c_str(), once ? 0 : repeats,
+                    err.dq, err.dk, err.dv, verdict.c_str());
       out << row;
     }
-    for (void* p : {static_cast<void*>(q), static_cast<void*>(k), static_cast<void*>(v),
-                    static_cast<void*>(o), static_cast<void*>(d_o), static_cast<void*>(dq),
-                    static_cast<void*>(dk), static_cast<void*>(dv), static_cast<void*>(l),
-                    static_cast<void*>(dsum), static_cast<void*>(acc)}) {
-      check_cuda(cudaFree(p), "free");
-    }
+    for (void* a : allocations) check_cuda(cudaFree(a), "free");
   }
   if (csv.empty()) {
     std::fputs(out.str().c_str(), stdout);
   } else {
     std::ofstream(csv) << out.str();
   }
-  std::fprintf(stderr, "flash2-bwd-cuda: %zu cases, %d failed\n", cases.size(), failed);
+  std::fprintf(stderr, "bwd-cuda: %zu cases, %d failed\n", cases.size(), failed);
   return failed == 0 ? 0 : 1;
 }
 
@@ -309,5 +373,5 @@ int run(int argc, char** argv) {
 }  // namespace memwall::cuda
 
 int main(int argc, char** argv) {
-  return memwall::cuda::guarded_main("flash2-bwd-cuda", memwall::cuda::run, argc, argv);
+  return memwall::cuda::guarded_main("bwd-cuda", memwall::cuda::run, argc, argv);
 }
