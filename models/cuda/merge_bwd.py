@@ -42,7 +42,7 @@ def read_ncu(path):
     lines = [l for l in open(path) if l.startswith('"')]
     launches = {}
     for r in csv.DictReader(lines):
-        name = r["Kernel Name"].split("::")[-1].split("<")[0]
+        name = r["Kernel Name"].split("(")[0].split("::")[-1].split("<")[0]
         launch = launches.setdefault(int(r["ID"]), {"kernel": name})
         column = METRICS.get(r["Metric Name"])
         if column:
