@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "models/attention_params.h"
@@ -51,31 +52,30 @@ class AttentionBackwardWorkload : public BackendWorkload<Derived> {
   }
 
   /// The summing launch's CTA `cta`: dK, dV of `tile` keys of one K/V head, the sums of its G
-  /// query heads' expanded rows (loaded together, one wait).
+  /// query heads' expanded rows, as flash2-bwd's CUDA kernel does them: dK first, one head's box
+  /// loaded, waited for and added at a time, then dV.
   template <class Backend>
   void sum_dkv(std::uint64_t cta, std::uint64_t tile, Backend& be, Recorder& rec) const {
     const auto e = [](std::uint64_t x) { return static_cast<Eigen::Index>(x); };
     const std::uint64_t d = m_a.d, g = m_a.group, tiles = ceil_div(m_a.nkv, tile);
     const std::uint64_t kvh = cta / tiles, c0 = (cta % tiles) * tile;
     const std::uint64_t rows = std::min(tile, m_a.nkv - c0), out = kvh * m_a.nkv + c0;
-    for (std::uint64_t h = 0; h < g; ++h) {
-      const std::uint64_t row = (kvh * g + h) * m_a.nkv + c0;
-      rec.load(m_dk_x, this->box(m_dk_x, row, rows, 0, d), 0);
-      rec.load(m_dv_x, this->box(m_dv_x, row, rows, 0, d), 0);
-    }
-    rec.wait(0);
-    rec.compute(ComputeUnit::fp32, 2 * (g - 1) * rows * d);
-    if constexpr (Backend::kNumeric) {
-      be.t(m_dk).middleRows(e(out), e(rows)).setZero();
-      be.t(m_dv).middleRows(e(out), e(rows)).setZero();
+    for (const auto& [expanded, sum] : {std::pair{m_dk_x, m_dk}, std::pair{m_dv_x, m_dv}}) {
       for (std::uint64_t h = 0; h < g; ++h) {
         const std::uint64_t row = (kvh * g + h) * m_a.nkv + c0;
-        be.t(m_dk).middleRows(e(out), e(rows)) += be.t(m_dk_x).middleRows(e(row), e(rows));
-        be.t(m_dv).middleRows(e(out), e(rows)) += be.t(m_dv_x).middleRows(e(row), e(rows));
+        rec.load(expanded, this->box(expanded, row, rows, 0, d), 0);
+        rec.wait(0);
+        if (h > 0) rec.compute(ComputeUnit::fp32, rows * d);
       }
+      if constexpr (Backend::kNumeric) {
+        be.t(sum).middleRows(e(out), e(rows)).setZero();
+        for (std::uint64_t h = 0; h < g; ++h) {
+          const std::uint64_t row = (kvh * g + h) * m_a.nkv + c0;
+          be.t(sum).middleRows(e(out), e(rows)) += be.t(expanded).middleRows(e(row), e(rows));
+        }
+      }
+      rec.store(sum, this->box(sum, out, rows, 0, d));
     }
-    rec.store(m_dk, this->box(m_dk, out, rows, 0, d));
-    rec.store(m_dv, this->box(m_dv, out, rows, 0, d));
   }
 
   AttentionShape m_a;

@@ -17,8 +17,8 @@
 namespace memwall {
 namespace {
 
-/// Threads of the preprocessing, conversion and summing CTAs (4 warps), and of the main
-/// backward CTA (8 warps, as FlashAttention-2's backward kernels).
+/// Threads of the preprocessing and conversion CTAs (4 warps), and of the main backward CTA and
+/// the summing one (8 warps, as FlashAttention-2's backward kernels).
 constexpr std::uint32_t kSmallThreads = 128;
 constexpr std::uint32_t kBwdThreads = 256;
 
@@ -297,8 +297,8 @@ class Flash2BwdPlugin final : public AttentionBackwardPlugin {
                     estimated_registers(0, kSmallThreads)),
     };
     if (a.group > 1) {
-      out.push_back(make_launch("flash2_bwd_sum_dkv", a.kv_batch_heads() * tc, kSmallThreads, 0,
-                                estimated_registers(0, kSmallThreads)));
+      out.push_back(make_launch("flash2_bwd_sum_dkv", a.kv_batch_heads() * tc, kBwdThreads, 0,
+                                estimated_registers(0, kBwdThreads)));
     }
     return out;
   }

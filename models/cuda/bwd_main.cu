@@ -2,7 +2,8 @@
 // (models/cuda/flash2_backward.cu, the twin of memwall's flash2-bwd) and the unfused one
 // (models/cuda/naive_backward.cu, naive-bwd's twin).
 //
-//   bwd-cuda [--workload flash2-bwd|naive-bwd] [--sweep check|measure] [--case B,H,N,d,causal]...
+//   bwd-cuda [--workload flash2-bwd|naive-bwd] [--sweep check|measure]
+//            [--case B,H,N,d,causal[,kv_heads]]...
 //            [--repeats R] [--once] [--csv FILE]
 //
 // --workload applies to the --sweep and --case arguments after it (default flash2-bwd). Each
@@ -23,6 +24,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "models/cuda/cuda_check.h"
@@ -59,13 +61,16 @@ __global__ void fill_uniform(half* x, long long n, unsigned seed) {
 Case parse_case(Bwd workload, const std::string& spec) {
   Case c;
   c.workload = workload;
-  int causal = 0;
-  if (std::sscanf(spec.c_str(), "%d,%d,%d,%d,%d", &c.shape.batch, &c.shape.heads, &c.shape.seq,
-                  &c.shape.head_dim, &causal) != 5 ||
-      c.shape.batch < 1 || c.shape.heads < 1 || c.shape.seq < 1 || (causal != 0 && causal != 1)) {
-    throw UsageError("--case " + spec + ": expected B,H,N,d,causal (causal 0 or 1)");
+  int causal = 0, kv_heads = 0;
+  const int fields = std::sscanf(spec.c_str(), "%d,%d,%d,%d,%d,%d", &c.shape.batch, &c.shape.heads,
+                                 &c.shape.seq, &c.shape.head_dim, &causal, &kv_heads);
+  if (fields < 5 || c.shape.batch < 1 || c.shape.heads < 1 || c.shape.seq < 1 ||
+      (causal != 0 && causal != 1) || (fields == 6 && kv_heads < 1)) {
+    throw UsageError("--case " + spec +
+                     ": expected B,H,N,d,causal[,kv_heads] (causal 0 or 1, kv_heads dividing H)");
   }
   c.shape.causal = causal == 1;
+  c.shape.kv_heads = fields == 6 ? kv_heads : 0;
   if (workload == Bwd::kFlash2) {
     flash2_bwd_blocks(c.shape);
   } else {
@@ -80,9 +85,10 @@ std::vector<Case> sweep(Bwd workload, const std::string& name) {
   if (name == "check") {
     specs = naive ? std::vector<std::string>{"1,2,256,64,0",   "1,2,256,128,0", "2,3,1000,64,0",
                                              "2,3,1000,128,0", "1,1,200,128,0", "1,1,72,64,0"}
-                  : std::vector<std::string>{"1,2,256,64,0",   "1,2,256,128,0", "2,3,1000,64,0",
-                                             "2,3,1000,128,0", "1,2,1000,64,1", "1,2,1000,128,1",
-                                             "1,1,77,64,1",    "1,1,200,128,0"};
+                  : std::vector<std::string>{"1,2,256,64,0",    "1,2,256,128,0", "2,3,1000,64,0",
+                                             "2,3,1000,128,0",  "1,2,1000,64,1", "1,2,1000,128,1",
+                                             "1,1,77,64,1",     "1,1,200,128,0", "1,4,256,64,0,2",
+                                             "1,4,1000,128,1,1"};
   } else if (name == "measure") {
     // flash2-bwd: the shapes of traces/measured/h200-torch-sdpa-bwd.csv; naive-bwd: the same
     // without the mask (its kernels take none) up to N = 8192 (4 rows of P and dP in 227 KiB).
@@ -93,6 +99,12 @@ std::vector<Case> sweep(Bwd workload, const std::string& name) {
           specs.push_back("1,16," + std::to_string(n) + "," + std::to_string(d) + "," +
                           std::to_string(causal));
         }
+      }
+    }
+    if (!naive) {  // and its grouped-query shapes
+      for (const char* gqa :
+           {"1,32,4096,128,0,8", "1,32,4096,128,1,8", "1,32,4096,128,0,1", "1,32,4096,128,1,1"}) {
+        specs.push_back(gqa);
       }
     }
   } else {
@@ -122,12 +134,16 @@ Errors check(const AttentionShape& s, const std::vector<float>& q, const std::ve
              const std::vector<float>& dv) {
   const int n = s.seq, m = s.keys(), d = s.head_dim, off = m - n;
   const double scale = 1.0 / std::sqrt(static_cast<double>(d));
+  const int group = s.group();
   double num[3] = {}, den[3] = {};
   std::vector<double> p(static_cast<std::size_t>(n) * m), ds(p.size());
+  // dK and dV summed over each group's query heads, compared at the end.
+  std::vector<double> ref_dk(dk.size(), 0.0), ref_dv(dv.size(), 0.0);
   for (long long bh = 0; bh < s.heads_total(); ++bh) {
+    const long long kvh = bh / group;
     const float* qh = q.data() + bh * n * d;
-    const float* kh = k.data() + bh * m * d;
-    const float* vh = v.data() + bh * m * d;
+    const float* kh = k.data() + kvh * m * d;
+    const float* vh = v.data() + kvh * m * d;
     const float* doh = d_o.data() + bh * n * d;
     for (int i = 0; i < n; ++i) {
       double mx = -INFINITY;
@@ -181,9 +197,16 @@ Errors check(const AttentionShape& s, const std::vector<float>& q, const std::ve
           xk += ds[static_cast<std::size_t>(i) * m + j] * qh[i * d + c];
           xv += p[static_cast<std::size_t>(i) * m + j] * doh[i * d + c];
         }
-        add(1, dk[(bh * m + j) * d + c], scale * xk);
-        add(2, dv[(bh * m + j) * d + c], xv);
+        ref_dk[(kvh * m + j) * d + c] += scale * xk;
+        ref_dv[(kvh * m + j) * d + c] += xv;
       }
+    }
+  }
+  for (std::size_t i = 0; i < dk.size(); ++i) {
+    for (const auto& [which, got, want] :
+         {std::tuple{1, dk[i], ref_dk[i]}, std::tuple{2, dv[i], ref_dv[i]}}) {
+      num[which] += (got - want) * (got - want);
+      den[which] += want * want;
     }
   }
   return {std::sqrt(num[0] / den[0]), std::sqrt(num[1] / den[1]), std::sqrt(num[2] / den[2])};
@@ -229,15 +252,16 @@ int run(int argc, char** argv) {
     } else if (a == "--csv") {
       csv = value();
     } else {
-      throw UsageError("unknown argument " + a +
-                       " (bwd-cuda [--workload flash2-bwd|naive-bwd] [--sweep check|measure] "
-                       "[--case B,H,N,d,causal]... [--repeats R] [--once] [--csv FILE])");
+      throw UsageError(
+          "unknown argument " + a +
+          " (bwd-cuda [--workload flash2-bwd|naive-bwd] [--sweep check|measure] "
+          "[--case B,H,N,d,causal[,kv_heads]]... [--repeats R] [--once] [--csv FILE])");
     }
   }
   if (cases.empty()) cases = sweep(workload, "check");
   std::ostringstream out;
-  out << "workload,batch,heads,seq,head_dim,causal,block_q,block_kv,kernel,time_s,repeats,"
-         "dq_rel_err,dk_rel_err,dv_rel_err,check\n";
+  out << "workload,batch,heads,kv_heads,seq,head_dim,causal,block_q,block_kv,kernel,time_s,"
+         "repeats,dq_rel_err,dk_rel_err,dv_rel_err,check\n";
   cudaStream_t stream;
   check_cuda(cudaStreamCreate(&stream), "stream");
   const std::size_t flush_bytes = 512u << 20;
@@ -273,6 +297,10 @@ int run(int argc, char** argv) {
     auto* l = static_cast<float*>(alloc(naive ? 0 : rows * 4));
     auto* dsum = static_cast<float*>(alloc(naive ? 0 : rows * 4));
     auto* acc = static_cast<float*>(alloc(naive ? 0 : nq * 4));
+    const bool grouped = !naive && s.group() > 1;
+    const std::size_t expanded = static_cast<std::size_t>(s.heads_total()) * s.keys() * s.head_dim;
+    auto* dk_x = static_cast<half*>(alloc(grouped ? expanded * 2 : 0));
+    auto* dv_x = static_cast<half*>(alloc(grouped ? expanded * 2 : 0));
     auto* p = static_cast<half*>(alloc(scores * 2));
     auto* dp = static_cast<half*>(alloc(scores * 2));
     auto* ds = static_cast<half*>(alloc(scores * 2));
@@ -282,7 +310,7 @@ int run(int argc, char** argv) {
     fill_uniform<<<1024, 256, 0, stream>>>(d_o, static_cast<long long>(nq), seed * 4 + 3);
     ++seed;
     const float scale = 1.0f / std::sqrt(static_cast<float>(s.head_dim));
-    const Flash2BwdTensors t{q, k, v, o, d_o, l, dsum, acc, dq, dk, dv};
+    const Flash2BwdTensors t{q, k, v, o, d_o, l, dsum, acc, dq, dk, dv, dk_x, dv_x};
     const NaiveBwdTensors nt{q, k, v, d_o, p, dp, ds, dq, dk, dv};
     if (naive) {  // P = softmax(scale·Q·Kᵀ), S staged in dS
       launch_naive_qk(s, naive_blocks, q, k, ds, scale, stream);
@@ -303,15 +331,17 @@ int run(int argc, char** argv) {
       verdict = ok ? "pass" : "FAIL";
       failed += ok ? 0 : 1;
     }
-    std::fprintf(stderr, "%s B=%d H=%d N=%d d=%d causal=%d: dQ %.2e dK %.2e dV %.2e %s\n",
-                 workload_name(c.workload), s.batch, s.heads, s.seq, s.head_dim, s.causal ? 1 : 0,
-                 err.dq, err.dk, err.dv, verdict.c_str());
+    std::fprintf(stderr, "%s B=%d H=%d Hkv=%d N=%d d=%d causal=%d: dQ %.2e dK %.2e dV %.2e %s\n",
+                 workload_name(c.workload), s.batch, s.heads, s.kv_heads_or_heads(), s.seq,
+                 s.head_dim, s.causal ? 1 : 0, err.dq, err.dk, err.dv, verdict.c_str());
 
     // The launches in order (the model's kernel names), then "total".
     const std::vector<std::string> names =
-        naive ? std::vector<std::string>{"dv", "dp", "softmax_bwd", "dq", "dk", "total"}
-              : std::vector<std::string>{"flash2_bwd_dot_do_o", "flash2_bwd",
-                                         "flash2_bwd_convert_dq", "total"};
+        naive     ? std::vector<std::string>{"dv", "dp", "softmax_bwd", "dq", "dk", "total"}
+        : grouped ? std::vector<std::string>{"flash2_bwd_dot_do_o", "flash2_bwd",
+                                             "flash2_bwd_convert_dq", "flash2_bwd_sum_dkv", "total"}
+                  : std::vector<std::string>{"flash2_bwd_dot_do_o", "flash2_bwd",
+                                             "flash2_bwd_convert_dq", "total"};
     const int parts = static_cast<int>(names.size()) - 1;
     const auto launch_part = [&](int i) {
       if (naive) {
@@ -321,7 +351,7 @@ int run(int argc, char** argv) {
         launch_naive_bwd(s, naive_blocks, nt, scale, stream, which[i]);
       } else {
         const Flash2BwdPart which[] = {Flash2BwdPart::kDotDoO, Flash2BwdPart::kBackward,
-                                       Flash2BwdPart::kConvertDq};
+                                       Flash2BwdPart::kConvertDq, Flash2BwdPart::kSumDkv};
         launch_flash2_bwd(s, t, scale, stream, which[i]);
       }
     };
@@ -351,9 +381,9 @@ int run(int argc, char** argv) {
     }
     for (std::size_t i = 0; i < names.size(); ++i) {
       char row[512];
-      std::snprintf(row, sizeof row, "%s,%d,%d,%d,%d,%d,%d,%d,%s,%s,%d,%.3e,%.3e,%.3e,%s\n",
-                    workload_name(c.workload), s.batch, s.heads, s.seq, s.head_dim,
-                    s.causal ? 1 : 0, blocks.block_q, blocks.block_kv, names[i].c_str(),
+      std::snprintf(row, sizeof row, "%s,%d,%d,%d,%d,%d,%d,%d,%d,%s,%s,%d,%.3e,%.3e,%.3e,%s\n",
+                    workload_name(c.workload), s.batch, s.heads, s.kv_heads_or_heads(), s.seq,
+                    s.head_dim, s.causal ? 1 : 0, blocks.block_q, blocks.block_kv, names[i].c_str(),
                     once ? "" : format_seconds(median(times[i])).c_str(), once ? 0 : repeats,
                     err.dq, err.dk, err.dv, verdict.c_str());
       out << row;

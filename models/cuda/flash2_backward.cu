@@ -151,8 +151,8 @@ __global__ void __launch_bounds__(kSmallThreads)
 /// flash2_bwd: CTA bh·⌈Nkv/BC⌉ + j, K/V block j of head bh (Algorithm 2's inner loop).
 template <int D, int BR>
 __global__ void __launch_bounds__(kBwdThreads, 1)
-    flash2_bwd_kernel(Flash2BwdTensors t, int nq, int nkv, int causal_offset, bool causal,
-                      float scale, float scale_log2) {
+    flash2_bwd_kernel(Flash2BwdTensors t, int nq, int nkv, int group, int causal_offset,
+                      bool causal, float scale, float scale_log2) {
   constexpr int BC = kBlockKv;
   // Queries per register strip: 16 at head_dim 128, 32 at 64 (the most with which ptxas spills
   // nothing: 32 and 64 spill 76 and 28 bytes).
@@ -189,7 +189,8 @@ __global__ void __launch_bounds__(kBwdThreads, 1)
     load_floats<kBwdThreads>(sl + b * BR, t.l + row, rows);
     load_floats<kBwdThreads>(sd + b * BR, t.d + row, rows);
   };
-  const long long kv_row = bh * nkv + c0;
+  // K and V of the K/V head bh / group; dK and dV to it, or per query head when grouped.
+  const long long kv_row = bh / group * nkv + c0;
   load_tile_rows<BC, D, kBwdThreads>(sk, t.k + kv_row * D, cols, D);
   load_tile_rows<BC, D, kBwdThreads>(sv, t.v + kv_row * D, cols, D);
   cp_async_commit();
@@ -305,8 +306,11 @@ __global__ void __launch_bounds__(kBwdThreads, 1)
     }
   }
   __syncthreads();
-  store_tile_box<BC, D, kBwdThreads>(t.dk + kv_row * D, stage_k, cols, D, D);
-  store_tile_box<BC, D, kBwdThreads>(t.dv + kv_row * D, stage_v, cols, D, D);
+  const long long out_row = group > 1 ? bh * nkv + c0 : kv_row;
+  store_tile_box<BC, D, kBwdThreads>((group > 1 ? t.dk_expanded : t.dk) + out_row * D, stage_k,
+                                     cols, D, D);
+  store_tile_box<BC, D, kBwdThreads>((group > 1 ? t.dv_expanded : t.dv) + out_row * D, stage_v,
+                                     cols, D, D);
 }
 
 /// flash2_bwd_convert_dq: CTA bh·⌈Nq/BR⌉ + m, dQ = scale·dQ_accum for Q block m in fp16 (every
@@ -341,6 +345,61 @@ __global__ void __launch_bounds__(kSmallThreads)
   }
 }
 
+/// flash2_bwd_sum_dkv: CTA kvh·⌈Nkv/BC⌉ + j sums the G query heads' dK_expanded rows of K/V block
+/// j into dK (fp32 in registers), one head's box at a time (every chunk of the thread loaded,
+/// then added), then dV the same way.
+template <int D>
+__global__ void __launch_bounds__(kBwdThreads)
+    flash2_bwd_sum_dkv_kernel(const half* __restrict__ dk_x, const half* __restrict__ dv_x,
+                              half* __restrict__ dk, half* __restrict__ dv, int nkv, int group) {
+  constexpr int kChunksPerRow = D / kChunkHalves;
+  constexpr int kItems = kBlockKv * kChunksPerRow / kBwdThreads;
+  static_assert(kItems * kBwdThreads == kBlockKv * kChunksPerRow, "the threads cover the block");
+  const int blocks = (nkv + kBlockKv - 1) / kBlockKv;
+  const long long kvh = blockIdx.x / blocks;
+  const int c0 = static_cast<int>(blockIdx.x % blocks) * kBlockKv;
+  const int rows = min(kBlockKv, nkv - c0);
+  const int tid = static_cast<int>(threadIdx.x);
+  for (int which = 0; which < 2; ++which) {
+    const half* src = which == 0 ? dk_x : dv_x;
+    half* dst = (which == 0 ? dk : dv) + (kvh * nkv + c0) * D;
+    float acc[kItems][kChunkHalves] = {};
+    for (int h = 0; h < group; ++h) {
+      const half* box = src + ((kvh * group + h) * nkv + c0) * D;
+      uint4 x[kItems];
+#pragma unroll
+      for (int it = 0; it < kItems; ++it) {
+        const int idx = it * kBwdThreads + tid;
+        x[it] =
+            idx / kChunksPerRow < rows
+                ? *reinterpret_cast<const uint4*>(box + static_cast<long long>(idx) * kChunkHalves)
+                : make_uint4(0, 0, 0, 0);
+      }
+#pragma unroll
+      for (int it = 0; it < kItems; ++it) {
+        const half2* hx = reinterpret_cast<const half2*>(&x[it]);
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          const float2 f = __half22float2(hx[i]);
+          acc[it][2 * i] += f.x;
+          acc[it][2 * i + 1] += f.y;
+        }
+      }
+    }
+#pragma unroll
+    for (int it = 0; it < kItems; ++it) {
+      const int idx = it * kBwdThreads + tid;
+      if (idx / kChunksPerRow < rows) {
+        uint4 y;
+        std::uint32_t* hy = reinterpret_cast<std::uint32_t*>(&y);
+#pragma unroll
+        for (int i = 0; i < 4; ++i) hy[i] = pack_half2(acc[it][2 * i], acc[it][2 * i + 1]);
+        *reinterpret_cast<uint4*>(dst + static_cast<long long>(idx) * kChunkHalves) = y;
+      }
+    }
+  }
+}
+
 template <int D, int BR>
 void launch(const AttentionShape& shape, const Flash2BwdTensors& t, float scale,
             cudaStream_t stream, Flash2BwdPart part) {
@@ -360,7 +419,7 @@ void launch(const AttentionShape& shape, const Flash2BwdTensors& t, float scale,
                "flash2_bwd_kernel");
     const auto grid = static_cast<unsigned>(bh * ceil_div(nkv, kBlockKv));
     kernel<<<grid, kBwdThreads, static_cast<std::size_t>(smem), stream>>>(
-        t, nq, nkv, nkv - nq, shape.causal, scale, scale * kLog2e);
+        t, nq, nkv, shape.group(), nkv - nq, shape.causal, scale, scale * kLog2e);
     check_launch("flash2_bwd_kernel");
   }
   if (all(Flash2BwdPart::kConvertDq)) {
@@ -368,13 +427,20 @@ void launch(const AttentionShape& shape, const Flash2BwdTensors& t, float scale,
         <<<grid_q, kSmallThreads, 0, stream>>>(t.dq_accum, t.dq, nq, scale);
     check_launch("flash2_bwd_convert_dq_kernel");
   }
+  if (shape.group() > 1 && all(Flash2BwdPart::kSumDkv)) {
+    const auto grid = static_cast<unsigned>(static_cast<std::int64_t>(shape.batch) *
+                                            shape.kv_heads_or_heads() * ceil_div(nkv, kBlockKv));
+    flash2_bwd_sum_dkv_kernel<D><<<grid, kBwdThreads, 0, stream>>>(t.dk_expanded, t.dv_expanded,
+                                                                   t.dk, t.dv, nkv, shape.group());
+    check_launch("flash2_bwd_sum_dkv_kernel");
+  }
 }
 
 }  // namespace
 
 Flash2BwdBlocks flash2_bwd_blocks(const AttentionShape& shape) {
-  if (shape.kv_heads_or_heads() != shape.heads) {
-    throw UsageError("flash2-bwd: the CUDA kernels take kv_heads = heads only");
+  if (shape.heads % shape.kv_heads_or_heads() != 0) {
+    throw UsageError("flash2-bwd: kv_heads must divide heads");
   }
   if (shape.causal && shape.seq > shape.keys()) {
     throw UsageError("flash2-bwd: causal needs seq <= seq_kv");

@@ -9,9 +9,12 @@
 ///      dK += dSᵀ·Q on chip (warp w owns K/V rows 16w … 16w + 15), writes dSᵀ to shared memory
 ///      and adds dS·K into the accumulator with atomic adds (float2, sm_90); stores dK (scaled)
 ///      and dV once;
-///   3. flash2_bwd_convert_dq: one CTA of 4 warps per (bh, Q block): dQ = scale·accumulator, fp16.
-/// Br is 128 at head_dim 64 and 64 at head_dim 128 (the model's defaults); no grouped-query
-/// heads (kv_heads = heads).
+///   3. flash2_bwd_convert_dq: one CTA of 4 warps per (bh, Q block): dQ = scale·accumulator, fp16;
+///   4. with grouped-query heads (G = heads / kv_heads > 1), flash2_bwd_sum_dkv: the main kernel
+///      reads the K/V head bh / G and writes its dK, dV per query head into dK_expanded and
+///      dV_expanded; one CTA of 8 warps per (K/V head, block of Bc keys) sums each group's, dK
+///      over the G query heads (one head's box loaded, waited for and added at a time), then dV.
+/// Br is 128 at head_dim 64 and 64 at head_dim 128 (the model's defaults).
 
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -27,11 +30,12 @@ struct Flash2BwdBlocks {
 };
 
 /// The blocks the kernels are instantiated for at `head_dim` (64 or 128; throws UsageError for
-/// another, or for kv_heads ≠ heads).
+/// another, for kv_heads not dividing heads, or for causal with seq > seq_kv).
 Flash2BwdBlocks flash2_bwd_blocks(const AttentionShape& shape);
 
 /// The backward pass's tensors (device pointers): inputs Q, K, V, O, dO (fp16), L (fp32, natural
-/// log, [B·H][Nq]); scratch D ([B·H][Nq]) and dQ_accum ([B·H·Nq][d]) in fp32; outputs dQ, dK, dV.
+/// log, [B·H][Nq]); scratch D ([B·H][Nq]) and dQ_accum ([B·H·Nq][d]) in fp32; outputs dQ, dK, dV
+/// ([B·Hkv·Nkv][d]); with groups the scratch dK_expanded, dV_expanded ([B·H·Nkv][d], fp16).
 struct Flash2BwdTensors {
   const half* q;
   const half* k;
@@ -44,10 +48,12 @@ struct Flash2BwdTensors {
   half* dq;
   half* dk;
   half* dv;
+  half* dk_expanded = nullptr;
+  half* dv_expanded = nullptr;
 };
 
-/// Which of the three launches to run (kAll: the three in order).
-enum class Flash2BwdPart { kAll, kDotDoO, kBackward, kConvertDq };
+/// Which of the launches to run (kAll: all in order; kSumDkv only with groups).
+enum class Flash2BwdPart { kAll, kDotDoO, kBackward, kConvertDq, kSumDkv };
 
 /// Launches the backward pass (or one part of it) on `stream`.
 void launch_flash2_bwd(const AttentionShape& shape, const Flash2BwdTensors& t, float scale,

@@ -30,11 +30,16 @@ LAUNCHES = {
     "flash2-bwd": (["flash2_bwd_dot_do_o_kernel", "flash2_bwd_kernel",
                     "flash2_bwd_convert_dq_kernel"],
                    ["flash2_bwd_dot_do_o", "flash2_bwd", "flash2_bwd_convert_dq"]),
+    # with grouped-query heads, a fourth launch
+    "flash2-bwd grouped": (["flash2_bwd_dot_do_o_kernel", "flash2_bwd_kernel",
+                            "flash2_bwd_convert_dq_kernel", "flash2_bwd_sum_dkv_kernel"],
+                           ["flash2_bwd_dot_do_o", "flash2_bwd", "flash2_bwd_convert_dq",
+                            "flash2_bwd_sum_dkv"]),
     "naive-bwd": ([None, "naive_bwd_product_kernel", "naive_qk_kernel", "naive_softmax_bwd_kernel",
                    "naive_bwd_product_kernel", "naive_bwd_product_kernel"],
                   ["dv", "dp", "softmax_bwd", "dq", "dk"]),
 }
-KEYS = ["batch", "heads", "seq", "head_dim", "causal"]
+KEYS = ["batch", "heads", "kv_heads", "seq", "head_dim", "causal"]
 
 
 def read_ncu(path):
@@ -61,31 +66,32 @@ def main():
     timing = list(csv.DictReader(open(args.timing)))
     for r in timing:
         r.setdefault("workload", "flash2-bwd")
+        r.setdefault("kv_heads", r["heads"])
     workloads = {r["workload"] for r in timing}
     if len(workloads) != 1 or not workloads <= LAUNCHES.keys():
-        raise SystemExit(f"{args.timing}: expected one workload of {sorted(LAUNCHES)}")
+        raise SystemExit(f"{args.timing}: expected one workload of flash2-bwd, naive-bwd")
     workload = workloads.pop()
-    symbols, kernels = LAUNCHES[workload]
     ncu = read_ncu(args.ncu)
     torch = {}
     if args.torch:
         for r in csv.DictReader(open(args.torch)):
-            if r["kv_heads"] == r["heads"]:
-                torch[tuple(r[k] for k in KEYS)] = r["bwd_time_s"]
+            torch[tuple(r[k] for k in KEYS)] = r["bwd_time_s"]
     cases = [r for r in timing if r["kernel"] == "total"]
-    per_case = len(symbols)
-    if len(ncu) != per_case * len(cases):
-        raise SystemExit(f"{len(ncu)} profiled launches for {len(cases)} cases "
-                         f"({per_case} each expected)")
     columns = ["workload"] + KEYS + ["block_q", "block_kv", "kernel", "time_s", "repeats"] + \
         list(METRICS.values()) + ["torch_bwd_time_s"]
     rows = []
-    for i, case in enumerate(cases):
+    cursor = 0
+    for case in cases:
         key = tuple(case[k] for k in KEYS)
-        launches = ncu[per_case * i:per_case * (i + 1)]
+        grouped = workload == "flash2-bwd" and case["kv_heads"] != case["heads"]
+        symbols, kernels = LAUNCHES[workload + (" grouped" if grouped else "")]
+        launches = ncu[cursor:cursor + len(symbols)]
+        if len(launches) != len(symbols):
+            raise SystemExit(f"{len(ncu)} profiled launches: too few for {len(cases)} cases")
         for n, (symbol, launch) in enumerate(zip(symbols, launches)):
             if symbol is not None and launch["kernel"] != symbol:
-                raise SystemExit(f"launch {per_case * i + n} is {launch['kernel']}, expected {symbol}")
+                raise SystemExit(f"launch {cursor + n} is {launch['kernel']}, expected {symbol}")
+        cursor += len(symbols)
         for name, launch in zip(kernels, [l for s_, l in zip(symbols, launches) if s_ is not None]):
             t = next(r for r in timing if tuple(r[k] for k in KEYS) == key and r["kernel"] == name)
             row = {k: case[k] for k in ["workload"] + KEYS + ["block_q", "block_kv"]}
@@ -98,6 +104,8 @@ def main():
         total.update(kernel="total", time_s=case["time_s"], repeats=case["repeats"],
                      torch_bwd_time_s=torch.get(key, ""))
         rows.append(total)
+    if cursor != len(ncu):
+        raise SystemExit(f"{len(ncu)} profiled launches for {cursor} expected")
     with open(args.out, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=columns, lineterminator="\n")
         w.writeheader()
