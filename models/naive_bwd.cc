@@ -18,6 +18,12 @@ namespace {
 
 /// Threads of a matrix-product CTA (8 warps, as naive's qk and pv) and of a summing CTA.
 constexpr std::uint32_t kMmaThreads = 256;
+/// The CUDA kernels' warp grids (models/cuda/naive_backward.cu): dv, dq and dk lay 4 × 2 warps
+/// over the output tile (as naive's pv), dp 2 × 4 (it is naive's qk kernel). Each warp loads its
+/// own A rows and B columns from shared memory (ldmatrix), so A is read once per warp column and
+/// B once per warp row.
+constexpr std::uint64_t kProductWarpsM = 4, kProductWarpsN = 2;
+constexpr std::uint64_t kDpWarpsM = 2, kDpWarpsN = 4;
 constexpr std::uint32_t kSumThreads = 128;
 
 /// Launch indices.
@@ -99,7 +105,7 @@ class NaiveBwd final : public AttentionBackwardWorkload<NaiveBwd> {
       const std::uint64_t k0 = c * bk(), kw = std::min(bk(), nq - k0);
       if (c + 1 < chunks) issue(c + 1);
       rec.wait(static_cast<std::uint16_t>(c & 1));
-      rec.smem((rows * kw + kw * d) * s);  // both operands from shared memory once
+      rec.smem((kProductWarpsN * rows * kw + kProductWarpsM * kw * d) * s);  // per warp
       rec.compute(ComputeUnit::mma_sync, 2 * rows * kw * d);
       if constexpr (Backend::kNumeric) {
         throw_if_interrupted();
@@ -115,6 +121,7 @@ class NaiveBwd final : public AttentionBackwardWorkload<NaiveBwd> {
     if constexpr (Backend::kNumeric) {
       be.t(out).middleRows(e(out_row), e(rows)) = is_dk ? Matrix(scale() * acc) : acc;
     }
+    rec.smem(2 * rows * d * s);  // the output tile staged through shared memory (written, read)
     rec.store(out, box(out, out_row, rows, 0, d));
   }
 
@@ -130,7 +137,7 @@ class NaiveBwd final : public AttentionBackwardWorkload<NaiveBwd> {
     rec.load(m_do, box(m_do, bh * nq + r0, rows, 0, d), 0);
     rec.load(m_v, box(m_v, kv_row, cols, 0, d), 0);
     rec.wait(0);
-    rec.smem((rows + cols) * d * s);
+    rec.smem((kDpWarpsN * rows + kDpWarpsM * cols) * d * s);  // dO and V fragments, per warp
     rec.compute(ComputeUnit::mma_sync, 2 * rows * cols * d);
     if constexpr (Backend::kNumeric) {
       be.t(m_dp).block(e(bh * nq + r0), e(c0), e(rows), e(cols)) =
@@ -151,7 +158,7 @@ class NaiveBwd final : public AttentionBackwardWorkload<NaiveBwd> {
     rec.load(m_p, box(m_p, row, rows, 0, nkv), 0);
     rec.load(m_dp, box(m_dp, row, rows, 0, nkv), 0);
     rec.wait(0);
-    rec.smem(2 * 2 * rows * nkv * s);  // P and dP rows read twice: the row sum, then dS
+    rec.smem(2 * 3 * rows * nkv * s);  // P and dP rows copied in, read twice: the sum, then dS
     rec.compute(ComputeUnit::fp32, 4 * rows * nkv);
     if constexpr (Backend::kNumeric) {
       const auto p = be.t(m_p).middleRows(e(row), e(rows));
@@ -182,7 +189,7 @@ class NaiveBwd final : public AttentionBackwardWorkload<NaiveBwd> {
       const std::uint64_t k0 = c * bk(), kw = std::min(bk(), nkv - k0);
       if (c + 1 < chunks) issue(c + 1);
       rec.wait(static_cast<std::uint16_t>(c & 1));
-      rec.smem((rows * kw + kw * d) * s);
+      rec.smem((kProductWarpsN * rows * kw + kProductWarpsM * kw * d) * s);  // per warp
       rec.compute(ComputeUnit::mma_sync, 2 * rows * kw * d);
       if constexpr (Backend::kNumeric) {
         throw_if_interrupted();
@@ -194,6 +201,7 @@ class NaiveBwd final : public AttentionBackwardWorkload<NaiveBwd> {
     rec.compute(ComputeUnit::fp32, rows * d);
     if constexpr (Backend::kNumeric)
       be.t(m_dq).middleRows(e(bh * nq + r0), e(rows)) = scale() * acc;
+    rec.smem(2 * rows * d * s);  // the dQ tile staged through shared memory (written, read)
     rec.store(m_dq, box(m_dq, bh * nq + r0, rows, 0, d));
   }
 
