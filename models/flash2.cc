@@ -289,11 +289,10 @@ class Flash2 final : public BackendWorkload<Flash2> {
     }
   }
 
-  /// The split-KV combine, one CTA per (head, block of combine_rows rows), as the CUDA kernel
-  /// reads: the splits'
-  /// L_accum rows in rounds of kCombineLoadsPerThread values per thread; then O_accum in passes
-  /// of the rows the CTA's threads cover, each pass kCombineSplitsInFlight splits at a time
-  /// (those waited for before the next are loaded); L = log Σ exp(Lₛ), O = Σ exp(Lₛ − L)·Oₛ.
+  /// The split-KV combine, one CTA per (head, block of combine_rows rows: as many as its threads
+  /// cover), as the CUDA kernel reads: the splits' L_accum rows in rounds of
+  /// kCombineLoadsPerThread values per thread, then O_accum kCombineSplitsInFlight splits at a
+  /// time (those waited for before the next are loaded); L = log Σ exp(Lₛ), O = Σ exp(Lₛ − L)·Oₛ.
   template <class Backend>
   void combine(std::uint64_t cta, Backend& be, Recorder& rec) const {
     const Flash2Grid& g = m_grid;
@@ -341,22 +340,17 @@ class Flash2 final : public BackendWorkload<Flash2> {
       }
     }
     rec.store(m_l, box(m_l, bh, 1, r0, rows));
-    // O: each thread 4 columns of a row, so the CTA's threads cover its rows in one pass (two
-    // at d = 256); per pass, kCombineSplitsInFlight splits' loads in flight, then used.
-    const std::uint64_t pass_rows = std::max<std::uint64_t>(1, kThreads * 4 / d);
-    for (std::uint64_t p0 = 0; p0 < rows; p0 += pass_rows) {
-      const std::uint64_t pr = std::min(pass_rows, rows - p0);
-      for (std::uint64_t s0 = 0; s0 < S; s0 += kCombineSplitsInFlight) {
-        const std::uint64_t in_flight = std::min(kCombineSplitsInFlight, S - s0);
-        for (std::uint64_t sp = s0; sp < s0 + in_flight; ++sp) {
-          rec.load(m_o_accum, box(m_o_accum, (sp * a.batch_heads + bh) * nq + r0 + p0, pr, 0, d),
-                   1);
-        }
-        rec.wait(1);
-        rec.compute(ComputeUnit::fp32, 2 * in_flight * pr * d);  // O += exp(Lₛ − L)·Oₛ
+    // O: each thread 4 columns of a row, so the CTA's threads cover its rows at once;
+    // kCombineSplitsInFlight splits' loads in flight, then used.
+    for (std::uint64_t s0 = 0; s0 < S; s0 += kCombineSplitsInFlight) {
+      const std::uint64_t in_flight = std::min(kCombineSplitsInFlight, S - s0);
+      for (std::uint64_t sp = s0; sp < s0 + in_flight; ++sp) {
+        rec.load(m_o_accum, box(m_o_accum, (sp * a.batch_heads + bh) * nq + r0, rows, 0, d), 1);
       }
-      rec.store(m_o, box(m_o, bh * nq + r0 + p0, pr, 0, d));
+      rec.wait(1);
+      rec.compute(ComputeUnit::fp32, 2 * in_flight * rows * d);  // O += exp(Lₛ − L)·Oₛ
     }
+    rec.store(m_o, box(m_o, bh * nq + r0, rows, 0, d));
   }
 
   Flash2Grid m_grid;

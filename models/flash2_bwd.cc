@@ -40,14 +40,15 @@ constexpr std::uint64_t kBwdWarps = kBwdThreads / 32;
 std::uint64_t strip_queries(std::uint64_t d) { return d >= 128 ? 16 : 32; }
 
 /// Shared-memory bytes the CUDA backward CTA moves per Q block of Br queries (all of them, valid
-/// or not, as the kernel's fragments cover the whole block): per warp and strip its 16 rows of K
-/// and of V (ldmatrix A fragments), per warp the whole Q and dO block twice each (B fragments of
+/// or not, as the kernel's fragments cover the whole block; Bc = 128 there, 16 rows per warp):
+/// per warp and strip its Bc/8 rows of K and of V (ldmatrix A fragments), per warp the whole Q and dO block twice each (B fragments of
 /// Sᵀ = K·Qᵀ, dPᵀ = V·dOᵀ, dV += Pᵀ·dO, dK += dSᵀ·Q); dSᵀ written once; for dQ = dS·K, warp
 /// (row tile, column part) reads its 16 rows of dS over all Bc keys and Bc × its columns of K.
-std::uint64_t block_smem_bytes_of(std::uint64_t br, std::uint64_t d, std::uint64_t s) {
-  const std::uint64_t bc = 16 * kBwdWarps, strips = ceil_div(br, strip_queries(d));
+std::uint64_t block_smem_bytes(std::uint64_t br, std::uint64_t bc, std::uint64_t d,
+                               std::uint64_t s) {
+  const std::uint64_t strips = ceil_div(br, strip_queries(d));
   const std::uint64_t row_tiles = br / 16, col_parts = kBwdWarps / row_tiles;
-  const std::uint64_t per_warp = 2 * strips * 16 * d + 4 * br * d;
+  const std::uint64_t per_warp = 2 * strips * (bc / kBwdWarps) * d + 4 * br * d;
   return (kBwdWarps * per_warp + bc * br + col_parts * br * bc + row_tiles * bc * d) * s;
 }
 
@@ -116,9 +117,6 @@ class Flash2Bwd final : public AttentionBackwardWorkload<Flash2Bwd> {
   std::uint64_t br() const { return *params().block_q; }
   std::uint64_t bc() const { return *params().block_kv; }
   std::uint64_t tr() const { return ceil_div(m_a.nq, br()); }
-  std::uint64_t block_smem_bytes(std::uint64_t d, std::uint64_t s) const {
-    return block_smem_bytes_of(br(), d, s);
-  }
 
   /// D = rowsum(dO∘O) for one Q block, and its rows of the dQ accumulator cleared.
   template <class Backend>
@@ -176,7 +174,7 @@ class Flash2Bwd final : public AttentionBackwardWorkload<Flash2Bwd> {
       const std::uint64_t row = bh * m_a.nq + r0;
       if (i + 1 < tr()) issue(i + 1);
       rec.wait(tag_of(i));
-      rec.smem(block_smem_bytes(d, s));
+      rec.smem(block_smem_bytes(br(), bc(), d, s));
       rec.compute(ComputeUnit::mma_sync, 10 * rows * cols * d);
       if (m_a.block_masked(r0, c0, cols)) rec.compute(ComputeUnit::fp32, rows * cols);
       // P = exp(scale·S − L) and dS = P∘(dP − D).
