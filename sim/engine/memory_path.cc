@@ -217,19 +217,20 @@ void MemoryPath::add_tally(const LineTally& tally) {
   }
 }
 
-template <bool kStore>
-[[gnu::always_inline]] inline void MemoryPath::access_line(SmRun& run, std::uint64_t line,
+template <bool kStore, class Word>
+[[gnu::always_inline]] inline void MemoryPath::access_line(SmRun<Word>& run, std::uint64_t line,
                                                            std::uint32_t mask, std::uint32_t full,
                                                            std::uint32_t n, Tick t, Tick box_issue,
                                                            Arrival& arrival, LineTally& tally) {
   Tick port_queue = 0;
   Tick slice_queue = 0;
   Tick channel_queue = 0;
-  const L2::Place place = m_l2.place(line);
+  const L2Place place = run.ways.place(line);
   const std::uint32_t slice = place.slice;
   const Tick t1 = Xbar::book(run.port, n, t, port_queue);
-  const Tick t3 = m_l2.transfer(slice, n, t1 + run.port_latency, slice_queue);
-  const L2Outcome o = kStore ? m_l2.write(place, line, mask, full) : m_l2.read(place, line, mask);
+  const Tick t3 = run.slices.reserve(slice, t1 + run.port_latency,
+                                     run.slice_ticks[slice * run.slice_stride + n], slice_queue);
+  const L2Outcome o = kStore ? run.ways.write(place, mask, full) : run.ways.read(place, mask);
   const std::uint32_t fetched = o.fetch_mask == 0 ? 0 : popcount(o.fetch_mask);
   ++tally.lines;
   tally.sectors += n;
@@ -237,16 +238,10 @@ template <bool kStore>
     tally.hit_sectors += n - fetched;  // a load's sectors are hits or fetched
     tally.miss_sectors += fetched;
   }
-  if (o.victim_dirty != 0) write_back(o.victim_line, o.victim_dirty, t3);
   const Tick back = run.return_latency[slice];
   Tick done = kStore ? t3 : t3 + back;
-  if (o.fetch_mask != 0) {
-    std::uint32_t ch = 0;
-    const Tick t4 = m_hbm.access(line << m_line_shift, fetched, t3, channel_queue, ch);
-    ++tally.channel_requests;
-    const Tick dram = m_channel_latency[std::size_t{slice} * m_channels + ch];
-    done = t4 + (kStore ? dram : dram + back);
-    count_dram_read(line, o.fetch_mask);
+  if ((o.victim_dirty | o.fetch_mask) != 0) {
+    done = beyond_l2<kStore>(line, slice, o, fetched, t3, back, done, channel_queue, tally);
   }
   tally.port_queue += static_cast<TickSum>(port_queue);
   tally.slice_queue += static_cast<TickSum>(slice_queue);
@@ -255,6 +250,139 @@ template <bool kStore>
   const Tick queue_delay = port_queue + slice_queue + channel_queue;
   const Tick unloaded = box_issue + (done - queue_delay - t);
   if (unloaded > arrival.unloaded) arrival.unloaded = unloaded;
+}
+
+template <bool kStore>
+Tick MemoryPath::beyond_l2(std::uint64_t line, std::uint32_t slice, const L2Outcome& o,
+                           std::uint32_t fetched, Tick t3, Tick back, Tick done,
+                           Tick& channel_queue, LineTally& tally) {
+  if (o.victim_dirty != 0) write_back(o.victim_line, o.victim_dirty, t3);
+  if (o.fetch_mask == 0) return done;
+  std::uint32_t ch = 0;
+  const Tick t4 = m_hbm.access(line << m_line_shift, fetched, t3, channel_queue, ch);
+  ++tally.channel_requests;
+  const Tick dram = m_channel_latency[std::size_t{slice} * m_channels + ch];
+  count_dram_read(line, o.fetch_mask);
+  return t4 + (kStore ? dram : dram + back);
+}
+
+namespace {
+
+/// A sum of waits kept in a 64-bit register: each wait is at most kMaxTick (2^62), and the
+/// register is emptied into the 128-bit total once it reaches kMaxTick, so it never wraps.
+struct WaitSum {
+  std::uint64_t part = 0;
+  TickSum total = 0;
+  void add(Tick wait) {
+    part += static_cast<std::uint64_t>(wait);
+    if (part >= static_cast<std::uint64_t>(kMaxTick)) [[unlikely]] {
+      total += part;
+      part = 0;
+    }
+  }
+  TickSum sum() const { return total + part; }
+};
+
+}  // namespace
+
+/// Lines whose places an issue run computes ahead of booking them (a short loop of hashes alone,
+/// so that the booking loop after it has the registers to itself).
+constexpr std::uint64_t kPlaceBatch = 32;
+
+template <bool kStore, bool kReduce, class Word>
+std::uint64_t MemoryPath::access_whole_lines(SmRun<Word>& run, std::uint64_t line,
+                                             std::uint64_t last, Tick t, Tick box_issue, Tick limit,
+                                             bool& issued_any, Arrival& arrival, LineTally& tally) {
+  const std::uint32_t n = m_sectors_per_line;
+  const std::uint32_t all = bit_range(0, n);
+  // A reduction overwrites no sector whole: the L2 adds to what it holds, fetching the rest.
+  const std::uint32_t full = kReduce ? 0 : all;
+  // The port: every line takes d, issued at t, so from the first line's start s0 = max(t, next
+  // free) the lines are booked back to back: line i starts at s0 + i·d and waits s0 + i·d − t.
+  // The step stops before a line once the port is booked beyond `limit` (the step's first line
+  // always issues), which fixes the count here.
+  const Tick d = run.port.sector_ticks[n];
+  if (issued_any && run.port.next_free > limit) return line;
+  const Tick s0 = t > run.port.next_free ? t : run.port.next_free;
+  const std::uint64_t count = last - line + 1;
+  std::uint64_t lines = 1;
+  if (count > 1 && limit >= s0) {
+    lines += std::min<std::uint64_t>(count - 1, static_cast<std::uint64_t>((limit - s0) / d));
+  }
+  if (static_cast<std::uint64_t>(kMaxTick - s0) / static_cast<std::uint64_t>(d) < lines) {
+    // The port's booking would pass kMaxTick: line by line, which throws where it always did.
+    for (; line <= last; ++line) {
+      if (issued_any && run.port.next_free > limit) return line;
+      issued_any = true;
+      access_line<kStore, Word>(run, line, all, full, n, t, box_issue, arrival, tally);
+    }
+    return line;
+  }
+  issued_any = true;
+
+  const Tick* const slice_ticks = run.whole_line_ticks;
+  const Tick* const back_latency = run.return_latency;
+  const L2Ways<Word> ways = run.ways;
+  const Reservations::View slices = run.slices;
+  const Tick port_part = d + run.port_latency;  // issue → slice, less the port's wait
+  Tick at_slice = s0 + port_part;  // line i reaches its slice at s0 + (i + 1)·d + port latency
+  WaitSum slice_queue;
+  WaitSum channel_queue;
+  std::uint64_t fetched_sectors = 0;
+  Tick ready = arrival.ready;
+  // A line's unloaded latency is done − its waits − t: for a line the L2 serves, d + port
+  // latency + its slice's transfer [+ the return to the SM]; a line that goes beyond the L2
+  // works it out in full. The max over the lines, + box_issue, is the box's unloaded arrival.
+  Tick unloaded = std::numeric_limits<Tick>::min();
+  const std::uint64_t end_line = line + lines;
+  L2Place places[kPlaceBatch];
+  for (std::uint64_t batch = line; batch < end_line; batch += kPlaceBatch) {
+    const auto m = static_cast<std::uint32_t>(std::min(kPlaceBatch, end_line - batch));
+    for (std::uint32_t j = 0; j < m; ++j) {
+      places[j] = ways.place(batch + j);
+      ways.prefetch(places[j]);  // the host fetches the batch's sets while earlier lines book
+    }
+    for (std::uint32_t j = 0; j < m; ++j, at_slice += d) {
+      const L2Place& place = places[j];
+      const std::uint32_t slice = place.slice;
+      const Tick transfer = slice_ticks[slice];
+      Tick slice_wait = 0;
+      const Tick t3 = slices.reserve(slice, at_slice, transfer, slice_wait);
+      slice_queue.add(slice_wait);
+      const L2Outcome o = kStore ? ways.write(place, all, full) : ways.read(place, all);
+      const Tick back = kStore ? 0 : back_latency[slice];
+      Tick done = t3 + back;
+      Tick u = port_part + transfer + back;
+      if ((o.victim_dirty | o.fetch_mask) != 0) [[unlikely]] {
+        const std::uint32_t fetched = o.fetch_mask == 0 ? 0 : popcount(o.fetch_mask);
+        fetched_sectors += fetched;
+        Tick channel_wait = 0;
+        done = beyond_l2<kStore>(batch + j, slice, o, fetched, t3, back_latency[slice], done,
+                                 channel_wait, tally);
+        channel_queue.add(channel_wait);
+        const Tick port_wait = at_slice - port_part - t;
+        u = done - port_wait - slice_wait - channel_wait - t;
+      }
+      if (done > ready) ready = done;
+      if (u > unloaded) unloaded = u;
+    }
+  }
+  run.port.next_free = s0 + static_cast<Tick>(lines) * d;
+  run.port.busy += static_cast<Tick>(lines) * d;
+  tally.lines += lines;
+  tally.sectors += lines * n;
+  if constexpr (!kStore) {
+    tally.hit_sectors += lines * n - fetched_sectors;  // a load's sectors are hits or fetched
+    tally.miss_sectors += fetched_sectors;
+  }
+  // Σ over the lines of s0 + i·d − t.
+  tally.port_queue += static_cast<TickSum>(lines) * static_cast<TickSum>(s0 - t) +
+                      static_cast<TickSum>(d) * (static_cast<TickSum>(lines) * (lines - 1) / 2);
+  tally.slice_queue += slice_queue.sum();
+  tally.channel_queue += channel_queue.sum();
+  arrival.ready = ready;
+  if (box_issue + unloaded > arrival.unloaded) arrival.unloaded = box_issue + unloaded;
+  return end_line;
 }
 
 void MemoryPath::check_range(const Box& box) const {
@@ -277,6 +405,15 @@ void MemoryPath::check_range(const Box& box) const {
 template <bool kStore, bool kReduce>
 bool MemoryPath::access(std::uint32_t sm, const Box& box, Tick t, Tick box_issue, Tick limit,
                         BoxCursor& cursor, Arrival& arrival) {
+  return m_l2.wide() ? access_words<std::uint64_t, kStore, kReduce>(sm, box, t, box_issue, limit,
+                                                                    cursor, arrival)
+                     : access_words<std::uint32_t, kStore, kReduce>(sm, box, t, box_issue, limit,
+                                                                    cursor, arrival);
+}
+
+template <class Word, bool kStore, bool kReduce>
+bool MemoryPath::access_words(std::uint32_t sm, const Box& box, Tick t, Tick box_issue, Tick limit,
+                              BoxCursor& cursor, Arrival& arrival) {
   std::uint64_t rows = box.rows;
   std::uint64_t row_bytes = box.row_bytes;
   if (rows == 0 || row_bytes == 0) return true;
@@ -286,14 +423,16 @@ bool MemoryPath::access(std::uint32_t sm, const Box& box, Tick t, Tick box_issue
     rows = 1;
   }
   const PortDirection dir = kStore ? PortDirection::from_sm : PortDirection::to_sm;
-  const std::uint32_t all = bit_range(0, m_sectors_per_line);
-  // A reduction overwrites no sector whole: the L2 adds to what it holds, fetching the rest.
-  const std::uint32_t all_full = kReduce ? 0 : all;
-  const std::uint32_t all_count = m_sectors_per_line;
   bool issued_any = false;
   LineTally tally;
-  SmRun run{m_xbar.open(sm, dir), m_port_latency[sm],
-            &m_return_latency[std::size_t{m_sm_crossbar[sm]} * m_slices]};
+  SmRun<Word> run{m_xbar.open(sm, dir),
+                  m_port_latency[sm],
+                  &m_return_latency[std::size_t{m_sm_crossbar[sm]} * m_slices],
+                  m_l2.ways<Word>(),
+                  m_l2.slice_bus(),
+                  m_l2.slice_sector_ticks(),
+                  std::size_t{m_sectors_per_line} + 1,
+                  m_l2.whole_line_ticks()};
   // The cursor and the arrival live in locals while lines issue (through the references the
   // compiler stored them back on every line), and are written back on the way out.
   Arrival got = arrival;
@@ -320,23 +459,30 @@ bool MemoryPath::access(std::uint32_t sm, const Box& box, Tick t, Tick box_issue
     }
     // Later rows' sets are usually far away: ask the host to fetch them while this row runs.
     if (row + kPrefetchRows < rows)
-      m_l2.prefetch((start + kPrefetchRows * box.pitch) >> m_line_shift);
-    for (; line <= last; ++line) {
+      run.ways.prefetch((start + kPrefetchRows * box.pitch) >> m_line_shift);
+    // The row's lines are whole but for a partial first and last one.
+    const bool first_whole = (start & (m_line_bytes - 1)) == 0;
+    const bool last_whole = (end & (m_line_bytes - 1)) == 0;
+    while (line <= last) {
+      if ((line > first || first_whole) && (line < last || last_whole)) {  // the common case
+        const std::uint64_t whole_last = last_whole ? last : last - 1;  // line < last here if not
+        line = access_whole_lines<kStore, kReduce, Word>(run, line, whole_last, t, box_issue, limit,
+                                                         issued_any, got, tally);
+        if (line <= whole_last) return leave(false);
+        continue;
+      }
       if (issued_any && run.port.next_free > limit) return leave(false);
       issued_any = true;
       const std::uint64_t line_base = line << m_line_shift;
       const std::uint64_t lo = line == first ? start - line_base : 0;
       const std::uint64_t hi = line == last ? end - line_base : m_line_bytes;
-      if (lo == 0 && hi == m_line_bytes) {  // a whole line: the common case
-        access_line<kStore>(run, line, all, all_full, all_count, t, box_issue, got, tally);
-        continue;
-      }
       // Sector sizes divide the (power-of-two) line size, so they are powers of two too.
       const std::uint32_t s = m_sector_shift;
       const std::uint32_t mask = bit_range(lo >> s, ((hi - 1) >> s) + 1);
       const std::uint32_t full = bit_range((lo + m_sector_bytes - 1) >> s, hi >> s);
-      access_line<kStore>(run, line, mask, kReduce ? 0 : full, popcount(mask), t, box_issue, got,
-                          tally);
+      access_line<kStore, Word>(run, line, mask, kReduce ? 0 : full, popcount(mask), t, box_issue,
+                                got, tally);
+      ++line;
     }
   }
   return leave(true);

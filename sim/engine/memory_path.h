@@ -128,20 +128,47 @@ class MemoryPath {
   template <bool kStore, bool kReduce = false>
   bool access(std::uint32_t sm, const Box& box, Tick t, Tick box_issue, Tick limit,
               BoxCursor& cursor, Arrival& arrival);
-  /// What an issue step's lines share: their SM's port (booked in registers), the SM → crossbar
-  /// latency and the crossbar → slice latencies of the SM's crossbar.
+  /// access on the L2's words of type `Word` (L2::wide()).
+  template <class Word, bool kStore, bool kReduce>
+  bool access_words(std::uint32_t sm, const Box& box, Tick t, Tick box_issue, Tick limit,
+                    BoxCursor& cursor, Arrival& arrival);
+  /// What an issue step's lines share, copied into locals: their SM's port (booked in
+  /// registers), the SM → crossbar latency, the crossbar → slice latencies of the SM's crossbar,
+  /// the L2's tag array and the slices' reservations.
+  template <class Word>
   struct SmRun {
     Xbar::Run port;
     Tick port_latency = 0;
     const Tick* return_latency = nullptr;  ///< [slice]
+    L2Ways<Word> ways;
+    Reservations::View slices;
+    const Tick* slice_ticks = nullptr;  ///< [slice · (sectors_per_line + 1) + sectors]
+    std::size_t slice_stride = 0;
+    const Tick* whole_line_ticks = nullptr;  ///< [slice]: a whole line's transfer
   };
 
-  template <bool kStore>
-  void access_line(SmRun& run, std::uint64_t line, std::uint32_t mask, std::uint32_t full,
+  template <bool kStore, class Word>
+  void access_line(SmRun<Word>& run, std::uint64_t line, std::uint32_t mask, std::uint32_t full,
                    std::uint32_t sectors, Tick t, Tick box_issue, Arrival& arrival,
                    LineTally& tally);
   template <bool kStore>
   void add_tally(const LineTally& tally);
+  /// Issues the whole lines [line, last] of a box (every sector requested) at `t`, as
+  /// access_line would one by one, with what is the same for every line (the sector count, the
+  /// port's transfer time) hoisted and the counts kept in registers. Stops before a line once
+  /// the port is booked beyond `limit`, unless it is the step's first (`issued_any` false).
+  /// Returns the line after the last one issued.
+  template <bool kStore, bool kReduce, class Word>
+  std::uint64_t access_whole_lines(SmRun<Word>& run, std::uint64_t line, std::uint64_t last, Tick t,
+                                   Tick box_issue, Tick limit, bool& issued_any, Arrival& arrival,
+                                   LineTally& tally);
+  /// What a line's access does beyond the L2 when it evicts a dirty line or misses: the
+  /// write-back of the victim at `t3` (when the slice took the request), the fetch of the
+  /// missing sectors from HBM and their count. Returns when the data is there (a load) or the
+  /// store accepted, given `done` without a fetch; adds the channel's wait to `channel_queue`.
+  template <bool kStore>
+  Tick beyond_l2(std::uint64_t line, std::uint32_t slice, const L2Outcome& o, std::uint32_t fetched,
+                 Tick t3, Tick back, Tick done, Tick& channel_queue, LineTally& tally);
   /// Throws UsageError if `box` reaches beyond the addresses the L2 can tag.
   void check_range(const Box& box) const;
   /// Index into m_tensors of the tensor holding `sector`, or m_tensors.size() - 1 (untracked).

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "sim/core/error.h"
+#include "sim/hw/l2.h"
 #include "sim/hw/xbar.h"
 
 namespace memwall {
@@ -12,6 +13,9 @@ Hbm::Hbm(const HardwareConfig& c, const Topology& topology)
     : m_interleave(c.hbm.interleave.count),
       m_channels(c.hbm.channels),
       m_row_size(c.hbm.row_size.count),
+      // Addresses are below (L2::kMaxLine + 1) lines (the memory path refuses others).
+      m_round_of_block(c.hbm.channels,
+                       ((L2::kMaxLine + 1) * c.l2.line_size.count - 1) / c.hbm.interleave.count),
       m_row_miss_penalty(c.hbm.row_miss_penalty),
       m_banks(c.hbm.banks_per_channel) {
   // `c` is validated (validate_config): interleave, channels, row size, banks, bandwidth and

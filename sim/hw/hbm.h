@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "sim/core/fast_mod.h"
 #include "sim/core/hash.h"
 #include "sim/core/reservation.h"
 #include "sim/core/units.h"
@@ -41,7 +42,7 @@ class Hbm {
   /// The channel that holds byte address `addr`.
   std::uint32_t channel_of(std::uint64_t addr) const {
     const std::uint64_t block = addr / m_interleave;
-    const std::uint64_t round = block / m_channels;
+    const std::uint64_t round = m_round_of_block(block);
     return channel_in_round(round, block - round * m_channels);
   }
 
@@ -52,8 +53,12 @@ class Hbm {
               std::uint32_t& channel) {
     const std::uint64_t block =
         m_interleave_shift != 0 ? addr >> m_interleave_shift : addr / m_interleave;
-    const std::uint64_t round = block / m_channels;
-    const std::uint32_t ch = channel_in_round(round, block - round * m_channels);
+    const std::uint64_t round = m_round_of_block(block);
+    if (round != m_last_round) {  // streams stay in one round for `channels` blocks
+      m_last_round = round;
+      m_last_rotation = rotation_of_round(round);
+    }
+    const std::uint32_t ch = rotated(block - round * m_channels, m_last_rotation);
     // Address within the channel: whole interleave blocks of this channel, then the offset.
     const std::uint64_t local = round * m_interleave + (addr - block * m_interleave);
     const std::uint64_t row = m_row_shift != 0 ? local >> m_row_shift : local / m_row_size;
@@ -96,13 +101,20 @@ class Hbm {
   /// Channel of the `index`-th interleave block of round `round`: index rotated by a 64-bit mix
   /// of the round (splitmix64 finaliser), reduced by multiply-shift.
   std::uint32_t channel_in_round(std::uint64_t round, std::uint64_t index) const {
-    const std::uint64_t ch = index + reduce_hash(mix64(round), m_channels);
+    return rotated(index, rotation_of_round(round));
+  }
+  std::uint64_t rotation_of_round(std::uint64_t round) const {
+    return reduce_hash(mix64(round), m_channels);
+  }
+  std::uint32_t rotated(std::uint64_t index, std::uint64_t rotation) const {
+    const std::uint64_t ch = index + rotation;
     return static_cast<std::uint32_t>(ch >= m_channels ? ch - m_channels : ch);
   }
 
   std::uint64_t m_interleave;
   std::uint64_t m_channels;
   std::uint64_t m_row_size;
+  FastDiv64 m_round_of_block;  ///< interleave block → its round: block / channels
   std::uint32_t m_interleave_shift = 0;  ///< log2(interleave) when a power of two > 1, else 0
   std::uint32_t m_row_shift = 0;  ///< log2(row_size) when a power of two > 1, else 0
   Tick m_row_miss_penalty;
@@ -114,6 +126,9 @@ class Hbm {
   std::vector<std::uint64_t> m_open_row;  ///< per bank
   std::vector<Tick> m_row_open_at;  ///< per bank: when its last activation ends
   std::uint64_t m_row_misses = 0;
+  /// The round of the last access and its rotation (rounds are below 2^48: ~0 is none yet).
+  std::uint64_t m_last_round = ~std::uint64_t{0};
+  std::uint64_t m_last_rotation = 0;
 };
 
 }  // namespace memwall

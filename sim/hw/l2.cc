@@ -40,16 +40,21 @@ L2::L2(const HardwareConfig& c, const Topology& topology)
   m_sets_per_slice = derive(c).l2_usable_sets_per_slice;
   m_sets = c.l2.slices * m_sets_per_slice;
   // l2.size is at most 1 GiB (its schema maximum) and a line at least 1 byte: under 2^32 sets.
-  m_set_mod = FastMod32(static_cast<std::uint32_t>(m_sets));
   m_sector_bits = (1u << m_sectors_per_line) - 1;
   m_tag_shift = 2 * m_sectors_per_line;
-  m_tag_low_bits = tag_low_bits(m_sets);
   m_wide = way_bytes(m_sets, m_sectors_per_line) == sizeof(std::uint64_t);
+  const auto sets = static_cast<std::uint32_t>(m_sets);
   if (m_wide) {
     m_words64.assign(m_sets * m_ways, 0);
+    m_wide_ways = L2Ways<std::uint64_t>(m_words64.data(), m_ways, m_sectors_per_line, sets,
+                                        tag_low_bits(m_sets), m_slices);
   } else {
     m_words32.assign(m_sets * m_ways, 0);
   }
+  // The narrow view also places lines (and names flushed ones) when the words are wide: the
+  // geometry is the same.
+  m_narrow_ways = L2Ways<std::uint32_t>(m_words32.data(), m_ways, m_sectors_per_line, sets,
+                                        tag_low_bits(m_sets), m_slices);
   m_slice_bus = Reservations(c.l2.slices);
   m_stride = std::size_t{m_sectors_per_line} + 1;
   for (std::uint32_t slice = 0; slice < topology.slice_count(); ++slice) {
@@ -57,6 +62,9 @@ L2::L2(const HardwareConfig& c, const Topology& topology)
         Bandwidth{topology.slice_bandwidth(slice).bytes_per_second * c.efficiency.l2},
         c.l2.sector_size, m_sectors_per_line);
     m_sector_ticks.insert(m_sector_ticks.end(), t.begin(), t.end());
+  }
+  for (std::uint32_t slice = 0; slice < topology.slice_count(); ++slice) {
+    m_whole_line_ticks.push_back(m_sector_ticks[slice * m_stride + m_sectors_per_line]);
   }
 }
 

@@ -52,6 +52,107 @@ struct L2Outcome {
   std::uint64_t victim_line = 0;  ///< line index of that evicted line
 };
 
+/// Where a line lives in the L2: its slice, its set, the index of the set's first way, its tag.
+/// Plain (no member initializers), so that a batch of them on the stack costs nothing to declare;
+/// L2Ways::place fills every member.
+struct L2Place {
+  std::uint32_t slice;
+  std::size_t set_base;
+  std::uint32_t set;
+  std::uint64_t tag;  ///< (line >> k) + 1 (never 0: 0 marks an invalid way)
+};
+
+/// The L2's tag array as the hot loop sees it: its geometry and the pointer to its words, copied
+/// out of the L2 (L2::ways) into the caller's locals for a run of line accesses, so that the
+/// compiler keeps them in registers instead of reloading each from the L2 after every store to a
+/// way (which may alias any 32-bit member). `Word` is the way word (L2::wide()). Valid until the
+/// L2 is destroyed; the L2's own place/read/write are this view's.
+template <class Word>
+class L2Ways {
+ public:
+  using Place = L2Place;
+
+  /// See L2::place.
+  Place place(std::uint64_t line) const {
+    const auto slice = static_cast<std::uint32_t>(reduce_hash(mix64(line), m_slices));
+    const std::uint32_t set = m_set_mod(fold(line));
+    return Place{slice, std::size_t{set} * m_ways, set, (line >> m_tag_low_bits) + 1};
+  }
+  /// See L2::prefetch.
+  void prefetch(std::uint64_t line) const {
+    prefetch_host_line(&m_words[std::size_t{m_set_mod(fold(line))} * m_ways]);
+  }
+  /// The same for a line already placed.
+  void prefetch(const Place& place) const { prefetch_host_line(&m_words[place.set_base]); }
+  /// See L2::read.
+  L2Outcome read(const Place& place, std::uint32_t mask) const {
+    L2Outcome out;
+    Word& word = find_or_allocate(place, out);
+    const std::uint32_t valid = static_cast<std::uint32_t>(word) & m_sector_bits;
+    out.hit_mask = mask & valid;
+    out.fetch_mask = mask & ~valid;
+    word |= mask;
+    return out;
+  }
+  /// See L2::write.
+  L2Outcome write(const Place& place, std::uint32_t mask, std::uint32_t full_mask) const {
+    L2Outcome out;
+    Word& word = find_or_allocate(place, out);
+    const std::uint32_t valid = static_cast<std::uint32_t>(word) & m_sector_bits;
+    out.hit_mask = mask & valid;
+    out.fetch_mask = mask & ~full_mask & ~valid;
+    word |= mask | (mask << m_sectors_per_line);
+    return out;
+  }
+
+  /// The set hash of `line` (< 2^32): the line index XOR-folded with its higher bits.
+  static std::uint32_t fold(std::uint64_t line) {
+    return static_cast<std::uint32_t>(line ^ (line >> 11) ^ (line >> 22));
+  }
+  /// The line whose way word has tag field `tag` (> 0) in set `set`. Its high bits h (the tag
+  /// less one, shifted back) fix the folded bits, so its hash is g ^ low, g = fold(h), for its k
+  /// low bits `low`: a value of the aligned block of 2^k hashes from g & ~(2^k - 1), the one
+  /// that is `set` modulo the sets (2^k <= sets).
+  std::uint64_t line_of(std::uint64_t tag, std::uint32_t set) const {
+    const std::uint64_t high = (tag - 1) << m_tag_low_bits;
+    const std::uint32_t g = fold(high);
+    const std::uint32_t low_bits = (1u << m_tag_low_bits) - 1;
+    const std::uint32_t block = g & ~low_bits;
+    const std::uint32_t block_set = m_set_mod(block);
+    const std::uint32_t offset = set >= block_set ? set - block_set : set + m_sets - block_set;
+    return high | ((offset ^ g) & low_bits);
+  }
+
+ private:
+  friend class L2;
+  L2Ways() : L2Ways(nullptr, 1, 1, 1, 0, 1) {}
+  L2Ways(Word* words, std::uint32_t ways, std::uint32_t sectors_per_line, std::uint32_t sets,
+         std::uint32_t tag_low_bits, std::uint64_t slices)
+      : m_words(words),
+        m_set_mod(sets),
+        m_slices(slices),
+        m_ways(ways),
+        m_sets(sets),
+        m_sectors_per_line(sectors_per_line),
+        m_sector_bits((1u << sectors_per_line) - 1),
+        m_tag_shift(2 * sectors_per_line),
+        m_tag_low_bits(tag_low_bits) {}
+
+  /// Moves the line of `place` to the front (most recently used) of its set, allocating it in
+  /// place of the least recently used way if absent (reporting a dirty victim); returns its word.
+  Word& find_or_allocate(const Place& place, L2Outcome& out) const;
+
+  Word* m_words;  ///< [set·ways + position], each set in LRU order, most recently used first
+  FastMod32 m_set_mod;  ///< remainder by the sets
+  std::uint64_t m_slices;
+  std::uint32_t m_ways;
+  std::uint32_t m_sets;  ///< slices × usable sets per slice, < 2^32
+  std::uint32_t m_sectors_per_line;
+  std::uint32_t m_sector_bits;  ///< (1 << sectors_per_line) - 1
+  std::uint32_t m_tag_shift;  ///< 2 · sectors_per_line
+  std::uint32_t m_tag_low_bits;  ///< k = min(11, ⌊log2(sets)⌋): line bits not in the tag
+};
+
 class L2 {
  public:
   /// `config` is a validated one (load_config or validate_config: the geometry is checked there,
@@ -59,18 +160,16 @@ class L2 {
   L2(const HardwareConfig& config, const Topology& topology);
   /// The same on the topology `config` builds.
   explicit L2(const HardwareConfig& config) : L2(config, Topology(config)) {}
+  /// Not copied: the views (ways()) point into the L2's own words.
+  L2(const L2&) = delete;
+  L2& operator=(const L2&) = delete;
 
   /// Host bytes of one way's word (tag and sector masks) for `sets` sets of lines of
   /// `sectors_per_line` sectors: 4 where the tags fit in 32 bits above the masks, else 8.
   static std::uint64_t way_bytes(std::uint64_t sets, std::uint32_t sectors_per_line);
 
   /// Where a line lives: its slice, its set, the index of the set's first way, and its tag.
-  struct Place {
-    std::uint32_t slice = 0;
-    std::size_t set_base = 0;
-    std::uint32_t set = 0;
-    std::uint64_t tag = 0;  ///< (line >> k) + 1 (never 0: 0 marks an invalid way)
-  };
+  using Place = L2Place;
 
   /// Places line `line`. Its slice (whose bandwidth it uses; slices are split evenly among
   /// l2.partitions, so this also picks the partition) is a 64-bit mix of the line index reduced
@@ -78,21 +177,36 @@ class L2 {
   /// power-of-two strides spread over sets), modulo slices × sets_per_slice: capacity and
   /// associativity are those of the whole L2. Consecutive lines land in consecutive sets, which
   /// keeps the simulator's own memory accesses local.
-  Place place(std::uint64_t line) const {
-    const auto slice = static_cast<std::uint32_t>(reduce_hash(mix64(line), m_slices));
-    const std::uint32_t set = m_set_mod(fold(line));
-    return Place{slice, std::size_t{set} * m_ways, set, (line >> m_tag_low_bits) + 1};
-  }
+  Place place(std::uint64_t line) const { return m_narrow_ways.place(line); }
 
   /// Hints the host CPU to fetch `line`'s set into its cache (no effect on the simulation).
   void prefetch(std::uint64_t line) const {
-    const std::size_t base = std::size_t{m_set_mod(fold(line))} * m_ways;
     if (m_wide) {
-      prefetch_host_line(&m_words64[base]);
+      m_wide_ways.prefetch(line);
     } else {
-      prefetch_host_line(&m_words32[base]);
+      m_narrow_ways.prefetch(line);
     }
   }
+
+  /// Whether way words are 64-bit (else 32-bit): which of ways<std::uint64_t>() and
+  /// ways<std::uint32_t>() is the L2's.
+  bool wide() const { return m_wide; }
+  /// The tag array's view for a run of accesses (`Word` as wide() says; the other is empty).
+  template <class Word>
+  const L2Ways<Word>& ways() const {
+    if constexpr (sizeof(Word) == sizeof(std::uint64_t)) {
+      return m_wide_ways;
+    } else {
+      return m_narrow_ways;
+    }
+  }
+  /// The slices' reservations, for a caller that books them in a run of accesses (transfer is
+  /// the same booking, one at a time).
+  Reservations::View slice_bus() { return m_slice_bus.view(); }
+  /// [slice · (sectors_per_line + 1) + sectors] → transfer ticks of that many sectors.
+  const Tick* slice_sector_ticks() const { return m_sector_ticks.data(); }
+  /// [slice] → transfer ticks of a whole line (every sector).
+  const Tick* whole_line_ticks() const { return m_whole_line_ticks.data(); }
 
   /// A load of sectors `mask` of `line` at `place`: hits are the valid ones; the rest are
   /// allocated (evicting the LRU line of the set if the line is absent) and returned in
@@ -142,37 +256,14 @@ class L2 {
   template <class Word>
   using WordArray = std::vector<Word, HugePageAllocator<Word>>;
 
-  /// The set hash of `line` (< 2^32): the line index XOR-folded with its higher bits.
-  static std::uint32_t fold(std::uint64_t line) {
-    return static_cast<std::uint32_t>(line ^ (line >> 11) ^ (line >> 22));
-  }
-  /// The line whose way word has tag field `tag` (> 0) in set `set`. Its high bits h (the tag
-  /// less one, shifted back) fix the folded bits, so its hash is g ^ low, g = fold(h), for its k
-  /// low bits `low`: a value of the aligned block of 2^k hashes from g & ~(2^k - 1), the one
-  /// that is `set` modulo the sets (2^k <= sets).
-  std::uint64_t line_of(std::uint64_t tag, std::uint32_t set) const {
-    const std::uint64_t high = (tag - 1) << m_tag_low_bits;
-    const std::uint32_t g = fold(high);
-    const std::uint32_t low_bits = (1u << m_tag_low_bits) - 1;
-    const std::uint32_t block = g & ~low_bits;
-    const std::uint32_t block_set = m_set_mod(block);
-    const auto sets = static_cast<std::uint32_t>(m_sets);
-    const std::uint32_t offset = set >= block_set ? set - block_set : set + sets - block_set;
-    return high | ((offset ^ g) & low_bits);
-  }
-
-  /// Moves the line of `place` to the front (most recently used) of its set, allocating it in
-  /// place of the least recently used way if absent (reporting a dirty victim); returns its word.
-  template <class Word>
-  Word& find_or_allocate(Word* set, const Place& place, L2Outcome& out);
-
   template <class Word, typename F>
   void flush_words(WordArray<Word>& words, F& on_dirty) {
     for (std::size_t i = 0; i < words.size(); ++i) {
       const Word w = words[i];
       const auto dirty = static_cast<std::uint32_t>(w >> m_sectors_per_line) & m_sector_bits;
       if ((w >> m_tag_shift) != 0 && dirty != 0) {
-        on_dirty(line_of(w >> m_tag_shift, static_cast<std::uint32_t>(i / m_ways)), dirty);
+        on_dirty(m_narrow_ways.line_of(w >> m_tag_shift, static_cast<std::uint32_t>(i / m_ways)),
+                 dirty);
       }
       words[i] = 0;
     }
@@ -188,8 +279,6 @@ class L2 {
   std::uint64_t m_slices;
   std::uint64_t m_sets_per_slice;
   std::uint64_t m_sets;  ///< slices × sets_per_slice, < 2^32
-  FastMod32 m_set_mod{1};  ///< remainder by m_sets
-  std::uint32_t m_tag_low_bits = 0;  ///< k = min(11, ⌊log2(m_sets)⌋): line bits not in the tag
   std::uint32_t m_ways;
   /// Whether way words are 64-bit (m_words64; else 32-bit, m_words32): [set·ways + position] →
   /// word; each set is kept in LRU order, most recently used first, so no stamps are needed and
@@ -197,9 +286,12 @@ class L2 {
   bool m_wide = false;
   WordArray<std::uint32_t> m_words32;
   WordArray<std::uint64_t> m_words64;
+  L2Ways<std::uint32_t> m_narrow_ways;  ///< over m_words32 (no words when m_wide)
+  L2Ways<std::uint64_t> m_wide_ways;  ///< over m_words64 (no words unless m_wide)
   Reservations m_slice_bus;  ///< per slice
   std::vector<Tick> m_sector_ticks;  ///< [slice · m_stride + sectors] → transfer ticks
   std::size_t m_stride = 0;  ///< sectors_per_line + 1
+  std::vector<Tick> m_whole_line_ticks;  ///< [slice] → m_sector_ticks[slice · m_stride + S]
 };
 
 // The per-line operations are defined here so that the memory path's hot loop inlines them.
@@ -270,9 +362,11 @@ inline std::uint32_t find_way(const std::uint64_t* words, std::uint32_t ways, st
 }  // namespace l2_detail
 
 template <class Word>
-inline Word& L2::find_or_allocate(Word* set, const Place& place, L2Outcome& out) {
+inline Word& L2Ways<Word>::find_or_allocate(const Place& place, L2Outcome& out) const {
+  Word* set = &m_words[place.set_base];
   const auto key = static_cast<Word>(place.tag << m_tag_shift);
   const auto tag_bits = static_cast<Word>(~Word{0} << m_tag_shift);
+  if ((set[0] & tag_bits) == key) return set[0];  // the most recently used line: nothing moves
   std::uint32_t w = l2_detail::find_way(set, m_ways, key, tag_bits);
   Word word = key;
   if (w == m_ways) {
@@ -292,36 +386,13 @@ inline Word& L2::find_or_allocate(Word* set, const Place& place, L2Outcome& out)
 }
 
 inline L2Outcome L2::read(const Place& place, std::uint64_t, std::uint32_t mask) {
-  L2Outcome out;
-  const auto apply = [&](auto& word) {
-    const std::uint32_t valid = static_cast<std::uint32_t>(word) & m_sector_bits;
-    out.hit_mask = mask & valid;
-    out.fetch_mask = mask & ~valid;
-    word |= mask;
-  };
-  if (m_wide) {
-    apply(find_or_allocate(&m_words64[place.set_base], place, out));
-  } else {
-    apply(find_or_allocate(&m_words32[place.set_base], place, out));
-  }
-  return out;
+  return m_wide ? m_wide_ways.read(place, mask) : m_narrow_ways.read(place, mask);
 }
 
 inline L2Outcome L2::write(const Place& place, std::uint64_t, std::uint32_t mask,
                            std::uint32_t full_mask) {
-  L2Outcome out;
-  const auto apply = [&](auto& word) {
-    const std::uint32_t valid = static_cast<std::uint32_t>(word) & m_sector_bits;
-    out.hit_mask = mask & valid;
-    out.fetch_mask = mask & ~full_mask & ~valid;
-    word |= mask | (mask << m_sectors_per_line);
-  };
-  if (m_wide) {
-    apply(find_or_allocate(&m_words64[place.set_base], place, out));
-  } else {
-    apply(find_or_allocate(&m_words32[place.set_base], place, out));
-  }
-  return out;
+  return m_wide ? m_wide_ways.write(place, mask, full_mask)
+                : m_narrow_ways.write(place, mask, full_mask);
 }
 
 }  // namespace memwall
