@@ -290,9 +290,16 @@ struct WaitSum {
 constexpr std::uint64_t kPlaceBatch = 32;
 
 template <bool kStore, bool kReduce, class Word>
-std::uint64_t MemoryPath::access_whole_lines(SmRun<Word>& run, std::uint64_t line,
-                                             std::uint64_t last, Tick t, Tick box_issue, Tick limit,
-                                             bool& issued_any, Arrival& arrival, LineTally& tally) {
+std::uint64_t MemoryPath::access_whole_lines(SmRun<Word>& run, WholeLines& lines_left, Tick t,
+                                             Tick box_issue, Tick limit, bool& issued_any,
+                                             Arrival& arrival, LineTally& tally) {
+  // A local copy (the stores of the loops below could alias the caller's), written back on the
+  // way out.
+  WholeLines seq = lines_left;
+  const auto leave = [&](std::uint64_t issued) {
+    lines_left = seq;
+    return issued;
+  };
   const std::uint32_t n = m_sectors_per_line;
   const std::uint32_t all = bit_range(0, n);
   // A reduction overwrites no sector whole: the L2 adds to what it holds, fetching the rest.
@@ -302,21 +309,25 @@ std::uint64_t MemoryPath::access_whole_lines(SmRun<Word>& run, std::uint64_t lin
   // The step stops before a line once the port is booked beyond `limit` (the step's first line
   // always issues), which fixes the count here.
   const Tick d = run.port.sector_ticks[n];
-  if (issued_any && run.port.next_free > limit) return line;
+  if (seq.count == 0 || (issued_any && run.port.next_free > limit)) return leave(0);
   const Tick s0 = t > run.port.next_free ? t : run.port.next_free;
-  const std::uint64_t count = last - line + 1;
   std::uint64_t lines = 1;
-  if (count > 1 && limit >= s0) {
-    lines += std::min<std::uint64_t>(count - 1, static_cast<std::uint64_t>((limit - s0) / d));
+  if (seq.count > 1 && limit >= s0) {
+    const Tick room = limit - s0;
+    lines +=
+        static_cast<TickSum>(seq.count - 1) * static_cast<TickSum>(d) <= static_cast<TickSum>(room)
+            ? seq.count - 1
+            : static_cast<std::uint64_t>(room / d);  // < count - 1 here
   }
-  if (static_cast<std::uint64_t>(kMaxTick - s0) / static_cast<std::uint64_t>(d) < lines) {
+  if (static_cast<TickSum>(lines) * static_cast<TickSum>(d) > static_cast<TickSum>(kMaxTick - s0)) {
     // The port's booking would pass kMaxTick: line by line, which throws where it always did.
-    for (; line <= last; ++line) {
-      if (issued_any && run.port.next_free > limit) return line;
+    std::uint64_t issued = 0;
+    for (; seq.count != 0; seq.advance(), ++issued) {
+      if (issued_any && run.port.next_free > limit) break;
       issued_any = true;
-      access_line<kStore, Word>(run, line, all, full, n, t, box_issue, arrival, tally);
+      access_line<kStore, Word>(run, seq.line, all, full, n, t, box_issue, arrival, tally);
     }
-    return line;
+    return leave(issued);
   }
   issued_any = true;
 
@@ -334,13 +345,20 @@ std::uint64_t MemoryPath::access_whole_lines(SmRun<Word>& run, std::uint64_t lin
   // latency + its slice's transfer [+ the return to the SM]; a line that goes beyond the L2
   // works it out in full. The max over the lines, + box_issue, is the box's unloaded arrival.
   Tick unloaded = std::numeric_limits<Tick>::min();
-  const std::uint64_t end_line = line + lines;
+  std::uint64_t line_of[kPlaceBatch];
   L2Place places[kPlaceBatch];
-  for (std::uint64_t batch = line; batch < end_line; batch += kPlaceBatch) {
-    const auto m = static_cast<std::uint32_t>(std::min(kPlaceBatch, end_line - batch));
-    for (std::uint32_t j = 0; j < m; ++j) {
-      places[j] = ways.place(batch + j);
-      ways.prefetch(places[j]);  // the host fetches the batch's sets while earlier lines book
+  for (std::uint64_t left = lines; left != 0;) {
+    const auto m = static_cast<std::uint32_t>(std::min(kPlaceBatch, left));
+    left -= m;
+    for (std::uint32_t j = 0; j < m;) {  // the rest of the row at most, then the next row
+      const auto k =
+          static_cast<std::uint32_t>(std::min<std::uint64_t>(m - j, seq.row_last - seq.line + 1));
+      for (std::uint32_t i = 0; i < k; ++i, ++j) {
+        line_of[j] = seq.line + i;
+        places[j] = ways.place(seq.line + i);
+        ways.prefetch(places[j]);  // the host fetches the batch's sets while earlier lines book
+      }
+      seq.skip(k);
     }
     for (std::uint32_t j = 0; j < m; ++j, at_slice += d) {
       const L2Place& place = places[j];
@@ -357,7 +375,7 @@ std::uint64_t MemoryPath::access_whole_lines(SmRun<Word>& run, std::uint64_t lin
         const std::uint32_t fetched = o.fetch_mask == 0 ? 0 : popcount(o.fetch_mask);
         fetched_sectors += fetched;
         Tick channel_wait = 0;
-        done = beyond_l2<kStore>(batch + j, slice, o, fetched, t3, back_latency[slice], done,
+        done = beyond_l2<kStore>(line_of[j], slice, o, fetched, t3, back_latency[slice], done,
                                  channel_wait, tally);
         channel_queue.add(channel_wait);
         const Tick port_wait = at_slice - port_part - t;
@@ -382,7 +400,7 @@ std::uint64_t MemoryPath::access_whole_lines(SmRun<Word>& run, std::uint64_t lin
   tally.channel_queue += channel_queue.sum();
   arrival.ready = ready;
   if (box_issue + unloaded > arrival.unloaded) arrival.unloaded = box_issue + unloaded;
-  return end_line;
+  return leave(lines);
 }
 
 void MemoryPath::check_range(const Box& box) const {
@@ -448,6 +466,25 @@ bool MemoryPath::access_words(std::uint32_t sm, const Box& box, Tick t, Tick box
     cursor.started = started;
     return done;
   };
+  const std::uint64_t line_mask = m_line_bytes - 1;
+  if (((box.base | row_bytes | (rows > 1 ? box.pitch : 0)) & line_mask) == 0) {
+    // Every row is whole lines: the box is one sequence of them, row after row.
+    const std::uint64_t per_row = row_bytes >> m_line_shift;
+    const std::uint64_t row_first = (box.base + row * box.pitch) >> m_line_shift;
+    if (!started) line = row_first;
+    WholeLines seq{line,
+                   row_first + per_row - 1,
+                   per_row,
+                   rows > 1 ? box.pitch >> m_line_shift : 0,
+                   (rows - row - 1) * per_row + (row_first + per_row - line),
+                   row};
+    access_whole_lines<kStore, kReduce, Word>(run, seq, t, box_issue, limit, issued_any, got,
+                                              tally);
+    row = seq.row;
+    line = seq.line;
+    started = true;
+    return leave(seq.count == 0);
+  }
   for (; row < rows; ++row, started = false) {
     const std::uint64_t start = box.base + row * box.pitch;
     const std::uint64_t end = start + row_bytes;
@@ -466,8 +503,9 @@ bool MemoryPath::access_words(std::uint32_t sm, const Box& box, Tick t, Tick box
     while (line <= last) {
       if ((line > first || first_whole) && (line < last || last_whole)) {  // the common case
         const std::uint64_t whole_last = last_whole ? last : last - 1;  // line < last here if not
-        line = access_whole_lines<kStore, kReduce, Word>(run, line, whole_last, t, box_issue, limit,
-                                                         issued_any, got, tally);
+        WholeLines seq{line, whole_last, whole_last - line + 1, 0, whole_last - line + 1, row};
+        line += access_whole_lines<kStore, kReduce, Word>(run, seq, t, box_issue, limit, issued_any,
+                                                          got, tally);
         if (line <= whole_last) return leave(false);
         continue;
       }

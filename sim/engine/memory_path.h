@@ -153,14 +153,36 @@ class MemoryPath {
                    LineTally& tally);
   template <bool kStore>
   void add_tally(const LineTally& tally);
-  /// Issues the whole lines [line, last] of a box (every sector requested) at `t`, as
-  /// access_line would one by one, with what is the same for every line (the sector count, the
-  /// port's transfer time) hoisted and the counts kept in registers. Stops before a line once
-  /// the port is booked beyond `limit`, unless it is the step's first (`issued_any` false).
-  /// Returns the line after the last one issued.
+  /// Whole lines of a box still to issue, in issue order: the rest of the current row, then
+  /// `per_row` lines from every `pitch_lines` lines on, row after row.
+  struct WholeLines {
+    std::uint64_t line;  ///< the next one
+    std::uint64_t row_last;  ///< the current row's last line
+    std::uint64_t per_row;
+    std::uint64_t pitch_lines;
+    std::uint64_t count;  ///< lines left
+    std::uint64_t row;  ///< the current row's index in the box (a cursor's row)
+    void advance() { skip(1); }
+    /// Passes `k` lines, at most the rest of the current row.
+    void skip(std::uint64_t k) {
+      count -= k;
+      if (line + k <= row_last) {
+        line += k;
+        return;
+      }
+      ++row;
+      row_last += pitch_lines;
+      line = row_last + 1 - per_row;
+    }
+  };
+  /// Issues whole lines (every sector requested) from `seq` at `t`, as access_line would one by
+  /// one, with what is the same for every line (the sector count, the port's transfer time)
+  /// hoisted and the counts kept in registers, advancing `seq`. Stops before a line once the port
+  /// is booked beyond `limit`, unless it is the step's first (`issued_any` false). Returns the
+  /// number of lines issued.
   template <bool kStore, bool kReduce, class Word>
-  std::uint64_t access_whole_lines(SmRun<Word>& run, std::uint64_t line, std::uint64_t last, Tick t,
-                                   Tick box_issue, Tick limit, bool& issued_any, Arrival& arrival,
+  std::uint64_t access_whole_lines(SmRun<Word>& run, WholeLines& seq, Tick t, Tick box_issue,
+                                   Tick limit, bool& issued_any, Arrival& arrival,
                                    LineTally& tally);
   /// What a line's access does beyond the L2 when it evicts a dirty line or misses: the
   /// write-back of the victim at `t3` (when the slice took the request), the fetch of the
