@@ -1,6 +1,7 @@
 #include "sim/engine/memory_path.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <limits>
 #include <numeric>
@@ -22,20 +23,17 @@ std::uint32_t bit_range(std::uint64_t lo, std::uint64_t hi) {
 /// How many rows ahead of the current one a box prefetches its L2 sets into the host cache.
 constexpr std::uint64_t kPrefetchRows = 4;
 
-/// Set bits of a 64-bit word, without a library call.
-std::uint64_t popcount64(std::uint64_t m) {
-  m = m - ((m >> 1) & 0x5555555555555555ull);
-  m = (m & 0x3333333333333333ull) + ((m >> 2) & 0x3333333333333333ull);
-  m = (m + (m >> 4)) & 0x0F0F0F0F0F0F0F0Full;
-  return (m * 0x0101010101010101ull) >> 56;
-}
+/// Set bits of each byte value (a sector mask is at most 8 bits: kMaxSectorsPerLine).
+constexpr auto kBitsOfByte = [] {
+  std::array<std::uint8_t, 256> bits{};
+  for (std::size_t v = 0; v < bits.size(); ++v) {
+    bits[v] = static_cast<std::uint8_t>((v & 1) + bits[v >> 1]);
+  }
+  return bits;
+}();
 
 /// Set bits of a sector mask (at most 8 bits), without a library call.
-std::uint32_t popcount(std::uint32_t m) {
-  m = m - ((m >> 1) & 0x55u);
-  m = (m & 0x33u) + ((m >> 2) & 0x33u);
-  return (m + (m >> 4)) & 0x0Fu;
-}
+std::uint32_t popcount(std::uint32_t m) { return kBitsOfByte[m & 0xFFu]; }
 
 }  // namespace
 
@@ -144,7 +142,7 @@ void MemoryPath::count_dram_read(std::uint64_t line, std::uint32_t mask) {
     if (bit % 64 + m_sectors_per_line <= 64) {
       std::uint64_t& word = ts.fetched.word(bit);
       const std::uint64_t flags = std::uint64_t{mask} << (bit % 64);
-      const std::uint64_t seen = popcount64(word & flags);
+      const std::uint64_t seen = popcount(static_cast<std::uint32_t>((word & flags) >> (bit % 64)));
       m_reason.reread += seen * m_sector_bytes;
       ts.traffic.reread += seen * m_sector_bytes;
       m_reason.compulsory += bytes - seen * m_sector_bytes;

@@ -1,7 +1,6 @@
 #include "sim/hw/hbm.h"
 
 #include <bit>
-#include <limits>
 
 #include "sim/core/error.h"
 #include "sim/hw/l2.h"
@@ -36,8 +35,7 @@ Hbm::Hbm(const HardwareConfig& c, const Topology& topology)
     m_sector_ticks.insert(m_sector_ticks.end(), t.begin(), t.end());
   }
   m_bus = Reservations(m_channels);
-  m_open_row.assign(m_channels * m_banks, std::numeric_limits<std::uint64_t>::max());
-  m_row_open_at.assign(m_channels * m_banks, 0);
+  m_banks_state.assign(m_channels * m_banks, Bank{});
 }
 
 }  // namespace memwall

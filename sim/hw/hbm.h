@@ -66,16 +66,17 @@ class Hbm {
     const std::uint64_t bank_of_row = m_bank_mask != 0 ? row & m_bank_mask : row % m_banks;
     const std::size_t bank = std::size_t{ch} * m_banks + bank_of_row;
     Tick ready = t;  // when the data could take the bus
-    if (m_open_row[bank] != row) {
-      m_open_row[bank] = row;
+    Bank& b = m_banks_state[bank];
+    if (b.open_row != row) {
+      b.open_row = row;
       ++m_row_misses;
-      const Tick activate = t > m_row_open_at[bank] ? t : m_row_open_at[bank];
+      const Tick activate = t > b.open_at ? t : b.open_at;
       queue_delay += activate - t;
       ready = activate + m_row_miss_penalty;
-      m_row_open_at[bank] = ready;
-    } else if (m_row_open_at[bank] > t) {
-      queue_delay += m_row_open_at[bank] - t;  // the row is still opening for an earlier access
-      ready = m_row_open_at[bank];
+      b.open_at = ready;
+    } else if (b.open_at > t) {
+      queue_delay += b.open_at - t;  // the row is still opening for an earlier access
+      ready = b.open_at;
     }
     return m_bus.reserve(ch, ready, m_sector_ticks[std::size_t{ch} * m_stride + sectors],
                          queue_delay);
@@ -123,8 +124,13 @@ class Hbm {
   std::vector<Tick> m_sector_ticks;  ///< [channel · m_stride + sectors] → transfer ticks
   std::size_t m_stride = 0;  ///< sectors_per_line + 1
   Reservations m_bus;  ///< per channel: the data bus
-  std::vector<std::uint64_t> m_open_row;  ///< per bank
-  std::vector<Tick> m_row_open_at;  ///< per bank: when its last activation ends
+  /// A bank's row buffer: its open row and when its last activation ends (together, so that an
+  /// access reads one host cache line).
+  struct Bank {
+    std::uint64_t open_row = ~std::uint64_t{0};  ///< none yet
+    Tick open_at = 0;
+  };
+  std::vector<Bank> m_banks_state;  ///< [channel · banks + bank]
   std::uint64_t m_row_misses = 0;
   /// The round of the last access and its rotation (rounds are below 2^48: ~0 is none yet).
   std::uint64_t m_last_round = ~std::uint64_t{0};
