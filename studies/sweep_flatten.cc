@@ -1,6 +1,8 @@
 #include "studies/sweep_flatten.h"
 
 #include <set>
+#include <string>
+#include <utility>
 
 #include "sim/core/error.h"
 #include "sim/core/json.h"
@@ -82,6 +84,81 @@ class Flattener {
 
 FlatRow flatten_json(std::string_view json, const std::string& what) {
   return Flattener(what).run(parse_json(json, what));
+}
+
+FlatRowWriter::FlatRowWriter(std::string what) : m_what(std::move(what)) {}
+
+void FlatRowWriter::open(std::string_view key, char bracket, Layout) {
+  if (!m_levels.empty() && m_levels.back().array) key = {};  // elements are placed at close
+  m_levels.push_back(Level{std::string(key), bracket == '[', 0, {}});
+}
+
+void FlatRowWriter::close() {
+  Level level = std::move(m_levels.back());
+  m_levels.pop_back();
+  if (m_levels.empty()) {
+    // The document: its cells are the row.
+    std::set<std::string> keys;
+    for (Cell& c : level.cells) {
+      if (!keys.insert(c.key).second) {
+        throw UsageError(m_what + ": the key \"" + c.key + "\" occurs twice");
+      }
+      m_row.emplace_back(std::move(c.key), std::move(c.text));
+    }
+    return;
+  }
+  Level& parent = m_levels.back();
+  std::string prefix = level.key;
+  bool skip_name = false;
+  if (parent.array) {
+    // An element: an object with a string "name" member is placed under that name (without the
+    // member), anything else under its index.
+    const std::size_t index = parent.elements++;
+    prefix = std::to_string(index);
+    if (!level.array) {
+      for (const Cell& c : level.cells) {
+        if (c.key == "name" && c.is_string) {
+          prefix = c.text;
+          skip_name = true;
+          break;
+        }
+      }
+    }
+  }
+  bool skipped = false;
+  for (Cell& c : level.cells) {
+    if (skip_name && !skipped && c.key == "name" && c.is_string) {
+      skipped = true;
+      continue;
+    }
+    parent.cells.push_back(Cell{prefix + "." + c.key, std::move(c.text), false});
+  }
+}
+
+void FlatRowWriter::cell(std::string_view key, std::string text, bool is_string) {
+  Level& level = m_levels.back();
+  std::string name = level.array ? std::to_string(level.elements++) : std::string(key);
+  level.cells.push_back(Cell{std::move(name), std::move(text), is_string});
+}
+
+void FlatRowWriter::integer(std::string_view key, std::uint64_t v) { cell(key, std::to_string(v)); }
+void FlatRowWriter::number(std::string_view key, double v, int significant) {
+  cell(key, json_number_text(v, significant));
+}
+void FlatRowWriter::boolean(std::string_view key, bool v) { cell(key, v ? "true" : "false"); }
+void FlatRowWriter::string(std::string_view key, std::string_view v) {
+  cell(key, std::string(v), true);
+}
+void FlatRowWriter::null(std::string_view key) { cell(key, "null"); }
+void FlatRowWriter::raw(std::string_view key, std::string_view json) {
+  cell(key, std::string(json));
+}
+void FlatRowWriter::param(std::string_view key, std::string_view v) { cell(key, std::string(v)); }
+
+FlatRow FlatRowWriter::take() {
+  FlatRow row = std::move(m_row);
+  m_row.clear();
+  return row;
 }
 
 }  // namespace memwall

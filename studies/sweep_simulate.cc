@@ -58,9 +58,9 @@ PointRunner simulator_point_runner(std::string config, bool flush_l2_between_ker
       sim.flush_l2_between_kernels = flush;
       const WorkloadParams params = resolve_workload_options(workload_params_of(point), &hw);
       const RunResult result = simulate_workload(hw, params, sim);
-      return with_every_param(
-          flatten_json(run_to_json(result), "report of point " + std::to_string(point.index)),
-          params);
+      FlatRowWriter cells("report of point " + std::to_string(point.index));
+      write_run_document(cells, result);
+      return with_every_param(cells.take(), params);
     } catch (const Interrupted&) {
       throw;
     } catch (const Error& e) {

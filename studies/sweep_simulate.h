@@ -1,7 +1,7 @@
 #pragma once
 /// A sweep of a workload on the simulator, as `memwall sweep` and the Python module run it: the
 /// plan from the workload axes and the config overrides given, and the PointRunner that simulates
-/// one point and flattens its JSON report into the row's figures.
+/// one point and writes its report's members as the row's figures.
 
 #include <string>
 #include <vector>
@@ -21,7 +21,9 @@ SweepPlan workload_sweep_plan(const std::vector<std::string>& axis_values,
 
 /// Simulates one point: loads `config` (a path or a preset) with `base_overrides` and then the
 /// point's config axes, resolves the point's workload parameters against it, simulates (with the
-/// L2 flushed between kernels when asked) and flattens the JSON report (flatten_json). An Error
+/// L2 flushed between kernels when asked) and writes the report's members as the row's cells
+/// (write_run_document into a FlatRowWriter: the cells flatten_json gives of the JSON report,
+/// without writing and parsing it). An Error
 /// is rethrown as "point I (name=value ...): MESSAGE"; Interrupted passes through unchanged.
 PointRunner simulator_point_runner(std::string config, bool flush_l2_between_kernels,
                                    std::vector<std::string> base_overrides = {});

@@ -12,7 +12,7 @@ namespace memwall {
 namespace {
 
 /// The figures every level (run and kernel) has.
-void write_figures(JsonWriter& w, const TrafficCounters& c, const StallTime& stall,
+void write_figures(DocumentWriter& w, const TrafficCounters& c, const StallTime& stall,
                    std::uint32_t sm_count, Tick span) {
   for (const FigureStat& f : figure_stats()) {
     if (f.counter != nullptr) {
@@ -31,7 +31,7 @@ void write_figures(JsonWriter& w, const TrafficCounters& c, const StallTime& sta
 }
 
 /// Per resource class: requests, summed and mean queueing, the busiest instance and its use.
-void write_resources(JsonWriter& w, const ResourceUses& uses, Tick span) {
+void write_resources(DocumentWriter& w, const ResourceUses& uses, Tick span) {
   w.open("resources", '{');
   for (std::size_t i = 0; i < kResourceClassCount; ++i) {
     const auto c = static_cast<ResourceClass>(i);
@@ -50,7 +50,7 @@ void write_resources(JsonWriter& w, const ResourceUses& uses, Tick span) {
 }
 
 /// One key's value in the report's base units: durations in seconds, the rest as parsed.
-void write_key_value(JsonWriter& w, std::string_view key, const KeyValue& v) {
+void write_key_value(DocumentWriter& w, std::string_view key, const KeyValue& v) {
   if (const auto* b = std::get_if<Bytes>(&v)) return w.integer(key, b->count);
   if (const auto* bw = std::get_if<Bandwidth>(&v)) return w.number(key, bw->bytes_per_second);
   if (const auto* f = std::get_if<Frequency>(&v)) return w.number(key, f->hertz);
@@ -60,7 +60,9 @@ void write_key_value(JsonWriter& w, std::string_view key, const KeyValue& v) {
   w.string(key, std::get<std::string>(v));
 }
 
-void write_run(JsonWriter& w, const RunResult& r, const RunProvenance* p = nullptr) {
+}  // namespace
+
+void write_run_document(DocumentWriter& w, const RunResult& r, const RunProvenance* p) {
   w.open("", '{');
   if (p != nullptr) {
     w.open("memwall", '{');
@@ -127,8 +129,6 @@ void write_run(JsonWriter& w, const RunResult& r, const RunProvenance* p = nullp
   w.close();
 }
 
-}  // namespace
-
 StallTime stall_fractions(const StallTime& stall, std::uint32_t sm_count, Tick span) {
   StallTime f;
   const double total = static_cast<double>(sm_count) * static_cast<double>(span);
@@ -142,28 +142,28 @@ StallTime stall_fractions(const StallTime& stall, std::uint32_t sm_count, Tick s
 
 std::string run_to_json(const RunResult& result) {
   JsonWriter w;
-  write_run(w, result);
+  write_run_document(w, result);
   return w.take();
 }
 
 std::string runs_to_json(const std::vector<RunResult>& results) {
   JsonWriter w;
   w.open("", '[');
-  for (const RunResult& r : results) write_run(w, r);
+  for (const RunResult& r : results) write_run_document(w, r);
   w.close();
   return w.take();
 }
 
 std::string run_to_json(const RunResult& result, const RunProvenance& provenance) {
   JsonWriter w;
-  write_run(w, result, &provenance);
+  write_run_document(w, result, &provenance);
   return w.take();
 }
 
 std::string runs_to_json(const std::vector<RunResult>& results, const RunProvenance& provenance) {
   JsonWriter w;
   w.open("", '[');
-  for (const RunResult& r : results) write_run(w, r, &provenance);
+  for (const RunResult& r : results) write_run_document(w, r, &provenance);
   w.close();
   return w.take();
 }

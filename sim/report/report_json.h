@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/json_writer.h"
 #include "sim/engine/run_result.h"
 #include "sim/report/provenance.h"
 
@@ -13,6 +14,11 @@ namespace memwall {
 
 /// The JSON object of one run (ends with a newline).
 std::string run_to_json(const RunResult& result);
+
+/// Writes the run report's members to `w` (the one list of them: the JSON reports and a sweep's
+/// flat columns both come from it); with `provenance`, the build, config file and values too.
+void write_run_document(DocumentWriter& w, const RunResult& result,
+                        const RunProvenance* provenance = nullptr);
 
 /// A JSON array of several runs' objects (ends with a newline).
 std::string runs_to_json(const std::vector<RunResult>& results);

@@ -1,15 +1,22 @@
 #include <atomic>
 #include <catch2/catch.hpp>
+
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <string>
 
 #include "sim/core/error.h"
+#include "sim/core/json_writer.h"
+#include "sim/engine/simulator.h"
+#include "sim/hw/config_loader.h"
+#include "sim/report/report_json.h"
 #include "studies/sweep_csv.h"
 #include "studies/sweep_flatten.h"
 #include "studies/sweep_plan.h"
 #include "studies/sweep_runner.h"
 #include "studies/sweep_workload.h"
+#include "studies/workload_config.h"
 #include "tests/support/cli.h"
 
 using namespace memwall;
@@ -92,6 +99,62 @@ TEST_CASE("A JSON report flattens to dotted keys, kernels by name, numbers verba
   CHECK(row == expected);
   CHECK_THROWS_WITH(flatten_json(R"({"a": 1,)", "r.json"), Catch::Contains("r.json: byte"));
   CHECK_THROWS_WITH(flatten_json(R"({"a": 1, "a": 2})", "r.json"), Catch::Contains("twice"));
+}
+
+TEST_CASE("A document written as flat cells gives the cells of its JSON text, flattened",
+          "[sweep]") {
+  // The same document written twice: as JSON, then flattened, and directly as cells.
+  const auto write = [](DocumentWriter& w) {
+    w.open("", '{');
+    w.number("time_s", 1.25e-3);
+    w.number("inf", std::numeric_limits<double>::infinity());
+    w.open("stall", '{', DocumentWriter::Layout::kInline);
+    w.number("compute", 0.5);
+    w.integer("memory", 0);
+    w.close();
+    w.open("empty", '{');
+    w.close();
+    w.open("kernels", '[');
+    for (const char* name : {"qk", "pv"}) {
+      w.open("", '{');
+      w.string("name", name);
+      w.integer("ctas", 16);
+      w.open("resources", '{');
+      w.boolean("busy", true);
+      w.close();
+      w.close();
+    }
+    w.open("", '{');  // no name: placed by its index
+    w.integer("ctas", 1);
+    w.close();
+    w.close();
+    w.open("list", '[');
+    w.string("", "x");
+    w.param("", "42");
+    w.param("", "auto");
+    w.null("");
+    w.close();
+    w.string("config", "a,b \"c\"");
+    w.raw("fixed", "1.000000000e+00");
+    w.close();
+  };
+  JsonWriter json;
+  write(json);
+  const FlatRow from_json = flatten_json(json.take(), "json");
+  FlatRowWriter cells("cells");
+  write(cells);
+  const FlatRow direct = cells.take();
+  CHECK(direct == from_json);
+  CHECK(direct.size() == 15);
+  CHECK(direct[6] == FlatRow::value_type{"kernels.pv.ctas", "16"});
+  CHECK(direct[8] == FlatRow::value_type{"kernels.2.ctas", "1"});
+
+  FlatRowWriter twice("report of point 3");
+  twice.open("", '{');
+  twice.integer("a", 1);
+  twice.integer("a", 2);
+  CHECK_THROWS_WITH(twice.close(),
+                    Catch::Contains("report of point 3") && Catch::Contains("twice"));
 }
 
 TEST_CASE("CSV cells with commas and quotes round-trip", "[sweep]") {
@@ -249,4 +312,27 @@ TEST_CASE("Regression: a shard claiming 2^64-1 points is refused without allocat
   std::ofstream(path) << "point,points,seq\n0,0,128\n";
   CHECK_THROWS_WITH(merge_shards({path}), Catch::Contains(":2: a sweep of 0 points"));
   std::remove(path.c_str());
+}
+
+TEST_CASE("A sweep point's cells are its run report's JSON, flattened", "[sweep]") {
+  // The columns used to come from writing the JSON report and parsing it back; they come from
+  // the report's members directly now, and must be the same cells in the same order.
+  const HardwareConfig h200 = load_config("h200");
+  for (const char* workload : {"naive", "flash2-bwd"}) {
+    const SweepPlan plan({{"workload", {workload}},
+                          {"seq", {"512"}},
+                          {"head_dim", {"64"}},
+                          {"heads", {"2"}},
+                          {"kv_heads", {"1"}},
+                          {"causal", {"1"}}});
+    const WorkloadParams params =
+        resolve_workload_options(workload_params_of(plan.point(0)), &h200);
+    const RunResult result = simulate_workload(h200, params);
+    FlatRowWriter cells("cells");
+    write_run_document(cells, result);
+    INFO(workload);
+    const FlatRow direct = cells.take();
+    CHECK(direct == flatten_json(run_to_json(result), "json"));
+    CHECK(direct.size() > 50);
+  }
 }
