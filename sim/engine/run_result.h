@@ -53,10 +53,25 @@ struct FigureStat {
   /// Its row in the `--html` page's figure table; empty: an engine counter without a reading of
   /// its own there (the JSON and the sweep columns still carry it).
   std::string_view label;
+  /// Its row in the text report's figure table (format_run_report, format_comparison); empty:
+  /// not shown there.
+  std::string_view text;
   Unit unit;
   std::string_view help;
   std::uint64_t TrafficCounters::*counter = nullptr;  ///< a counter, or
-  double (*derived)(const TrafficCounters&, Tick span) = nullptr;  ///< a derived value
+  double (*derived)(const TrafficCounters&, Tick span) = nullptr;  ///< a derived value, or
+  std::uint64_t (*derived_count)(const TrafficCounters&) = nullptr;  ///< a derived whole number
+
+  /// Whether its value is a whole number (a counter or a derived count: JSON writes an integer).
+  bool whole() const { return counter != nullptr || derived_count != nullptr; }
+  /// Its whole-number value (whole() only).
+  std::uint64_t count(const TrafficCounters& c) const {
+    return counter != nullptr ? c.*counter : derived_count(c);
+  }
+  /// Its value as a double (a whole number converted).
+  double value(const TrafficCounters& c, Tick span) const {
+    return whole() ? static_cast<double>(count(c)) : derived(c, span);
+  }
 };
 
 /// The figures in report order (the JSON writes them in this order at every level, before the
@@ -118,6 +133,44 @@ struct ResourceUse {
 };
 
 using ResourceUses = std::array<ResourceUse, kResourceClassCount>;
+
+/// One figure of how a resource class was used during a kernel, registered once: its name (the
+/// JSON key under resources.<class> and the sweep column), its column in the `--html` page's and
+/// the text report's queueing tables (empty: not there), its kind and its value.
+struct ResourceStat {
+  enum class Kind : std::uint8_t {
+    kCount,  ///< a whole number (JSON integer)
+    kSeconds,
+    kFraction,  ///< of the kernel's span
+    kInstance,  ///< the busiest instance (JSON string: resource_instance_name)
+  };
+  std::string_view name;
+  std::string_view label;
+  std::string_view text;
+  Kind kind;
+  std::string_view help;
+  /// Its value for a kernel of span `span` (kSeconds, kFraction).
+  double (*value)(const ResourceUse&, Tick span) = nullptr;
+  /// Its count (kCount).
+  std::uint64_t (*count)(const ResourceUse&) = nullptr;
+};
+
+/// The resource figures in report order (docs/simulator.md lists them).
+std::span<const ResourceStat> resource_stats();
+
+/// One tensor's DRAM figure, registered once: its name (the JSON key under
+/// dram_bytes_by_tensor.<tensor>), its column in the `--html` page and in the text report (empty:
+/// not there), and its bytes.
+struct TensorStat {
+  std::string_view name;
+  std::string_view label;
+  std::string_view text;
+  std::string_view help;
+  std::uint64_t (*bytes)(const struct TensorDramBytes&) = nullptr;
+};
+
+/// The tensor figures in report order.
+std::span<const TensorStat> tensor_stats();
 
 /// One kernel launch as simulated.
 struct KernelResult {

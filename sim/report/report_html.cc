@@ -107,9 +107,8 @@ std::string figures_rows(const std::vector<Figures>& cols, const std::string& ex
     if (f.label.empty()) continue;
     row(std::string(f.label), [&](const Figures& c) {
       const std::string key = c.prefix + std::string(f.name);
-      const std::uint64_t n = f.counter != nullptr ? c.traffic->*f.counter : 0;
-      const double v =
-          f.counter != nullptr ? static_cast<double>(n) : f.derived(*c.traffic, c.span);
+      const std::uint64_t n = f.whole() ? f.count(*c.traffic) : 0;
+      const double v = f.value(*c.traffic, c.span);
       switch (f.unit) {
         case FigureStat::Unit::kSeconds: return seconds_cell(key, v);
         case FigureStat::Unit::kBytes: return bytes_cell(key, n);
@@ -390,24 +389,34 @@ std::string queueing_section(const std::vector<RunResult>& runs) {
     for (std::size_t k = 0; k < r.kernels.size(); ++k) {
       const KernelResult& kr = r.kernels[k];
       out +=
-          "<h3>" + escape(r.workload.name + "/" + kr.name) +
-          "</h3>\n<table><tr><th>resource</th><th>requests</th><th>queueing, summed</th><th>mean queueing</th>"
-          "<th>busiest instance</th><th>its busy time</th><th>its utilization</th></tr>\n";
+          "<h3>" + escape(r.workload.name + "/" + kr.name) + "</h3>\n<table><tr><th>resource</th>";
+      for (const ResourceStat& stat : resource_stats()) {
+        if (!stat.label.empty()) out += "<th>" + std::string(stat.label) + "</th>";
+      }
+      out += "</tr>\n";
       for (std::size_t c = 0; c < kResourceClassCount; ++c) {
         const auto rc = static_cast<ResourceClass>(c);
         const ResourceUse& u = kr.resources[c];
         const std::string key =
             kernel_prefix(runs, i, k) + "resources." + resource_class_name(rc) + ".";
-        const double mean = u.mean_queue() / static_cast<double>(kTicksPerSecond);
-        const double span = static_cast<double>(kr.duration());
-        const double util = span == 0 ? 0.0 : static_cast<double>(u.busiest_busy) / span;
-        out += "<tr><th>" + std::string(resource_class_name(rc)) + "</th>" +
-               count_cell(key + "requests", u.requests) +
-               seconds_cell(key + "queue_s", seconds(u.queue)) +
-               cell(key + "mean_queue_s", json_number_text(mean), duration_text(mean)) +
-               plain_cell(resource_instance_name(rc, u.busiest)) +
-               seconds_cell(key + "busiest_busy_s", seconds(u.busiest_busy)) +
-               fraction_cell(key + "busiest_utilization", util) + "</tr>\n";
+        out += "<tr><th>" + std::string(resource_class_name(rc)) + "</th>";
+        for (const ResourceStat& stat : resource_stats()) {
+          if (stat.label.empty()) continue;
+          const std::string name = key + std::string(stat.name);
+          switch (stat.kind) {
+            case ResourceStat::Kind::kCount: out += count_cell(name, stat.count(u)); break;
+            case ResourceStat::Kind::kSeconds:
+              out += seconds_cell(name, stat.value(u, kr.duration()));
+              break;
+            case ResourceStat::Kind::kFraction:
+              out += fraction_cell(name, stat.value(u, kr.duration()));
+              break;
+            case ResourceStat::Kind::kInstance:
+              out += plain_cell(resource_instance_name(rc, u.busiest));
+              break;
+          }
+        }
+        out += "</tr>\n";
       }
       out += "</table>\n";
     }
@@ -421,14 +430,18 @@ std::string dram_section(const std::vector<RunResult>& runs) {
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const RunResult& r = runs[i];
     const std::string p = run_prefix(runs, i);
-    out += "<h3>" + escape(r.workload.name) +
-           "</h3>\n<table><tr><th>tensor</th><th>read</th><th>of which compulsory</th>"
-           "<th>of which re-read</th><th>write (write-back)</th></tr>\n";
+    out += "<h3>" + escape(r.workload.name) + "</h3>\n<table><tr><th>tensor</th>";
+    for (const TensorStat& stat : tensor_stats()) {
+      if (!stat.label.empty()) out += "<th>" + std::string(stat.label) + "</th>";
+    }
+    out += "</tr>\n";
     for (const TensorDramBytes& t : r.dram_bytes_by_tensor) {
       const std::string key = p + "dram_bytes_by_tensor." + t.name + ".";
-      out += "<tr><th>" + escape(t.name) + "</th>" + bytes_cell(key + "read", t.read) +
-             bytes_cell(key + "compulsory", t.compulsory()) + bytes_cell(key + "reread", t.reread) +
-             bytes_cell(key + "write", t.write) + "</tr>\n";
+      out += "<tr><th>" + escape(t.name) + "</th>";
+      for (const TensorStat& stat : tensor_stats()) {
+        if (!stat.label.empty()) out += bytes_cell(key + std::string(stat.name), stat.bytes(t));
+      }
+      out += "</tr>\n";
     }
     const auto row = [&](const char* label, const std::string& key, std::uint64_t bytes) {
       return "<tr><th>" + std::string(label) + "</th>" + bytes_cell(p + key, bytes) + "</tr>\n";

@@ -15,8 +15,8 @@ namespace {
 void write_figures(DocumentWriter& w, const TrafficCounters& c, const StallTime& stall,
                    std::uint32_t sm_count, Tick span) {
   for (const FigureStat& f : figure_stats()) {
-    if (f.counter != nullptr) {
-      w.integer(f.name, c.*f.counter);
+    if (f.whole()) {
+      w.integer(f.name, f.count(c));
     } else {
       w.number(f.name, f.derived(c, span));
     }
@@ -37,13 +37,15 @@ void write_resources(DocumentWriter& w, const ResourceUses& uses, Tick span) {
     const auto c = static_cast<ResourceClass>(i);
     const ResourceUse& u = uses[i];
     w.open(resource_class_name(c), '{');
-    w.integer("requests", u.requests);
-    w.number("queue_s", seconds(u.queue));
-    w.number("mean_queue_s", u.mean_queue() / static_cast<double>(kTicksPerSecond));
-    w.string("busiest", resource_instance_name(c, u.busiest));
-    w.number("busiest_busy_s", seconds(u.busiest_busy));
-    w.number("busiest_utilization",
-             span == 0 ? 0.0 : static_cast<double>(u.busiest_busy) / static_cast<double>(span));
+    for (const ResourceStat& stat : resource_stats()) {
+      switch (stat.kind) {
+        case ResourceStat::Kind::kCount: w.integer(stat.name, stat.count(u)); break;
+        case ResourceStat::Kind::kInstance:
+          w.string(stat.name, resource_instance_name(c, u.busiest));
+          break;
+        default: w.number(stat.name, stat.value(u, span));
+      }
+    }
     w.close();
   }
   w.close();
@@ -99,10 +101,7 @@ void write_run_document(DocumentWriter& w, const RunResult& r, const RunProvenan
   w.open("dram_bytes_by_tensor", '{');
   for (const TensorDramBytes& t : r.dram_bytes_by_tensor) {
     w.open(t.name, '{');
-    w.integer("read", t.read);
-    w.integer("write", t.write);
-    w.integer("compulsory", t.compulsory());
-    w.integer("reread", t.reread);
+    for (const TensorStat& stat : tensor_stats()) w.integer(stat.name, stat.bytes(t));
     w.close();
   }
   w.close();

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
+#include <string_view>
 
 #include "sim/report/report_json.h"
 
@@ -61,40 +63,46 @@ struct Column {
   Tick span;
 };
 
+/// A registered figure as the text report shows it, by its unit.
+std::string figure_text(const FigureStat& f, const TrafficCounters& c, Tick span) {
+  switch (f.unit) {
+    case FigureStat::Unit::kSeconds:
+      return format_duration(
+          static_cast<Tick>(std::llround(f.value(c, span) * static_cast<double>(kTicksPerSecond))));
+    case FigureStat::Unit::kBytes: return bytes(f.count(c));
+    case FigureStat::Unit::kCount: return std::to_string(f.count(c));
+    case FigureStat::Unit::kFraction: return percent(f.value(c, span));
+    case FigureStat::Unit::kFlops: return format_si(f.value(c, span), "FLOP");
+    case FigureStat::Unit::kBandwidth: return format_bandwidth(Bandwidth{f.value(c, span)});
+  }
+  return "";
+}
+
+/// The figure rows: each registered figure with a text label, in report order (figure_stats()),
+/// then the SM time split. `extra` adds cells to a figure's row, by its name (a comparison's
+/// ratios).
 void add_figure_rows(Table& t, const std::vector<Column>& cols, std::uint32_t sm_count,
-                     const std::vector<std::string>& extra_time,
-                     const std::vector<std::string>& extra_dram) {
-  auto row = [&](const std::string& label, auto cell, const std::vector<std::string>& extra = {}) {
+                     const std::map<std::string_view, std::vector<std::string>>& extra) {
+  auto row = [&](const std::string& label, auto cell, const std::vector<std::string>& more) {
     std::vector<std::string> r{label};
     for (const Column& c : cols) r.push_back(cell(c));
-    r.insert(r.end(), extra.begin(), extra.end());
+    r.insert(r.end(), more.begin(), more.end());
     t.row(std::move(r));
   };
-  row(
-      "time", [](const Column& c) { return format_duration(c.span); }, extra_time);
-  row("DRAM read", [](const Column& c) { return bytes(c.traffic->dram_read_bytes); });
-  row("DRAM write", [](const Column& c) { return bytes(c.traffic->dram_write_bytes); });
-  row(
-      "DRAM total",
-      [](const Column& c) {
-        return bytes(c.traffic->dram_read_bytes + c.traffic->dram_write_bytes);
-      },
-      extra_dram);
-  row("SM->L2 read", [](const Column& c) { return bytes(c.traffic->l2_read_bytes); });
-  row("SM->L2 write", [](const Column& c) { return bytes(c.traffic->l2_write_bytes); });
-  row("L2 hit rate", [](const Column& c) { return percent(c.traffic->l2_hit_rate()); });
-  row("shared memory", [](const Column& c) { return bytes(c.traffic->smem_bytes); });
-  row("FLOPs",
-      [](const Column& c) { return format_si(static_cast<double>(c.traffic->flops), "FLOP"); });
-  row("DRAM bandwidth", [](const Column& c) {
-    return format_bandwidth(Bandwidth{achieved_dram_bandwidth(*c.traffic, c.span)});
-  });
-  row("CTAs", [](const Column& c) { return std::to_string(c.traffic->ctas); });
+  for (const FigureStat& f : figure_stats()) {
+    if (f.text.empty()) continue;
+    const auto more = extra.find(f.name);
+    row(
+        std::string(f.text), [&](const Column& c) { return figure_text(f, *c.traffic, c.span); },
+        more == extra.end() ? std::vector<std::string>{} : more->second);
+  }
   t.row({"SM time:"});
   auto stall_row = [&](const char* label, double StallTime::*field) {
-    row(label, [&](const Column& c) {
-      return percent(stall_fractions(*c.stall, sm_count, c.span).*field);
-    });
+    row(label,
+        [&](const Column& c) {
+          return percent(stall_fractions(*c.stall, sm_count, c.span).*field);
+        },
+        {});
   };
   stall_row("  compute", &StallTime::compute);
   stall_row("  memory latency", &StallTime::memory_latency);
@@ -115,18 +123,35 @@ std::string resources_text(const RunResult& r) {
       "\nQueueing by resource (wait per request; busiest instance, busy share of the kernel):\n";
   for (const KernelResult& k : r.kernels) {
     out += "  " + k.name + ":\n";
-    Table t({"", "requests", "mean wait", "busiest", "busy"});
+    std::vector<std::string> header{""};
+    for (const ResourceStat& stat : resource_stats()) {
+      if (!stat.text.empty()) header.emplace_back(stat.text);
+    }
+    Table t(header);
     for (std::size_t i = 0; i < kResourceClassCount; ++i) {
       const auto c = static_cast<ResourceClass>(i);
       const ResourceUse& u = k.resources[i];
       if (u.requests == 0) continue;
-      const Tick mean = static_cast<Tick>(std::llround(u.mean_queue()));
-      t.row({"    " + std::string(resource_class_name(c)), std::to_string(u.requests),
-             mean == 0 ? std::string("0 ns") : format_duration(mean),
-             resource_instance_name(c, u.busiest),
-             percent(k.duration() == 0 ? 0.0
-                                       : static_cast<double>(u.busiest_busy) /
-                                             static_cast<double>(k.duration()))});
+      std::vector<std::string> row{"    " + std::string(resource_class_name(c))};
+      for (const ResourceStat& stat : resource_stats()) {
+        if (stat.text.empty()) continue;
+        switch (stat.kind) {
+          case ResourceStat::Kind::kCount: row.push_back(std::to_string(stat.count(u))); break;
+          case ResourceStat::Kind::kSeconds: {
+            const Tick ticks = static_cast<Tick>(
+                std::llround(stat.value(u, k.duration()) * static_cast<double>(kTicksPerSecond)));
+            row.push_back(ticks == 0 ? std::string("0 ns") : format_duration(ticks));
+            break;
+          }
+          case ResourceStat::Kind::kFraction:
+            row.push_back(percent(stat.value(u, k.duration())));
+            break;
+          case ResourceStat::Kind::kInstance:
+            row.push_back(resource_instance_name(c, u.busiest));
+            break;
+        }
+      }
+      t.row(std::move(row));
     }
     out += t.str();
   }
@@ -158,13 +183,21 @@ std::string format_run_report(const RunResult& r) {
     }
   }
   Table t(header);
-  add_figure_rows(t, cols, r.sm_count, {}, {});
+  add_figure_rows(t, cols, r.sm_count, {});
   out += t.str();
 
   out += "\nDRAM bytes by tensor (read / write):\n";
-  Table tensors({"", "read", "write"});
+  std::vector<std::string> tensor_header{""};
+  for (const TensorStat& stat : tensor_stats()) {
+    if (!stat.text.empty()) tensor_header.emplace_back(stat.text);
+  }
+  Table tensors(tensor_header);
   for (const TensorDramBytes& tb : r.dram_bytes_by_tensor) {
-    tensors.row({"  " + tb.name, bytes(tb.read), bytes(tb.write)});
+    std::vector<std::string> row{"  " + tb.name};
+    for (const TensorStat& stat : tensor_stats()) {
+      if (!stat.text.empty()) row.push_back(bytes(stat.bytes(tb)));
+    }
+    tensors.row(std::move(row));
   }
   out += tensors.str();
   out += "DRAM bytes by reason: compulsory " + bytes(r.dram_bytes_by_reason.compulsory) +
@@ -204,7 +237,7 @@ std::string format_comparison(const std::vector<RunResult>& runs) {
     dram_ratios.push_back(ratio(dram(first), dram(runs[i])));
   }
   Table t(header);
-  add_figure_rows(t, cols, first.sm_count, time_ratios, dram_ratios);
+  add_figure_rows(t, cols, first.sm_count, {{"time_s", time_ratios}, {"dram_bytes", dram_ratios}});
   out += t.str();
   return out;
 }
