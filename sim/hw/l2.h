@@ -326,18 +326,26 @@ inline void move_to_front(std::uint32_t* words, std::uint32_t ways, std::uint32_
   if (ways % 4 == 0) {
     // Four ways per step, in registers: each group shifted by one way, the way falling out of
     // it carried into the next, kept only at positions <= w (no library call for a few bytes).
+    // Groups wholly at positions <= w move whole; a last group that w ends inside keeps its
+    // ways past w (a miss, w = ways - 1, has none).
     __m128i carry = _mm_cvtsi32_si128(static_cast<int>(word));
-    const __m128i last = _mm_set1_epi32(static_cast<int>(w));
-    __m128i position = _mm_setr_epi32(0, 1, 2, 3);
-    for (std::uint32_t k = 0; k <= w; k += 4) {
+    std::uint32_t k = 0;
+    for (; k + 3 <= w; k += 4) {
+      __m128i* group = reinterpret_cast<__m128i*>(words + k);
+      const __m128i old = _mm_loadu_si128(group);
+      _mm_storeu_si128(group, _mm_or_si128(_mm_slli_si128(old, 4), carry));
+      carry = _mm_srli_si128(old, 12);
+    }
+    if (k <= w) {
       __m128i* group = reinterpret_cast<__m128i*>(words + k);
       const __m128i old = _mm_loadu_si128(group);
       const __m128i shifted = _mm_or_si128(_mm_slli_si128(old, 4), carry);
-      carry = _mm_srli_si128(old, 12);
+      const __m128i position =
+          _mm_add_epi32(_mm_setr_epi32(0, 1, 2, 3), _mm_set1_epi32(static_cast<int>(k)));
+      const __m128i last = _mm_set1_epi32(static_cast<int>(w));
       const __m128i moved = _mm_cmpgt_epi32(position, last);  // positions past w keep their way
       _mm_storeu_si128(group,
                        _mm_or_si128(_mm_and_si128(moved, old), _mm_andnot_si128(moved, shifted)));
-      position = _mm_add_epi32(position, _mm_set1_epi32(4));
     }
     return;
   }
