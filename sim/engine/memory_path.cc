@@ -120,19 +120,24 @@ std::size_t MemoryPath::tensor_of(std::uint64_t sector) {
   return untracked;
 }
 
-std::size_t MemoryPath::tensor_of_line(std::uint64_t line) {
+std::size_t MemoryPath::tensor_of_line(std::uint64_t line, LineRange& last) {
+  if (line - last.first < last.count) return last.tensor;
   const std::uint64_t first = line * m_sectors_per_line;
   const std::size_t ti = tensor_of(first);
   const TensorState& ts = m_tensors[ti];
-  if (ti != m_tensors.size() - 1 && first + m_sectors_per_line <= ts.end_sector) return ti;
-  return kMixedLine;
+  if (ti == m_tensors.size() - 1 || first + m_sectors_per_line > ts.end_sector) return kMixedLine;
+  // The lines wholly inside the tensor: from its first whole line to the last.
+  const std::uint64_t lo = (ts.first_sector + m_sectors_per_line - 1) / m_sectors_per_line;
+  const std::uint64_t hi = ts.end_sector / m_sectors_per_line;
+  last = LineRange{lo, hi - lo, ti};
+  return ti;
 }
 
 void MemoryPath::count_dram_read(std::uint64_t line, std::uint32_t mask) {
   const std::uint64_t bytes = popcount(mask) * m_sector_bytes;
   m_counters->dram_read_bytes += bytes;
   const std::size_t untracked = m_tensors.size() - 1;
-  const std::size_t line_tensor = tensor_of_line(line);
+  const std::size_t line_tensor = tensor_of_line(line, m_read_lines);
   if (line_tensor != kMixedLine) {
     TensorState& ts = m_tensors[line_tensor];
     ts.traffic.read += bytes;
@@ -181,7 +186,7 @@ void MemoryPath::write_back(std::uint64_t line, std::uint32_t mask, Tick t) {
   const std::uint64_t bytes = n * m_sector_bytes;
   m_counters->dram_write_bytes += bytes;
   m_reason.writeback += bytes;
-  const std::size_t line_tensor = tensor_of_line(line);
+  const std::size_t line_tensor = tensor_of_line(line, m_writeback_lines);
   if (line_tensor != kMixedLine) {
     m_tensors[line_tensor].traffic.write += bytes;
     return;

@@ -195,8 +195,17 @@ class MemoryPath {
   void check_range(const Box& box) const;
   /// Index into m_tensors of the tensor holding `sector`, or m_tensors.size() - 1 (untracked).
   std::size_t tensor_of(std::uint64_t sector);
-  /// The tensor holding every sector of `line`, or kMixedLine (straddles a boundary, untracked).
-  std::size_t tensor_of_line(std::uint64_t line);
+  /// The lines wholly inside one tracked tensor, last found by tensor_of_line: [first, first +
+  /// count). Reads and write-backs keep one each (naive's softmax reads S while P's stores
+  /// write S back: one shared entry would miss on every other line).
+  struct LineRange {
+    std::uint64_t first = 0;
+    std::uint64_t count = 0;
+    std::size_t tensor = 0;
+  };
+  /// The tensor holding every sector of `line`, or kMixedLine (straddles a boundary, untracked);
+  /// `last` is the caller's range of the last answer.
+  std::size_t tensor_of_line(std::uint64_t line, LineRange& last);
   static constexpr std::size_t kMixedLine = ~std::size_t{0};
   void count_dram_read(std::uint64_t line, std::uint32_t mask);
   void write_back(std::uint64_t line, std::uint32_t mask, Tick t);
@@ -219,6 +228,8 @@ class MemoryPath {
   std::vector<TensorState> m_tensors;  ///< sorted by address; last = "(untracked)"
   std::vector<std::size_t> m_report_order;  ///< m_tensors index for each WorkloadInfo tensor
   std::size_t m_last_tensor = 0;
+  LineRange m_read_lines;  ///< tensor_of_line's last answer for count_dram_read
+  LineRange m_writeback_lines;  ///< the same for write_back
   ReasonTraffic m_reason;
   ResourceUses m_uses{};  ///< requests and queueing so far (busiest instances at take time)
   std::uint64_t m_flush_writeback_bytes = 0;
