@@ -71,6 +71,10 @@ MemoryPath::MemoryPath(const HardwareConfig& config, const Topology& topology,
       m_channel_latency.push_back(topology.slice_to_channel_latency(slice, ch));
     }
   }
+  m_channel_latency_uniform = !m_channel_latency.empty() &&
+                              std::all_of(m_channel_latency.begin(), m_channel_latency.end(),
+                                          [&](Tick l) { return l == m_channel_latency.front(); });
+  if (m_channel_latency_uniform) m_one_channel_latency = m_channel_latency.front();
   // Sort the tensors by address for the lookup; remember the report order.
   std::vector<std::size_t> order(workload.tensors.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
@@ -264,7 +268,9 @@ Tick MemoryPath::beyond_l2(std::uint64_t line, std::uint32_t slice, const L2Outc
   std::uint32_t ch = 0;
   const Tick t4 = m_hbm.access(line << m_line_shift, fetched, t3, channel_queue, ch);
   ++tally.channel_requests;
-  const Tick dram = m_channel_latency[std::size_t{slice} * m_channels + ch];
+  const Tick dram = m_channel_latency_uniform
+                        ? m_one_channel_latency
+                        : m_channel_latency[std::size_t{slice} * m_channels + ch];
   count_dram_read(line, o.fetch_mask);
   return t4 + (kStore ? dram : dram + back);
 }

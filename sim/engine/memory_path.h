@@ -224,6 +224,10 @@ class MemoryPath {
   std::vector<std::uint32_t> m_sm_crossbar;  ///< per SM: its crossbar
   std::vector<Tick> m_return_latency;  ///< [crossbar · slices + slice]: crossbar → slice edge
   std::vector<Tick> m_channel_latency;  ///< [slice · channels + channel]: slice → channel edge
+  /// Whether every slice → channel edge has the same latency (every config-built chip), then
+  /// m_one_channel_latency: the table is tens of KiB, and a miss read it at random.
+  bool m_channel_latency_uniform = false;
+  Tick m_one_channel_latency = 0;
   TrafficCounters* m_counters = nullptr;
   std::vector<TensorState> m_tensors;  ///< sorted by address; last = "(untracked)"
   std::vector<std::size_t> m_report_order;  ///< m_tensors index for each WorkloadInfo tensor

@@ -307,6 +307,19 @@ inline std::uint32_t find_way(const std::uint32_t* words, std::uint32_t ways, st
 #if defined(__SSE2__)
   const __m128i key4 = _mm_set1_epi32(static_cast<int>(key));
   const __m128i bits4 = _mm_set1_epi32(static_cast<int>(tag_bits));
+  if (ways == 16) {
+    // All four groups compared, their matches in one 16-bit mask: one branch (the callers pass
+    // 16 as a constant, after the most recently used way has missed).
+    unsigned matches = 0;
+    for (std::uint32_t g = 0; g < 4; ++g) {
+      const __m128i four =
+          _mm_and_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(words + 4 * g)), bits4);
+      matches |=
+          static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(four, key4))))
+          << (4 * g);
+    }
+    return matches == 0 ? 16 : static_cast<std::uint32_t>(std::countr_zero(matches));
+  }
   for (; w + 4 <= ways; w += 4) {
     const __m128i four =
         _mm_and_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(words + w)), bits4);
@@ -375,7 +388,11 @@ inline Word& L2Ways<Word>::find_or_allocate(const Place& place, L2Outcome& out) 
   const auto key = static_cast<Word>(place.tag << m_tag_shift);
   const auto tag_bits = static_cast<Word>(~Word{0} << m_tag_shift);
   if ((set[0] & tag_bits) == key) return set[0];  // the most recently used line: nothing moves
-  std::uint32_t w = l2_detail::find_way(set, m_ways, key, tag_bits);
+  // 16 ways (every preset) as a constant, so that the scans unroll; any other count as given.
+  constexpr std::uint32_t kCommonWays = 16;
+  const bool common = m_ways == kCommonWays;
+  std::uint32_t w = common ? l2_detail::find_way(set, kCommonWays, key, tag_bits)
+                           : l2_detail::find_way(set, m_ways, key, tag_bits);
   Word word = key;
   if (w == m_ways) {
     // Miss: the last way is the least recently used (or invalid).
@@ -389,7 +406,11 @@ inline Word& L2Ways<Word>::find_or_allocate(const Place& place, L2Outcome& out) 
   } else {
     word = set[w];
   }
-  l2_detail::move_to_front(set, m_ways, w, word);
+  if (common) {
+    l2_detail::move_to_front(set, kCommonWays, w, word);
+  } else {
+    l2_detail::move_to_front(set, m_ways, w, word);
+  }
   return set[0];
 }
 
