@@ -91,6 +91,9 @@ MemoryPath::MemoryPath(const HardwareConfig& config, const Topology& topology,
     m_tensors.push_back(std::move(s));
     m_report_order[order[sorted]] = sorted;
   }
+  for (std::size_t i = 1; i < m_tensors.size(); ++i) {
+    if (m_tensors[i].first_sector < m_tensors[i - 1].end_sector) m_tensors_disjoint = false;
+  }
   TensorState untracked;
   untracked.traffic.name = "(untracked)";
   m_tensors.push_back(std::move(untracked));
@@ -125,7 +128,7 @@ std::size_t MemoryPath::tensor_of(std::uint64_t sector) {
 }
 
 std::size_t MemoryPath::tensor_of_line(std::uint64_t line, LineRange& last) {
-  if (line - last.first < last.count) return last.tensor;
+  if (line - last.first < last.count) return last.tensor;  // empty unless tensors are disjoint
   const std::uint64_t first = line * m_sectors_per_line;
   const std::size_t ti = tensor_of(first);
   const TensorState& ts = m_tensors[ti];
@@ -133,7 +136,7 @@ std::size_t MemoryPath::tensor_of_line(std::uint64_t line, LineRange& last) {
   // The lines wholly inside the tensor: from its first whole line to the last.
   const std::uint64_t lo = (ts.first_sector + m_sectors_per_line - 1) / m_sectors_per_line;
   const std::uint64_t hi = ts.end_sector / m_sectors_per_line;
-  last = LineRange{lo, hi - lo, ti};
+  if (m_tensors_disjoint) last = LineRange{lo, hi - lo, ti};
   return ti;
 }
 

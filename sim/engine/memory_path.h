@@ -232,6 +232,10 @@ class MemoryPath {
   std::vector<TensorState> m_tensors;  ///< sorted by address; last = "(untracked)"
   std::vector<std::size_t> m_report_order;  ///< m_tensors index for each WorkloadInfo tensor
   std::size_t m_last_tensor = 0;
+  /// Whether no two tracked tensors share a sector: only then is a line's tensor a function of
+  /// the line alone, which the LineRange caches rely on (a trace may declare overlapping
+  /// tensors; then tensor_of's last-tensor entry decides, as it always did).
+  bool m_tensors_disjoint = true;
   LineRange m_read_lines;  ///< tensor_of_line's last answer for count_dram_read
   LineRange m_writeback_lines;  ///< the same for write_back
   ReasonTraffic m_reason;

@@ -49,17 +49,20 @@ constexpr ResourceStat kResourceStats[] = {
      "bookings: lines at a port or slice, misses and write-backs at a channel, ops at a pipe",
      nullptr, [](const ResourceUse& u) { return u.requests; }},
     {"queue_s", "queueing, summed", "", Kind::kSeconds, "the requests' waits, summed, seconds",
-     [](const ResourceUse& u, Tick) { return seconds(u.queue); }},
+     [](const ResourceUse& u, Tick) { return seconds(u.queue); }, nullptr,
+     [](const ResourceUse& u) { return static_cast<double>(u.queue); }},
     {"mean_queue_s", "mean queueing", "mean wait", Kind::kSeconds,
      "the mean wait of a request, seconds",
      [](const ResourceUse& u, Tick) {
        return u.mean_queue() / static_cast<double>(kTicksPerSecond);
-     }},
+     },
+     nullptr, [](const ResourceUse& u) { return u.mean_queue(); }},
     {"busiest", "busiest instance", "busiest", Kind::kInstance,
      "the instance with the most time booked on it"},
     {"busiest_busy_s", "its busy time", "", Kind::kSeconds,
      "the time booked on the busiest instance, seconds",
-     [](const ResourceUse& u, Tick) { return seconds(u.busiest_busy); }},
+     [](const ResourceUse& u, Tick) { return seconds(u.busiest_busy); }, nullptr,
+     [](const ResourceUse& u) { return static_cast<double>(u.busiest_busy); }},
     {"busiest_utilization", "its utilization", "busy", Kind::kFraction,
      "the busiest instance's busy time over the kernel's span",
      [](const ResourceUse& u, Tick span) {

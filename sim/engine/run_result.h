@@ -153,6 +153,9 @@ struct ResourceStat {
   double (*value)(const ResourceUse&, Tick span) = nullptr;
   /// Its count (kCount).
   std::uint64_t (*count)(const ResourceUse&) = nullptr;
+  /// Its value in ticks (kSeconds), for the writers that round it to a duration: seconds × 10^12
+  /// does not always give the ticks back exactly at a half tick.
+  double (*ticks)(const ResourceUse&) = nullptr;
 };
 
 /// The resource figures in report order (docs/simulator.md lists them).

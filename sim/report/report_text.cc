@@ -138,8 +138,7 @@ std::string resources_text(const RunResult& r) {
         switch (stat.kind) {
           case ResourceStat::Kind::kCount: row.push_back(std::to_string(stat.count(u))); break;
           case ResourceStat::Kind::kSeconds: {
-            const Tick ticks = static_cast<Tick>(
-                std::llround(stat.value(u, k.duration()) * static_cast<double>(kTicksPerSecond)));
+            const Tick ticks = static_cast<Tick>(std::llround(stat.ticks(u)));
             row.push_back(ticks == 0 ? std::string("0 ns") : format_duration(ticks));
             break;
           }

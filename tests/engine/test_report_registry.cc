@@ -134,3 +134,22 @@ TEST_CASE("The text report's figure rows are the figures with a text label, in r
   }
   CHECK(found);
 }
+
+TEST_CASE("The text report rounds a mean wait from ticks, not from its seconds",
+          "[report][registry]") {
+  // 61 ps over 2 requests is 30.5 ps: rounds to 31 ps; through seconds (3.05e-11 × 10^12 =
+  // 30.499999999999996) it would print 30 ps.
+  RunResult r = naive_run();
+  ResourceUse& port = r.kernels[0].resources[static_cast<std::size_t>(ResourceClass::kSmPort)];
+  port.requests = 2;
+  port.queue = 61;
+  std::istringstream text(format_run_report(r));
+  std::string port_line;
+  for (std::string line; std::getline(text, line);) {
+    if (line.find("sm_port") != std::string::npos) {
+      port_line = line;
+      break;  // the first kernel's table comes first
+    }
+  }
+  CHECK(port_line.find("31 ps") != std::string::npos);
+}
