@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Builds and runs hbm_mix.cu (HBM bandwidth against the read:write mix) on the GPU of this
+# machine; writes OUT/hbm_mix.csv and OUT/log.txt (the GPU, its clocks, the build's ptxas lines,
+# the sources' sha256, the commit given as COMMIT).
+# Usage: models/cuda/ubench/hbm_mix.sh OUT
+set -euo pipefail
+out=${1:?usage: hbm_mix.sh OUT}
+here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$out"
+log="$out/log.txt"
+{
+  echo "commit: ${COMMIT:-unknown}"
+  date -u
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.limit --format=csv
+  nvcc --version | tail -2
+  echo "sources (sha256):"
+  (cd "$here" && sha256sum hbm_mix.cu ubench_common.cuh hbm_mix.sh)
+} >"$log" 2>&1
+bin=$(mktemp -d)
+nvcc -O3 -arch=sm_90 -std=c++20 -Xptxas -v -o "$bin/hbm_mix" "$here/hbm_mix.cu" >"$bin/build.txt" 2>&1
+grep -E "Compiling entry|Used|spill" "$bin/build.txt" | sed -e 's/ptxas info    : //' >>"$log"
+"$bin/hbm_mix" >"$out/hbm_mix.csv" 2>>"$log"
+echo "done" >>"$log"
