@@ -2,18 +2,19 @@
 /// measurement behind separate read and write rates (read-only, write-only and copy streams ran
 /// at 4.20, 3.35 and 4.22 TB/s, so a copy is not bounded by the write-only rate).
 /// One CTA of 1024 threads per SM (its dynamic shared-memory request leaves room for no second
-/// one), on every SM. Each thread, per step, issues A independent 16-byte loads and B 16-byte
+/// one), on every SM or on CTAS of them. Each thread, per step, issues A independent 16-byte loads and B 16-byte
 /// stores (the stores' values do not depend on the loads), so the mix is A:B in bytes. Reads come
 /// from the first half of a 4 GiB buffer (word i = i), writes go to the second half; a launch
 /// moves about 1 GiB, alternating between two windows of each half so that no launch reads what
 /// the L2 kept of the last. Every launch's sum of words read is checked against its closed form,
 /// and each mix's written words once by reading them back.
 ///
-/// Usage: hbm_mix > hbm_mix.csv
+/// Usage: hbm_mix [CTAS] > hbm_mix.csv   (CTAS: SMs used, default all)
 ///   reads,writes,ctas,distinct_sms,read_bytes,write_bytes,ms,gbps,read_gbps,write_gbps,clock_mhz
 ///   (reads:writes = A:B; ms the median of 5 timed launches after one warm-up)
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 #include "ubench_common.cuh"
@@ -112,10 +113,11 @@ const Mix kMixes[] = {{8, 0, mix_stream<8, 0>}, {7, 1, mix_stream<7, 1>}, {6, 2,
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   cudaDeviceProp prop{};
   UB_CHECK(cudaGetDeviceProperties(&prop, 0));
-  const int ctas = prop.multiProcessorCount;
+  const int ctas = argc > 1 ? std::atoi(argv[1]) : prop.multiProcessorCount;
+  UB_REQUIRE(ctas >= 1 && ctas <= prop.multiProcessorCount, "CTAS is not in 1 .. the SM count");
   const int smem = ubench::one_cta_per_sm_smem_bytes(prop);
   uint4* buf = nullptr;
   unsigned* sum = nullptr;

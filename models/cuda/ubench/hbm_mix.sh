@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs hbm_mix.cu (HBM bandwidth against the read:write mix) on the GPU of this
-# machine; writes OUT/hbm_mix.csv and OUT/log.txt (the GPU, its clocks, the build's ptxas lines,
+# machine: three passes on every SM and one on 66; writes OUT/hbm_mix-all-{1,2,3}.csv,
+# OUT/hbm_mix-66.csv and OUT/log.txt (the GPU, its clocks, the build's ptxas lines,
 # the sources' sha256, the commit given as COMMIT).
 # Usage: models/cuda/ubench/hbm_mix.sh OUT
 set -euo pipefail
@@ -19,5 +20,7 @@ log="$out/log.txt"
 bin=$(mktemp -d)
 nvcc -O3 -arch=sm_90 -std=c++20 -Xptxas -v -o "$bin/hbm_mix" "$here/hbm_mix.cu" >"$bin/build.txt" 2>&1
 grep -E "Compiling entry|Used|spill" "$bin/build.txt" | sed -e 's/ptxas info    : //' >>"$log"
-"$bin/hbm_mix" >"$out/hbm_mix.csv" 2>>"$log"
+# Three passes on every SM (run to run spread), one on half of them.
+for pass in 1 2 3; do "$bin/hbm_mix" >"$out/hbm_mix-all-$pass.csv" 2>>"$log"; done
+"$bin/hbm_mix" 66 >"$out/hbm_mix-66.csv" 2>>"$log"
 echo "done" >>"$log"
