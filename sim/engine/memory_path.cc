@@ -510,8 +510,8 @@ bool MemoryPath::access_words(std::uint32_t sm, const Box& box, Tick t, Tick box
     if (row + kPrefetchRows < rows)
       run.ways.prefetch((start + kPrefetchRows * box.pitch) >> m_line_shift);
     // The row's lines are whole but for a partial first and last one.
-    const bool first_whole = (start & (m_line_bytes - 1)) == 0;
-    const bool last_whole = (end & (m_line_bytes - 1)) == 0;
+    const bool first_whole = (start & line_mask) == 0;
+    const bool last_whole = (end & line_mask) == 0;
     while (line <= last) {
       if ((line > first || first_whole) && (line < last || last_whole)) {  // the common case
         const std::uint64_t whole_last = last_whole ? last : last - 1;  // line < last here if not

@@ -78,7 +78,7 @@ class L2Ways {
     const std::uint32_t set = m_set_mod(fold(line));
     return Place{slice, std::size_t{set} * m_ways, set, (line >> m_tag_low_bits) + 1};
   }
-  /// See L2::prefetch.
+  /// Hints the host CPU to fetch `line`'s set into its cache (no effect on the simulation).
   void prefetch(std::uint64_t line) const {
     prefetch_host_line(&m_words[std::size_t{m_set_mod(fold(line))} * m_ways]);
   }
@@ -179,15 +179,6 @@ class L2 {
   /// keeps the simulator's own memory accesses local.
   Place place(std::uint64_t line) const { return m_narrow_ways.place(line); }
 
-  /// Hints the host CPU to fetch `line`'s set into its cache (no effect on the simulation).
-  void prefetch(std::uint64_t line) const {
-    if (m_wide) {
-      m_wide_ways.prefetch(line);
-    } else {
-      m_narrow_ways.prefetch(line);
-    }
-  }
-
   /// Whether way words are 64-bit (else 32-bit): which of ways<std::uint64_t>() and
   /// ways<std::uint32_t>() is the L2's.
   bool wide() const { return m_wide; }
@@ -200,8 +191,8 @@ class L2 {
       return m_narrow_ways;
     }
   }
-  /// The slices' reservations, for a caller that books them in a run of accesses (transfer is
-  /// the same booking, one at a time).
+  /// The slices' reservations, for the memory path to book: a line of n sectors holds its slice
+  /// for slice_sector_ticks()[slice · (sectors_per_line + 1) + n].
   Reservations::View slice_bus() { return m_slice_bus.view(); }
   /// [slice · (sectors_per_line + 1) + sectors] → transfer ticks of that many sectors.
   const Tick* slice_sector_ticks() const { return m_sector_ticks.data(); }
@@ -218,13 +209,6 @@ class L2 {
   /// not valid are returned in fetch_mask.
   L2Outcome write(const Place& place, std::uint64_t line, std::uint32_t mask,
                   std::uint32_t full_mask);
-
-  /// Reserves `slice` for `sectors` sectors arriving at `t`; returns the end of the transfer and
-  /// adds the wait for the slice to `queue_delay`.
-  Tick transfer(std::uint32_t slice, std::uint32_t sectors, Tick t, Tick& queue_delay) {
-    return m_slice_bus.reserve(slice, t, m_sector_ticks[std::size_t{slice} * m_stride + sectors],
-                               queue_delay);
-  }
 
   /// Busy ticks of each slice since the last reset_busy.
   const std::vector<Tick>& busy() const { return m_slice_bus.busy(); }
