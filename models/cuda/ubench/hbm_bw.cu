@@ -29,27 +29,12 @@ constexpr double kMaxSmBytesPerSecond = 100e9;
 constexpr double kMaxBytesPerSecond = 4.8e12;
 constexpr int kTimedLaunches = 5;
 
-/// Thread 0's stamps: where the CTA ran, and its clock64 and %globaltimer spans.
-struct CtaStamp {
-  unsigned sm;
-  unsigned long long cycles;
-  unsigned long long ns;
-};
-
-/// word i := i over the whole buffer.
-__global__ void fill_index(uint32_t* words, size_t count) {
-  const size_t stride = size_t(gridDim.x) * blockDim.x;
-  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
-    words[i] = uint32_t(i);
-  }
-}
-
 /// CTA b reads vectors [b * vecs_per_cta, (b + 1) * vecs_per_cta) of `src`, U loads per thread in
 /// flight, and adds every word into *sum.
 template <int U>
 __global__ void __launch_bounds__(1024, 1)
     read_stream(const uint4* src, unsigned long long vecs_per_cta, unsigned* sum,
-                CtaStamp* stamps) {
+                ubench::CtaStamp* stamps) {
   const long long c0 = clock64();
   const unsigned long long g0 = ubench::global_timer_ns();
   const unsigned stride = blockDim.x;
@@ -74,8 +59,9 @@ __global__ void __launch_bounds__(1024, 1)
 
 /// The write twin of read_stream: vector v of the region gets words first_word + 4v .. +3.
 template <int U>
-__global__ void __launch_bounds__(1024, 1) write_stream(uint4* dst, unsigned long long vecs_per_cta,
-                                                        uint32_t first_word, CtaStamp* stamps) {
+__global__ void __launch_bounds__(1024, 1)
+    write_stream(uint4* dst, unsigned long long vecs_per_cta, uint32_t first_word,
+                 ubench::CtaStamp* stamps) {
   const long long c0 = clock64();
   const unsigned long long g0 = ubench::global_timer_ns();
   const unsigned stride = blockDim.x;
@@ -99,19 +85,13 @@ __global__ void __launch_bounds__(1024, 1) write_stream(uint4* dst, unsigned lon
   }
 }
 
-using ReadKernel = void (*)(const uint4*, unsigned long long, unsigned*, CtaStamp*);
-using WriteKernel = void (*)(uint4*, unsigned long long, uint32_t, CtaStamp*);
+using ReadKernel = void (*)(const uint4*, unsigned long long, unsigned*, ubench::CtaStamp*);
+using WriteKernel = void (*)(uint4*, unsigned long long, uint32_t, ubench::CtaStamp*);
 
 int unroll_index(int u) { return u == 1 ? 0 : u == 2 ? 1 : u == 4 ? 2 : 3; }
 constexpr ReadKernel kReads[] = {read_stream<1>, read_stream<2>, read_stream<4>, read_stream<8>};
 constexpr WriteKernel kWrites[] = {write_stream<1>, write_stream<2>, write_stream<4>,
                                    write_stream<8>};
-
-/// Sum of words first_word .. first_word + count - 1 (word i = i), mod 2^32.
-uint32_t expected_sum(uint64_t first_word, uint64_t count) {
-  const uint64_t pairs = count % 2 == 0 ? (count / 2) * (count - 1) : count * ((count - 1) / 2);
-  return uint32_t(count * first_word + pairs);
-}
 
 class Streamer {
  public:
@@ -119,8 +99,9 @@ class Streamer {
     m_num_sms = prop.multiProcessorCount;
     UB_CHECK(cudaMalloc(&m_buf, kBufferBytes));
     UB_CHECK(cudaMalloc(&m_sum, sizeof(unsigned)));
-    UB_CHECK(cudaMalloc(&m_stamps, m_num_sms * sizeof(CtaStamp)));
-    fill_index<<<4 * m_num_sms, 256>>>(reinterpret_cast<uint32_t*>(m_buf), kBufferBytes / 4);
+    UB_CHECK(cudaMalloc(&m_stamps, m_num_sms * sizeof(ubench::CtaStamp)));
+    ubench::fill_index<<<4 * m_num_sms, 256>>>(reinterpret_cast<uint32_t*>(m_buf),
+                                               kBufferBytes / 4);
     UB_CHECK_LAUNCH("fill_index");
     UB_CHECK(cudaDeviceSynchronize());
     for (int w = 1; w <= 32; w *= 2) {
@@ -173,21 +154,14 @@ class Streamer {
       if (!write || launch == 0)
         check_sum(region, first_word, bytes, ctas, threads, unroll, vecs_per_cta, write);
     }
-    std::vector<CtaStamp> stamps(ctas);
-    UB_CHECK(cudaMemcpy(stamps.data(), m_stamps, ctas * sizeof(CtaStamp), cudaMemcpyDeviceToHost));
-    std::vector<unsigned> sms;
-    std::vector<double> mhz;
-    for (const CtaStamp& s : stamps) {
-      sms.push_back(s.sm);
-      if (s.ns > 0) mhz.push_back(1e3 * double(s.cycles) / double(s.ns));
-    }
-    const int distinct = ubench::count_distinct(sms);
+    const ubench::StampSummary stamps = ubench::summarize_stamps(m_stamps, ctas);
+    const int distinct = stamps.distinct_sms;
     if (distinct != ctas) std::fprintf(stderr, "hbm_bw: %d CTAs ran on %d SMs\n", ctas, distinct);
     const double t = ubench::median(ms);
     const double gbps = double(bytes) / (t * 1e-3) / 1e9;
     std::printf("%s,%d,%d,%d,%d,%.0f,%llu,%.4f,%.2f,%.3f,%.1f\n", write ? "write" : "read", ctas,
                 distinct, warps, unroll, in_flight, (unsigned long long)bytes, t, gbps, gbps / ctas,
-                ubench::median(mhz));
+                stamps.clock_mhz);
     std::fflush(stdout);
   }
 
@@ -213,14 +187,15 @@ class Streamer {
     UB_CHECK(cudaDeviceSynchronize());
     unsigned sum = 0;
     UB_CHECK(cudaMemcpy(&sum, m_sum, sizeof sum, cudaMemcpyDeviceToHost));
-    UB_REQUIRE(sum == expected_sum(first_word, bytes / 4), "the words read are not the words held");
+    UB_REQUIRE(sum == ubench::expected_index_sum(first_word, bytes / 4),
+               "the words read are not the words held");
   }
 
   int m_smem;
   int m_num_sms = 0;
   uint4* m_buf = nullptr;
   unsigned* m_sum = nullptr;
-  CtaStamp* m_stamps = nullptr;
+  ubench::CtaStamp* m_stamps = nullptr;
   uint64_t m_cursor = 0;
 };
 

@@ -28,27 +28,13 @@ constexpr size_t kLaunchBytes = kGiB;  // read + write bytes per launch, about
 constexpr int kThreads = 1024;
 constexpr int kTimedLaunches = 5;
 
-struct CtaStamp {
-  unsigned sm;
-  unsigned long long cycles;
-  unsigned long long ns;
-};
-
-/// word i := i over `count` words.
-__global__ void fill_index(uint32_t* words, size_t count) {
-  const size_t stride = size_t(gridDim.x) * blockDim.x;
-  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
-    words[i] = uint32_t(i);
-  }
-}
-
 /// CTA b reads `steps` · A · blockDim vectors from src + b · (that), and writes `steps` · B ·
 /// blockDim vectors to dst + b · (that): vector v of the written region gets words 4v .. 4v + 3
 /// (+ first_word). The words read are summed into *sum.
 template <int A, int B>
 __global__ void __launch_bounds__(kThreads, 1)
     mix_stream(const uint4* src, uint4* dst, unsigned long long steps, uint32_t first_word,
-               unsigned* sum, CtaStamp* stamps) {
+               unsigned* sum, ubench::CtaStamp* stamps) {
   const long long c0 = clock64();
   const unsigned long long g0 = ubench::global_timer_ns();
   const unsigned stride = blockDim.x;
@@ -91,14 +77,8 @@ __global__ void count_wrong(const uint32_t* words, size_t count, uint32_t first_
   if (bad != 0) atomicAdd(wrong, bad);
 }
 
-/// Sum of words first_word .. first_word + count - 1 (word i = i), mod 2^32.
-uint32_t expected_sum(uint64_t first_word, uint64_t count) {
-  const uint64_t pairs = count % 2 == 0 ? (count / 2) * (count - 1) : count * ((count - 1) / 2);
-  return uint32_t(count * first_word + pairs);
-}
-
 using MixKernel = void (*)(const uint4*, uint4*, unsigned long long, uint32_t, unsigned*,
-                           CtaStamp*);
+                           ubench::CtaStamp*);
 
 struct Mix {
   int reads;
@@ -121,11 +101,11 @@ int main(int argc, char** argv) {
   const int smem = ubench::one_cta_per_sm_smem_bytes(prop);
   uint4* buf = nullptr;
   unsigned* sum = nullptr;
-  CtaStamp* stamps = nullptr;
+  ubench::CtaStamp* stamps = nullptr;
   UB_CHECK(cudaMalloc(&buf, 2 * kHalf));
   UB_CHECK(cudaMalloc(&sum, sizeof(unsigned)));
-  UB_CHECK(cudaMalloc(&stamps, ctas * sizeof(CtaStamp)));
-  fill_index<<<4 * ctas, 256>>>(reinterpret_cast<uint32_t*>(buf), kHalf / 4);
+  UB_CHECK(cudaMalloc(&stamps, ctas * sizeof(ubench::CtaStamp)));
+  ubench::fill_index<<<4 * ctas, 256>>>(reinterpret_cast<uint32_t*>(buf), kHalf / 4);
   UB_CHECK_LAUNCH("fill_index");
   UB_CHECK(cudaDeviceSynchronize());
   for (const Mix& m : kMixes) ubench::require_one_cta_per_sm(m.kernel, kThreads, smem);
@@ -158,7 +138,7 @@ int main(int argc, char** argv) {
       if (launch > 0) ms.push_back(t);
       unsigned got = 0;
       UB_CHECK(cudaMemcpy(&got, sum, sizeof got, cudaMemcpyDeviceToHost));
-      UB_REQUIRE(m.reads == 0 || got == expected_sum(first_read_word, read_bytes / 4),
+      UB_REQUIRE(m.reads == 0 || got == ubench::expected_index_sum(first_read_word, read_bytes / 4),
                  "the words read are not the words held");
       if (launch == 0 && m.writes > 0) {
         UB_CHECK(cudaMemset(sum, 0, sizeof(unsigned)));
@@ -169,20 +149,13 @@ int main(int argc, char** argv) {
         UB_REQUIRE(got == 0, "the words written are not the words stored");
       }
     }
-    std::vector<CtaStamp> st(ctas);
-    UB_CHECK(cudaMemcpy(st.data(), stamps, ctas * sizeof(CtaStamp), cudaMemcpyDeviceToHost));
-    std::vector<unsigned> sms;
-    std::vector<double> mhz;
-    for (const CtaStamp& s : st) {
-      sms.push_back(s.sm);
-      if (s.ns > 0) mhz.push_back(1e3 * double(s.cycles) / double(s.ns));
-    }
+    const ubench::StampSummary summary = ubench::summarize_stamps(stamps, ctas);
     const double t = ubench::median(ms) * 1e-3;
     std::printf("%d,%d,%d,%d,%llu,%llu,%.4f,%.2f,%.2f,%.2f,%.1f\n", m.reads, m.writes, ctas,
-                ubench::count_distinct(sms), (unsigned long long)read_bytes,
+                summary.distinct_sms, (unsigned long long)read_bytes,
                 (unsigned long long)write_bytes, t * 1e3,
                 double(read_bytes + write_bytes) / t / 1e9, double(read_bytes) / t / 1e9,
-                double(write_bytes) / t / 1e9, ubench::median(mhz));
+                double(write_bytes) / t / 1e9, summary.clock_mhz);
     std::fflush(stdout);
   }
   return 0;

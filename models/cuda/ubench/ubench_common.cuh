@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -112,6 +113,48 @@ void require_one_cta_per_sm(Kernel* kernel, int threads, int smem_bytes) {
   int ctas = 0;
   UB_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ctas, kernel, threads, smem_bytes));
   UB_REQUIRE(ctas == 1, "the shared-memory request does not give exactly one CTA per SM");
+}
+
+/// Thread 0's stamps: where the CTA ran, and its clock64 and %globaltimer spans.
+struct CtaStamp {
+  unsigned sm;
+  unsigned long long cycles;
+  unsigned long long ns;
+};
+
+/// What a launch's stamps say: on how many distinct SMs its CTAs ran, and the median SM clock
+/// (clock64 cycles over %globaltimer ns, MHz) over the CTAs that ran long enough to tell.
+struct StampSummary {
+  int distinct_sms;
+  double clock_mhz;
+};
+
+/// Copies `ctas` stamps from the device and summarises them.
+inline StampSummary summarize_stamps(const CtaStamp* device_stamps, int ctas) {
+  std::vector<CtaStamp> stamps(ctas);
+  UB_CHECK(
+      cudaMemcpy(stamps.data(), device_stamps, ctas * sizeof(CtaStamp), cudaMemcpyDeviceToHost));
+  std::vector<unsigned> sms;
+  std::vector<double> mhz;
+  for (const CtaStamp& s : stamps) {
+    sms.push_back(s.sm);
+    if (s.ns > 0) mhz.push_back(1e3 * double(s.cycles) / double(s.ns));
+  }
+  return {count_distinct(sms), median(mhz)};
+}
+
+/// word i := i over `count` words (the streams' buffers: what a read must sum to is known).
+__global__ void fill_index(uint32_t* words, size_t count) {
+  const size_t stride = size_t(gridDim.x) * blockDim.x;
+  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
+    words[i] = uint32_t(i);
+  }
+}
+
+/// Sum of words first_word .. first_word + count - 1 of a fill_index buffer, mod 2^32.
+inline uint32_t expected_index_sum(uint64_t first_word, uint64_t count) {
+  const uint64_t pairs = count % 2 == 0 ? (count / 2) * (count - 1) : count * ((count - 1) / 2);
+  return uint32_t(count * first_word + pairs);
 }
 
 }  // namespace ubench
