@@ -149,13 +149,20 @@ struct ResourceStat {
   std::string_view text;
   Kind kind;
   std::string_view help;
-  /// Its value for a kernel of span `span` (kSeconds, kFraction).
-  double (*value)(const ResourceUse&, Tick span) = nullptr;
+  /// Its fraction of a kernel of span `span` (kFraction).
+  double (*fraction)(const ResourceUse&, Tick span) = nullptr;
   /// Its count (kCount).
   std::uint64_t (*count)(const ResourceUse&) = nullptr;
-  /// Its value in ticks (kSeconds), for the writers that round it to a duration: seconds × 10^12
-  /// does not always give the ticks back exactly at a half tick.
+  /// Its duration in ticks (kSeconds; a double: a mean wait has fractions of a tick). The
+  /// writers that round it to a duration start from the ticks: seconds × 10^12 does not always
+  /// give them back exactly at a half tick.
   double (*ticks)(const ResourceUse&) = nullptr;
+
+  /// Its value as JSON writes it: seconds (kSeconds) or the fraction (kFraction).
+  double value(const ResourceUse& u, Tick span) const {
+    return kind == Kind::kSeconds ? ticks(u) / static_cast<double>(kTicksPerSecond)
+                                  : fraction(u, span);
+  }
 };
 
 /// The resource figures in report order (docs/simulator.md lists them).
