@@ -29,6 +29,9 @@
 
 namespace memwall {
 
+/// What a channel access does: a line fetched for the L2 or a dirty line written back.
+enum class HbmOp : std::uint8_t { kRead, kWrite };
+
 class Hbm {
  public:
   /// Channel bandwidths from `topology`'s channel edges, × efficiency.hbm.
@@ -49,16 +52,20 @@ class Hbm {
   /// Reserves the channel of `addr` for `sectors` sectors arriving at `t` (read or write alike).
   /// Returns the tick the transfer ends; adds the wait for the channel to `queue_delay` and sets
   /// `channel` to the channel used.
-  Tick access(std::uint64_t addr, std::uint32_t sectors, Tick t, Tick& queue_delay,
+  Tick access(HbmOp op, std::uint64_t addr, std::uint32_t sectors, Tick t, Tick& queue_delay,
               std::uint32_t& channel) {
     const std::uint64_t block =
         m_interleave_shift != 0 ? addr >> m_interleave_shift : addr / m_interleave;
     const std::uint64_t round = m_round_of_block(block);
-    if (round != m_last_round) {  // streams stay in one round for `channels` blocks
-      m_last_round = round;
-      m_last_rotation = rotation_of_round(round);
+    // Streams stay in one round for `channels` blocks; the fetches and the write-backs are two
+    // such streams (a write-back's line left the L2 long after it was fetched), so each keeps its
+    // own last round.
+    RoundMemo& memo = m_last[static_cast<std::size_t>(op)];
+    if (round != memo.round) {
+      memo.round = round;
+      memo.rotation = rotation_of_round(round);
     }
-    const std::uint32_t ch = rotated(block - round * m_channels, m_last_rotation);
+    const std::uint32_t ch = rotated(block - round * m_channels, memo.rotation);
     // Address within the channel: whole interleave blocks of this channel, then the offset.
     const std::uint64_t local = round * m_interleave + (addr - block * m_interleave);
     const std::uint64_t row = m_row_shift != 0 ? local >> m_row_shift : local / m_row_size;
@@ -83,9 +90,9 @@ class Hbm {
   }
 
   /// The same, when the caller does not need the channel.
-  Tick access(std::uint64_t addr, std::uint32_t sectors, Tick t, Tick& queue_delay) {
+  Tick access(HbmOp op, std::uint64_t addr, std::uint32_t sectors, Tick t, Tick& queue_delay) {
     std::uint32_t channel = 0;
-    return access(addr, sectors, t, queue_delay, channel);
+    return access(op, addr, sectors, t, queue_delay, channel);
   }
 
   /// The tick every channel's bus is free again: the end of the last transfer booked so far.
@@ -132,9 +139,12 @@ class Hbm {
   };
   std::vector<Bank> m_banks_state;  ///< [channel · banks + bank]
   std::uint64_t m_row_misses = 0;
-  /// The round of the last access and its rotation (rounds are below 2^48: ~0 is none yet).
-  std::uint64_t m_last_round = ~std::uint64_t{0};
-  std::uint64_t m_last_rotation = 0;
+  /// A round and its rotation (rounds are below 2^48: ~0 is none yet).
+  struct RoundMemo {
+    std::uint64_t round = ~std::uint64_t{0};
+    std::uint64_t rotation = 0;
+  };
+  RoundMemo m_last[2];  ///< [HbmOp]: the round of the last access of each kind
 };
 
 }  // namespace memwall

@@ -89,17 +89,17 @@ TEST_CASE("Opening a row costs row_miss_penalty once; later accesses to the open
   const Tick x = bus_ticks(c, 4);
   Tick queue = 0;
   const std::uint32_t ch = hbm.channel_of(0);
-  CHECK(hbm.access(0, 4, 0, queue) == penalty + x);
+  CHECK(hbm.access(HbmOp::kRead, 0, 4, 0, queue) == penalty + x);
   CHECK(queue == 0);
   // Same channel, same row, later: bus time only.
   const Tick t = 1'000'000;
-  CHECK(hbm.access(128, 4, t, queue) == t + x);
+  CHECK(hbm.access(HbmOp::kRead, 128, 4, t, queue) == t + x);
   // Same channel and bank, another row: a channel's row holds row_size / interleave rounds, and
   // rows are spread over the banks (row + banks is the same bank).
   const std::uint64_t rounds_per_row = c.hbm.row_size.count / c.hbm.interleave.count;
   const std::uint64_t same_bank_other_row =
       address_on_channel(c, hbm, rounds_per_row * hbm.banks_per_channel(), ch);
-  CHECK(hbm.access(same_bank_other_row, 4, 2 * t, queue) == 2 * t + penalty + x);
+  CHECK(hbm.access(HbmOp::kRead, same_bank_other_row, 4, 2 * t, queue) == 2 * t + penalty + x);
   CHECK(hbm.row_misses() == 2);
 }
 
@@ -113,8 +113,8 @@ TEST_CASE("Row openings in different banks overlap; the bus serialises the trans
   const std::uint64_t next_row =
       address_on_channel(c, hbm, c.hbm.row_size.count / c.hbm.interleave.count, hbm.channel_of(0));
   Tick queue = 0;
-  const Tick a = hbm.access(0, 4, 0, queue);
-  const Tick b = hbm.access(next_row, 4, 0, queue);
+  const Tick a = hbm.access(HbmOp::kRead, 0, 4, 0, queue);
+  const Tick b = hbm.access(HbmOp::kRead, next_row, 4, 0, queue);
   CHECK(a == penalty + x);
   CHECK(b == penalty + 2 * x);
 }
