@@ -90,6 +90,12 @@ struct HbmConfig {
   Tick row_miss_penalty = 0;  ///< extra channel occupancy when an access opens a new row
   Bytes interleave;  ///< bytes mapped to one channel before moving to the next
   std::uint32_t banks_per_channel = 16;  ///< banks of the row-buffer model, each one open row
+  /// A channel's write rate, as a fraction of its read rate, while it serves writes alone.
+  double write_rate = 1.0;
+  /// The same while it also serves reads (its bus turns between the two), in (0, 1].
+  double mixed_write_rate = 1.0;
+  /// A write is mixed when its channel served a read less than this long before it starts.
+  Tick mix_window = 1'000'000;
 };
 
 /// Achieved-vs-peak factors the calibration fits. 1.0 means "the datasheet peak".

@@ -477,6 +477,23 @@ void validate_with_positions(const HardwareConfig& c, const PositionOf& at) {
   step_rate("hbm.bandwidth", c.hbm.bandwidth.bytes_per_second, c.hbm.channels, c.efficiency.hbm,
             c.l2.sector_size.count, sector,
             "each of its " + std::to_string(c.hbm.channels) + " channels (at efficiency.hbm)");
+  // The write rates are fractions of a channel's read rate: the same bound, on the fraction.
+  for (const auto& [key, fraction] :
+       {std::pair<const char*, double>{"hbm.write_rate", c.hbm.write_rate},
+        {"hbm.mixed_write_rate", c.hbm.mixed_write_rate}}) {
+    const double read_rate = c.hbm.bandwidth.bytes_per_second * c.efficiency.hbm / c.hbm.channels;
+    const double ps = static_cast<double>(c.l2.sector_size.count) * 1e12 / (read_rate * fraction);
+    if (ps <= static_cast<double>(kMaxStepTicks)) continue;
+    char text[256];
+    std::snprintf(text, sizeof text,
+                  "%.3g is too slow to simulate: each channel would write one sector in %.3g s, "
+                  "more than %s, the simulator's bound for a single transfer; the least accepted "
+                  "value here is %.3g",
+                  fraction, ps / 1e12, format_duration(kMaxStepTicks).c_str(),
+                  static_cast<double>(c.l2.sector_size.count) * 1e12 /
+                      (static_cast<double>(kMaxStepTicks) * read_rate));
+    fail(key, text);
+  }
   step_rate("l2.bandwidth", c.l2.bandwidth.bytes_per_second, c.l2.slices, c.efficiency.l2,
             c.l2.sector_size.count, sector,
             "each of its " + std::to_string(c.l2.slices) + " slices (at efficiency.l2)");

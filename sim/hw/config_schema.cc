@@ -203,6 +203,22 @@ const KeyDecl kSchema[] = {
      "HardwareConfig::hbm.interleave (Bytes)", Bound::kPositive, kGiB,
      MEMWALL_FIELD(hbm.interleave, Bytes)},
 
+    {"hbm.write_rate", KeyType::kReal, "0.93",
+     "A channel's rate for writes, as a fraction of its read rate (hbm.bandwidth / hbm.channels "
+     "x efficiency.hbm), while it serves writes alone, in (0, 1].",
+     "1.0", false, "HardwareConfig::hbm.write_rate (double)", Bound::kFraction, 0,
+     MEMWALL_FIELD(hbm.write_rate, double)},
+    {"hbm.mixed_write_rate", KeyType::kReal, "0.75",
+     "The same while the channel also serves reads, in (0, 1]: its bus turns between reads and "
+     "writes, and a mixed stream is slower than either alone. A write is mixed when its channel "
+     "served a read less than hbm.mix_window before it starts.",
+     "1.0", false, "HardwareConfig::hbm.mixed_write_rate (double)", Bound::kFraction, 0,
+     MEMWALL_FIELD(hbm.mixed_write_rate, double)},
+    {"hbm.mix_window", KeyType::kDuration, "1 us",
+     "How recent a read on a channel makes a write there mixed (hbm.mixed_write_rate).", "1 us",
+     false, "HardwareConfig::hbm.mix_window (Tick, ps)", Bound::kNonNegative, 0,
+     MEMWALL_FIELD(hbm.mix_window, Tick)},
+
     {"efficiency.tensor", KeyType::kReal, "0.8",
      "Fraction of the tensor peak (sm.tensor_flops_per_cycle) that tensor ops achieve, in (0, 1]: "
      "warpgroup MMA (wgmma) kernels and the gemm workload's wgmma kernel.",

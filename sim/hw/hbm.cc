@@ -29,12 +29,19 @@ Hbm::Hbm(const HardwareConfig& c, const Topology& topology)
   const auto sectors = static_cast<std::uint32_t>(c.l2.line_size.count / c.l2.sector_size.count);
   m_stride = std::size_t{sectors} + 1;
   for (std::uint32_t ch = 0; ch < m_channels; ++ch) {
-    const std::vector<Tick> t = sector_transfer_table(
-        Bandwidth{topology.channel_bandwidth(ch).bytes_per_second * c.efficiency.hbm},
-        c.l2.sector_size, sectors);
-    m_sector_ticks.insert(m_sector_ticks.end(), t.begin(), t.end());
+    const double read = topology.channel_bandwidth(ch).bytes_per_second * c.efficiency.hbm;
+    const auto append = [&](std::vector<Tick>& table, double fraction) {
+      const std::vector<Tick> t =
+          sector_transfer_table(Bandwidth{read * fraction}, c.l2.sector_size, sectors);
+      table.insert(table.end(), t.begin(), t.end());
+    };
+    append(m_read_ticks, 1.0);
+    append(m_write_ticks, c.hbm.write_rate);
+    append(m_mixed_write_ticks, c.hbm.mixed_write_rate);
   }
+  m_mix_window = c.hbm.mix_window;
   m_bus = Reservations(m_channels);
+  m_read_until.assign(m_channels, Tick{0});
   m_banks_state.assign(m_channels * m_banks, Bank{});
 }
 

@@ -1,4 +1,5 @@
-// The HBM model: channel interleave, bus bandwidth by reservation, row-buffer locality per bank.
+// The HBM model: channel interleave, bus bandwidth by reservation, row-buffer locality per bank,
+// reads and writes at their own rates.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -17,9 +18,11 @@ HardwareConfig config_with_row_penalty(Tick penalty) {
   return c;
 }
 
-/// Bus ticks of `sectors` sectors on one channel, from the config.
-Tick bus_ticks(const HardwareConfig& c, std::uint32_t sectors) {
-  const double per_channel = c.hbm.bandwidth.bytes_per_second / c.hbm.channels * c.efficiency.hbm;
+/// Bus ticks of `sectors` sectors on one channel, from the config: a read's, or (with `fraction`
+/// hbm.write_rate or hbm.mixed_write_rate) a write's.
+Tick bus_ticks(const HardwareConfig& c, std::uint32_t sectors, double fraction = 1.0) {
+  const double per_channel =
+      c.hbm.bandwidth.bytes_per_second / c.hbm.channels * c.efficiency.hbm * fraction;
   return static_cast<Tick>(
       std::llround(static_cast<double>(sectors * c.l2.sector_size.count) * 1e12 / per_channel));
 }
@@ -117,4 +120,55 @@ TEST_CASE("Row openings in different banks overlap; the bus serialises the trans
   const Tick b = hbm.access(HbmOp::kRead, next_row, 4, 0, queue);
   CHECK(a == penalty + x);
   CHECK(b == penalty + 2 * x);
+}
+
+TEST_CASE("Writes move at hbm.write_rate alone and at hbm.mixed_write_rate after a read",
+          "[run][hbm]") {
+  HardwareConfig c = config_with_row_penalty(0);
+  c.efficiency.hbm = 0.9;
+  c.hbm.write_rate = 0.8;
+  c.hbm.mixed_write_rate = 0.6;
+  c.hbm.mix_window = 500'000;
+  const Tick read = bus_ticks(c, 4);
+  const Tick alone = bus_ticks(c, 4, c.hbm.write_rate);
+  const Tick mixed = bus_ticks(c, 4, c.hbm.mixed_write_rate);
+  REQUIRE(read < alone);
+  REQUIRE(alone < mixed);
+  Hbm hbm(c);
+  const std::uint32_t ch = hbm.channel_of(0);
+  const std::uint64_t same_row = 128;  // the second line of the first interleave block
+  Tick queue = 0;
+  // A channel that has served no read writes at the write-only rate.
+  CHECK(hbm.access(HbmOp::kWrite, 0, 4, 0, queue) == alone);
+  // A read, then a write on the same channel that starts within the window: the mixed rate.
+  const Tick t = 10'000'000;
+  CHECK(hbm.access(HbmOp::kRead, same_row, 4, t, queue) == t + read);
+  CHECK(hbm.access(HbmOp::kWrite, 0, 4, t + read, queue) == t + read + mixed);
+  // A write that starts at the window's end (the read ended at t + read) writes alone again.
+  const Tick later = t + read + c.hbm.mix_window;
+  CHECK(hbm.access(HbmOp::kWrite, same_row, 4, later, queue) == later + alone);
+  CHECK(queue == 0);
+  // A read on another channel leaves this one's writes alone.
+  const std::uint64_t other = address_on_channel(c, hbm, 0, (ch + 1) % c.hbm.channels);
+  const Tick u = 2 * later;
+  CHECK(hbm.access(HbmOp::kRead, other, 4, u, queue) == u + read);
+  CHECK(hbm.access(HbmOp::kWrite, 0, 4, u, queue) == u + alone);
+}
+
+TEST_CASE("Whether a write is mixed depends on when it starts, not when it arrives", "[run][hbm]") {
+  HardwareConfig c = config_with_row_penalty(0);
+  c.hbm.write_rate = 0.9;
+  c.hbm.mixed_write_rate = 0.7;
+  c.hbm.mix_window = 500'000;
+  Hbm hbm(c);
+  const Tick read = bus_ticks(c, 4);
+  const Tick alone = bus_ticks(c, 4, c.hbm.write_rate);
+  const Tick window_end = read + c.hbm.mix_window;
+  Tick queue = 0;
+  CHECK(hbm.access(HbmOp::kRead, 0, 4, 0, queue) == read);
+  // A write at the window's end holds the bus; one that arrived earlier, within the window, but
+  // waits for the bus starts after the window: both write alone.
+  CHECK(hbm.access(HbmOp::kWrite, 128, 4, window_end, queue) == window_end + alone);
+  CHECK(hbm.access(HbmOp::kWrite, 0, 4, read, queue) == window_end + 2 * alone);
+  CHECK(queue == window_end + alone - read);
 }

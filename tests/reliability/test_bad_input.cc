@@ -261,12 +261,24 @@ TEST_CASE("Finding 2: --max-memory below what the chip's model needs is refused 
 TEST_CASE("Finding 3: rates and clocks too slow to simulate are refused with the key and the bound",
           "[bad-input][first-hour][ticks]") {
   for (const char* set : {"hbm.bandwidth=0.001 B/s", "hbm.bandwidth=0.01 B/s", "sm.clock=0.001 Hz",
-                          "sm.clock=1e-300 Hz", "l2.bandwidth=1 B/s"}) {
+                          "sm.clock=1e-300 Hz", "l2.bandwidth=1 B/s", "hbm.write_rate=1e-12",
+                          "hbm.mixed_write_rate=1e-300"}) {
     INFO(set);
     const std::string key = std::string(set).substr(0, std::string(set).find('='));
     check_rejected({"run", "-c", "h200", "--workload", "flash2", "--seq", "256", "--set", set},
                    key + ": ");
   }
+}
+
+TEST_CASE("The HBM write rates are fractions in (0, 1]; the mix window a duration of one step",
+          "[bad-input][config]") {
+  check_rejected(run_h200({"--set", "hbm.write_rate=0"}), "hbm.write_rate: must be in (0, 1]");
+  check_rejected(run_h200({"--set", "hbm.mixed_write_rate=1.5"}),
+                 "hbm.mixed_write_rate: must be in (0, 1]");
+  check_rejected(run_h200({"--set", "hbm.mix_window=2 s"}),
+                 "hbm.mix_window: \"2 s\" is 2 s, more than 1 s, the simulator's bound");
+  check_rejected(run_h200({"--set", "hbm.mix_window=-1 ns"}),
+                 "hbm.mix_window: a duration cannot be negative");
 }
 
 TEST_CASE("Finding 22: naive attention with rows of S longer than the shared memory streams them",
