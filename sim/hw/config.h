@@ -94,7 +94,10 @@ struct HbmConfig {
   double write_rate = 1.0;
   /// The same while it also serves reads (its bus turns between the two), in (0, 1].
   double mixed_write_rate = 1.0;
-  /// A write is mixed when its channel served a read less than this long before it starts.
+  /// A channel's read rate while it also serves writes, as a fraction of its read rate alone.
+  double mixed_read_rate = 1.0;
+  /// A transfer is mixed when its channel served the other direction less than this long before
+  /// it starts.
   Tick mix_window = 1'000'000;
 };
 

@@ -477,16 +477,17 @@ void validate_with_positions(const HardwareConfig& c, const PositionOf& at) {
   step_rate("hbm.bandwidth", c.hbm.bandwidth.bytes_per_second, c.hbm.channels, c.efficiency.hbm,
             c.l2.sector_size.count, sector,
             "each of its " + std::to_string(c.hbm.channels) + " channels (at efficiency.hbm)");
-  // The write rates are fractions of a channel's read rate: the same bound, on the fraction.
+  // The write and mixed rates are fractions of a channel's read rate: the same bound, on them.
   for (const auto& [key, fraction] :
        {std::pair<const char*, double>{"hbm.write_rate", c.hbm.write_rate},
-        {"hbm.mixed_write_rate", c.hbm.mixed_write_rate}}) {
+        {"hbm.mixed_write_rate", c.hbm.mixed_write_rate},
+        {"hbm.mixed_read_rate", c.hbm.mixed_read_rate}}) {
     const double read_rate = c.hbm.bandwidth.bytes_per_second * c.efficiency.hbm / c.hbm.channels;
     const double ps = static_cast<double>(c.l2.sector_size.count) * 1e12 / (read_rate * fraction);
     if (ps <= static_cast<double>(kMaxStepTicks)) continue;
     char text[256];
     std::snprintf(text, sizeof text,
-                  "%.3g is too slow to simulate: each channel would write one sector in %.3g s, "
+                  "%.3g is too slow to simulate: each channel would move one sector in %.3g s, "
                   "more than %s, the simulator's bound for a single transfer; the least accepted "
                   "value here is %.3g",
                   fraction, ps / 1e12, format_duration(kMaxStepTicks).c_str(),

@@ -208,15 +208,23 @@ const KeyDecl kSchema[] = {
      "x efficiency.hbm), while it serves writes alone, in (0, 1].",
      "1.0", false, "HardwareConfig::hbm.write_rate (double)", Bound::kFraction, 0,
      MEMWALL_FIELD(hbm.write_rate, double)},
+    {"hbm.mixed_read_rate", KeyType::kReal, "0.95",
+     "A channel's read rate while it also serves writes, as a fraction of its read rate alone, "
+     "in (0, 1]: its bus turns between reads and writes, and a mixed stream is slower than either "
+     "alone. A read is mixed when its channel served a write less than hbm.mix_window before it "
+     "starts.",
+     "1.0", false, "HardwareConfig::hbm.mixed_read_rate (double)", Bound::kFraction, 0,
+     MEMWALL_FIELD(hbm.mixed_read_rate, double)},
     {"hbm.mixed_write_rate", KeyType::kReal, "0.75",
-     "The same while the channel also serves reads, in (0, 1]: its bus turns between reads and "
-     "writes, and a mixed stream is slower than either alone. A write is mixed when its channel "
-     "served a read less than hbm.mix_window before it starts.",
+     "The write rate (as hbm.write_rate, a fraction of the read rate alone) while the channel also "
+     "serves reads, in (0, 1]; a write is mixed when its channel served a read less than "
+     "hbm.mix_window before it starts.",
      "1.0", false, "HardwareConfig::hbm.mixed_write_rate (double)", Bound::kFraction, 0,
      MEMWALL_FIELD(hbm.mixed_write_rate, double)},
     {"hbm.mix_window", KeyType::kDuration, "1 us",
-     "How recent a read on a channel makes a write there mixed (hbm.mixed_write_rate).", "1 us",
-     false, "HardwareConfig::hbm.mix_window (Tick, ps)", Bound::kNonNegative, 0,
+     "How recent a transfer the other way makes a read or a write mixed (hbm.mixed_read_rate, "
+     "hbm.mixed_write_rate).",
+     "1 us", false, "HardwareConfig::hbm.mix_window (Tick, ps)", Bound::kNonNegative, 0,
      MEMWALL_FIELD(hbm.mix_window, Tick)},
 
     {"efficiency.tensor", KeyType::kReal, "0.8",

@@ -35,13 +35,14 @@ Hbm::Hbm(const HardwareConfig& c, const Topology& topology)
           sector_transfer_table(Bandwidth{read * fraction}, c.l2.sector_size, sectors);
       table.insert(table.end(), t.begin(), t.end());
     };
-    append(m_read_ticks, 1.0);
-    append(m_write_ticks, c.hbm.write_rate);
-    append(m_mixed_write_ticks, c.hbm.mixed_write_rate);
+    append(m_ticks[0], 1.0);
+    append(m_ticks[1], c.hbm.mixed_read_rate);
+    append(m_ticks[2], c.hbm.write_rate);
+    append(m_ticks[3], c.hbm.mixed_write_rate);
   }
   m_mix_window = c.hbm.mix_window;
   m_bus = Reservations(m_channels);
-  m_read_until.assign(m_channels, Tick{0});
+  m_until.assign(std::size_t{m_channels} * 2, Tick{0});
   m_banks_state.assign(m_channels * m_banks, Bank{});
 }
 

@@ -5,10 +5,11 @@
 /// visits every channel once per round, and a stride that is a multiple of the interleave does not
 /// camp on a few channels.
 /// Each channel's data bus keeps the tick at which it is next free (bandwidth by reservation).
-/// Reads move at the channel's edge bandwidth in the topology × efficiency.hbm; writes at that ×
-/// hbm.write_rate, or × hbm.mixed_write_rate when the channel served a read less than
-/// hbm.mix_window before the write starts (a bus that turns between reads and writes moves less
-/// than it does in either direction alone: traces/measured/h200-hbm-mix). Row locality: a channel's
+/// Reads move at the channel's edge bandwidth in the topology × efficiency.hbm, writes at that ×
+/// hbm.write_rate; a transfer that starts less than hbm.mix_window after one in the other
+/// direction ended on its channel moves at × hbm.mixed_read_rate or × hbm.mixed_write_rate
+/// instead (a bus that turns between reads and writes moves less than it does in either direction
+/// alone: traces/measured/h200-hbm-mix). Row locality: a channel's
 /// address space is cut into rows of hbm.row_size bytes, spread over hbm.banks_per_channel banks
 /// (row mod banks), each
 /// with one open row. An access to a row that is not open first holds its bank for
@@ -38,8 +39,8 @@ enum class HbmOp : std::uint8_t { kRead, kWrite };
 
 class Hbm {
  public:
-  /// Channel read bandwidths from `topology`'s channel edges, × efficiency.hbm; write bandwidths
-  /// × hbm.write_rate and hbm.mixed_write_rate beside.
+  /// Channel read bandwidths from `topology`'s channel edges, × efficiency.hbm; mixed reads and
+  /// writes at that × their hbm fractions.
   Hbm(const HardwareConfig& config, const Topology& topology);
   /// The same on the topology `config` builds.
   explicit Hbm(const HardwareConfig& config) : Hbm(config, Topology(config)) {}
@@ -55,7 +56,7 @@ class Hbm {
   }
 
   /// Reserves the channel of `addr` for `sectors` sectors arriving at `t`, moved at the rate of
-  /// `op` (a write's depends on the channel's last read). Returns the tick the transfer ends;
+  /// `op` (mixed or not, by the channel's last transfer the other way). Returns the tick the transfer ends;
   /// adds the wait for the channel to `queue_delay` and sets `channel` to the channel used.
   Tick access(HbmOp op, std::uint64_t addr, std::uint32_t sectors, Tick t, Tick& queue_delay,
               std::uint32_t& channel) {
@@ -90,18 +91,19 @@ class Hbm {
       queue_delay += b.open_at - t;  // the row is still opening for an earlier access
       ready = b.open_at;
     }
-    if (op == HbmOp::kRead) {
-      const Tick end =
-          m_bus.reserve(ch, ready, m_read_ticks[std::size_t{ch} * m_stride + sectors], queue_delay);
-      // Bookings need not come in time order: a read keeps the latest window.
-      Tick& until = m_read_until[ch];
-      const Tick window_end = end + m_mix_window;  // both at most 2^62: no overflow
-      if (window_end > until) until = window_end;
-      return end;
-    }
+    // Mixed when the other direction used the channel less than m_mix_window before this
+    // transfer starts (after its wait for the bus, not when it arrives).
+    const std::size_t dir = static_cast<std::size_t>(op);
     const Tick start = std::max(ready, m_bus.next_free(ch));
-    const std::vector<Tick>& table = start < m_read_until[ch] ? m_mixed_write_ticks : m_write_ticks;
-    return m_bus.reserve(ch, ready, table[std::size_t{ch} * m_stride + sectors], queue_delay);
+    const bool mixed = start < m_until[std::size_t{ch} * 2 + (1 - dir)];
+    const Tick end = m_bus.reserve(
+        ch, ready, m_ticks[dir * 2 + (mixed ? 1 : 0)][std::size_t{ch} * m_stride + sectors],
+        queue_delay);
+    // Bookings need not come in time order: each direction keeps its latest window.
+    Tick& until = m_until[std::size_t{ch} * 2 + dir];
+    const Tick window_end = end + m_mix_window;  // both at most 2^62: no overflow
+    if (window_end > until) until = window_end;
+    return end;
   }
 
   /// The same, when the caller does not need the channel.
@@ -143,16 +145,15 @@ class Hbm {
   Tick m_row_miss_penalty;
   std::uint32_t m_banks;
   std::uint64_t m_bank_mask = 0;  ///< banks - 1 if a power of two > 1 (no division), else 0
-  /// [channel · m_stride + sectors] → transfer ticks: of a read, a write on a channel that serves
-  /// writes alone, and a mixed one.
-  std::vector<Tick> m_read_ticks;
-  std::vector<Tick> m_write_ticks;
-  std::vector<Tick> m_mixed_write_ticks;
+  /// [HbmOp · 2 + mixed][channel · m_stride + sectors] → transfer ticks: a read on a channel
+  /// that serves reads alone, a mixed read, a write alone, a mixed write.
+  std::vector<Tick> m_ticks[4];
   std::size_t m_stride = 0;  ///< sectors_per_line + 1
   Tick m_mix_window = 0;  ///< hbm.mix_window
   Reservations m_bus;  ///< per channel: the data bus
-  /// Per channel: the end of its latest read + m_mix_window (a write that starts before is mixed).
-  std::vector<Tick> m_read_until;
+  /// [channel · 2 + HbmOp]: the end of the channel's latest transfer in that direction +
+  /// m_mix_window (a transfer the other way that starts before is mixed).
+  std::vector<Tick> m_until;
   /// A bank's row buffer: its open row and when its last activation ends (together, so that an
   /// access reads one host cache line).
   struct Bank {

@@ -88,13 +88,12 @@ struct Mix {
 
 // Read fractions 1, 31/32, 15/16, 7/8, 3/4, 2/3, 1/2, 1/3, 1/4, 1/8, 1/16, 1/32, 1/64, 0: the
 // extremes say how few reads among writes (or writes among reads) already cost the mixed rate.
-const Mix kMixes[] = {{8, 0, mix_stream<8, 0>},    {31, 1, mix_stream<31, 1>},
-                      {15, 1, mix_stream<15, 1>},  {7, 1, mix_stream<7, 1>},
-                      {6, 2, mix_stream<6, 2>},    {4, 2, mix_stream<4, 2>},
-                      {4, 4, mix_stream<4, 4>},    {2, 4, mix_stream<2, 4>},
-                      {2, 6, mix_stream<2, 6>},    {1, 7, mix_stream<1, 7>},
-                      {1, 15, mix_stream<1, 15>},  {1, 31, mix_stream<1, 31>},
-                      {1, 63, mix_stream<1, 63>},  {0, 8, mix_stream<0, 8>}};
+const Mix kMixes[] = {
+    {8, 0, mix_stream<8, 0>},   {31, 1, mix_stream<31, 1>}, {15, 1, mix_stream<15, 1>},
+    {7, 1, mix_stream<7, 1>},   {6, 2, mix_stream<6, 2>},   {4, 2, mix_stream<4, 2>},
+    {4, 4, mix_stream<4, 4>},   {2, 4, mix_stream<2, 4>},   {2, 6, mix_stream<2, 6>},
+    {1, 7, mix_stream<1, 7>},   {1, 15, mix_stream<1, 15>}, {1, 31, mix_stream<1, 31>},
+    {1, 63, mix_stream<1, 63>}, {0, 8, mix_stream<0, 8>}};
 
 }  // namespace
 
