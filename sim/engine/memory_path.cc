@@ -189,7 +189,7 @@ void MemoryPath::write_back(std::uint64_t line, std::uint32_t mask, Tick t) {
   const std::uint32_t n = popcount(mask);
   ++m_uses[static_cast<std::size_t>(ResourceClass::kHbmChannel)].requests;
   Tick ignored_delay = 0;
-  m_hbm.access(HbmOp::kWrite, line << m_line_shift, n, t, ignored_delay);
+  m_hbm.access<HbmOp::kWrite>(line << m_line_shift, n, t, ignored_delay);
   const std::uint64_t bytes = n * m_sector_bytes;
   m_counters->dram_write_bytes += bytes;
   m_reason.writeback += bytes;
@@ -269,7 +269,7 @@ Tick MemoryPath::beyond_l2(std::uint64_t line, std::uint32_t slice, const L2Outc
   if (o.victim_dirty != 0) write_back(o.victim_line, o.victim_dirty, t3);
   if (o.fetch_mask == 0) return done;
   std::uint32_t ch = 0;
-  const Tick t4 = m_hbm.access(HbmOp::kRead, line << m_line_shift, fetched, t3, channel_queue, ch);
+  const Tick t4 = m_hbm.access<HbmOp::kRead>(line << m_line_shift, fetched, t3, channel_queue, ch);
   ++tally.channel_requests;
   const Tick dram = m_channel_latency_uniform
                         ? m_one_channel_latency

@@ -28,17 +28,15 @@ Hbm::Hbm(const HardwareConfig& c, const Topology& topology)
   if (std::has_single_bit(m_banks) && m_banks > 1) m_bank_mask = m_banks - 1;
   const auto sectors = static_cast<std::uint32_t>(c.l2.line_size.count / c.l2.sector_size.count);
   m_stride = std::size_t{sectors} + 1;
-  for (std::uint32_t ch = 0; ch < m_channels; ++ch) {
-    const double read = topology.channel_bandwidth(ch).bytes_per_second * c.efficiency.hbm;
-    const auto append = [&](std::vector<Tick>& table, double fraction) {
+  const double fractions[] = {1.0, c.hbm.mixed_read_rate, c.hbm.write_rate,
+                              c.hbm.mixed_write_rate};  // in m_ticks' order
+  for (const double fraction : fractions) {
+    for (std::uint32_t ch = 0; ch < m_channels; ++ch) {
+      const double read = topology.channel_bandwidth(ch).bytes_per_second * c.efficiency.hbm;
       const std::vector<Tick> t =
           sector_transfer_table(Bandwidth{read * fraction}, c.l2.sector_size, sectors);
-      table.insert(table.end(), t.begin(), t.end());
-    };
-    append(m_ticks[0], 1.0);
-    append(m_ticks[1], c.hbm.mixed_read_rate);
-    append(m_ticks[2], c.hbm.write_rate);
-    append(m_ticks[3], c.hbm.mixed_write_rate);
+      m_ticks.insert(m_ticks.end(), t.begin(), t.end());
+    }
   }
   m_mix_window = c.hbm.mix_window;
   m_bus = Reservations(m_channels);

@@ -58,7 +58,8 @@ class Hbm {
   /// Reserves the channel of `addr` for `sectors` sectors arriving at `t`, moved at the rate of
   /// `op` (mixed or not, by the channel's last transfer the other way). Returns the tick the transfer ends;
   /// adds the wait for the channel to `queue_delay` and sets `channel` to the channel used.
-  Tick access(HbmOp op, std::uint64_t addr, std::uint32_t sectors, Tick t, Tick& queue_delay,
+  template <HbmOp kOp>
+  Tick access(std::uint64_t addr, std::uint32_t sectors, Tick t, Tick& queue_delay,
               std::uint32_t& channel) {
     const std::uint64_t block =
         m_interleave_shift != 0 ? addr >> m_interleave_shift : addr / m_interleave;
@@ -66,7 +67,7 @@ class Hbm {
     // Streams stay in one round for `channels` blocks; the fetches and the write-backs are two
     // such streams (a write-back's line left the L2 long after it was fetched), so each keeps its
     // own last round.
-    RoundMemo& memo = m_last[static_cast<std::size_t>(op)];
+    RoundMemo& memo = m_last[static_cast<std::size_t>(kOp)];
     if (round != memo.round) {
       memo.round = round;
       memo.rotation = rotation_of_round(round);
@@ -92,24 +93,29 @@ class Hbm {
       ready = b.open_at;
     }
     // Mixed when the other direction used the channel less than m_mix_window before this
-    // transfer starts (after its wait for the bus, not when it arrives).
-    const std::size_t dir = static_cast<std::size_t>(op);
-    const Tick start = std::max(ready, m_bus.next_free(ch));
-    const bool mixed = start < m_until[std::size_t{ch} * 2 + (1 - dir)];
-    const Tick end = m_bus.reserve(
-        ch, ready, m_ticks[dir * 2 + (mixed ? 1 : 0)][std::size_t{ch} * m_stride + sectors],
-        queue_delay);
+    // transfer starts (after its wait for the bus, not when it arrives). The bus is booked as
+    // Reservations::reserve does, on its raw state, so that the start is computed once.
+    constexpr std::size_t kDir = static_cast<std::size_t>(kOp);
+    const Reservations::View bus = m_bus.view();
+    Tick& free = bus.next_free[ch];
+    const Tick start = ready > free ? ready : free;
+    Tick* until = &m_until[std::size_t{ch} * 2];
+    const std::size_t mixed = start < until[1 - kDir] ? 1 : 0;
+    const Tick duration = m_ticks[((kDir * 2 + mixed) * m_channels + ch) * m_stride + sectors];
+    queue_delay += start - ready;
+    bus.busy[ch] += duration;
+    free = checked_end(start, duration, "a transfer");
     // Bookings need not come in time order: each direction keeps its latest window.
-    Tick& until = m_until[std::size_t{ch} * 2 + dir];
-    const Tick window_end = end + m_mix_window;  // both at most 2^62: no overflow
-    if (window_end > until) until = window_end;
-    return end;
+    const Tick window_end = free + m_mix_window;  // both at most 2^62: no overflow
+    if (window_end > until[kDir]) until[kDir] = window_end;
+    return free;
   }
 
   /// The same, when the caller does not need the channel.
-  Tick access(HbmOp op, std::uint64_t addr, std::uint32_t sectors, Tick t, Tick& queue_delay) {
+  template <HbmOp kOp>
+  Tick access(std::uint64_t addr, std::uint32_t sectors, Tick t, Tick& queue_delay) {
     std::uint32_t channel = 0;
-    return access(op, addr, sectors, t, queue_delay, channel);
+    return access<kOp>(addr, sectors, t, queue_delay, channel);
   }
 
   /// The tick every channel's bus is free again: the end of the last transfer booked so far.
@@ -145,9 +151,9 @@ class Hbm {
   Tick m_row_miss_penalty;
   std::uint32_t m_banks;
   std::uint64_t m_bank_mask = 0;  ///< banks - 1 if a power of two > 1 (no division), else 0
-  /// [HbmOp · 2 + mixed][channel · m_stride + sectors] → transfer ticks: a read on a channel
-  /// that serves reads alone, a mixed read, a write alone, a mixed write.
-  std::vector<Tick> m_ticks[4];
+  /// [((HbmOp · 2 + mixed) · channels + channel) · m_stride + sectors] → transfer ticks: a read on
+  /// a channel that serves reads alone, a mixed read, a write alone, a mixed write.
+  std::vector<Tick> m_ticks;
   std::size_t m_stride = 0;  ///< sectors_per_line + 1
   Tick m_mix_window = 0;  ///< hbm.mix_window
   Reservations m_bus;  ///< per channel: the data bus

@@ -92,17 +92,17 @@ TEST_CASE("Opening a row costs row_miss_penalty once; later accesses to the open
   const Tick x = bus_ticks(c, 4);
   Tick queue = 0;
   const std::uint32_t ch = hbm.channel_of(0);
-  CHECK(hbm.access(HbmOp::kRead, 0, 4, 0, queue) == penalty + x);
+  CHECK(hbm.access<HbmOp::kRead>(0, 4, 0, queue) == penalty + x);
   CHECK(queue == 0);
   // Same channel, same row, later: bus time only.
   const Tick t = 1'000'000;
-  CHECK(hbm.access(HbmOp::kRead, 128, 4, t, queue) == t + x);
+  CHECK(hbm.access<HbmOp::kRead>(128, 4, t, queue) == t + x);
   // Same channel and bank, another row: a channel's row holds row_size / interleave rounds, and
   // rows are spread over the banks (row + banks is the same bank).
   const std::uint64_t rounds_per_row = c.hbm.row_size.count / c.hbm.interleave.count;
   const std::uint64_t same_bank_other_row =
       address_on_channel(c, hbm, rounds_per_row * hbm.banks_per_channel(), ch);
-  CHECK(hbm.access(HbmOp::kRead, same_bank_other_row, 4, 2 * t, queue) == 2 * t + penalty + x);
+  CHECK(hbm.access<HbmOp::kRead>(same_bank_other_row, 4, 2 * t, queue) == 2 * t + penalty + x);
   CHECK(hbm.row_misses() == 2);
 }
 
@@ -116,8 +116,8 @@ TEST_CASE("Row openings in different banks overlap; the bus serialises the trans
   const std::uint64_t next_row =
       address_on_channel(c, hbm, c.hbm.row_size.count / c.hbm.interleave.count, hbm.channel_of(0));
   Tick queue = 0;
-  const Tick a = hbm.access(HbmOp::kRead, 0, 4, 0, queue);
-  const Tick b = hbm.access(HbmOp::kRead, next_row, 4, 0, queue);
+  const Tick a = hbm.access<HbmOp::kRead>(0, 4, 0, queue);
+  const Tick b = hbm.access<HbmOp::kRead>(next_row, 4, 0, queue);
   CHECK(a == penalty + x);
   CHECK(b == penalty + 2 * x);
 }
@@ -139,20 +139,20 @@ TEST_CASE("Writes move at hbm.write_rate alone and at hbm.mixed_write_rate after
   const std::uint64_t same_row = 128;  // the second line of the first interleave block
   Tick queue = 0;
   // A channel that has served no read writes at the write-only rate.
-  CHECK(hbm.access(HbmOp::kWrite, 0, 4, 0, queue) == alone);
+  CHECK(hbm.access<HbmOp::kWrite>(0, 4, 0, queue) == alone);
   // A read, then a write on the same channel that starts within the window: the mixed rate.
   const Tick t = 10'000'000;
-  CHECK(hbm.access(HbmOp::kRead, same_row, 4, t, queue) == t + read);
-  CHECK(hbm.access(HbmOp::kWrite, 0, 4, t + read, queue) == t + read + mixed);
+  CHECK(hbm.access<HbmOp::kRead>(same_row, 4, t, queue) == t + read);
+  CHECK(hbm.access<HbmOp::kWrite>(0, 4, t + read, queue) == t + read + mixed);
   // A write that starts at the window's end (the read ended at t + read) writes alone again.
   const Tick later = t + read + c.hbm.mix_window;
-  CHECK(hbm.access(HbmOp::kWrite, same_row, 4, later, queue) == later + alone);
+  CHECK(hbm.access<HbmOp::kWrite>(same_row, 4, later, queue) == later + alone);
   CHECK(queue == 0);
   // A read on another channel leaves this one's writes alone.
   const std::uint64_t other = address_on_channel(c, hbm, 0, (ch + 1) % c.hbm.channels);
   const Tick u = 2 * later;
-  CHECK(hbm.access(HbmOp::kRead, other, 4, u, queue) == u + read);
-  CHECK(hbm.access(HbmOp::kWrite, 0, 4, u, queue) == u + alone);
+  CHECK(hbm.access<HbmOp::kRead>(other, 4, u, queue) == u + read);
+  CHECK(hbm.access<HbmOp::kWrite>(0, 4, u, queue) == u + alone);
 }
 
 TEST_CASE("Whether a write is mixed depends on when it starts, not when it arrives", "[run][hbm]") {
@@ -165,10 +165,10 @@ TEST_CASE("Whether a write is mixed depends on when it starts, not when it arriv
   const Tick alone = bus_ticks(c, 4, c.hbm.write_rate);
   const Tick window_end = read + c.hbm.mix_window;
   Tick queue = 0;
-  CHECK(hbm.access(HbmOp::kRead, 0, 4, 0, queue) == read);
+  CHECK(hbm.access<HbmOp::kRead>(0, 4, 0, queue) == read);
   // A write at the window's end holds the bus; one that arrived earlier, within the window, but
   // waits for the bus starts after the window: both write alone.
-  CHECK(hbm.access(HbmOp::kWrite, 128, 4, window_end, queue) == window_end + alone);
-  CHECK(hbm.access(HbmOp::kWrite, 0, 4, read, queue) == window_end + 2 * alone);
+  CHECK(hbm.access<HbmOp::kWrite>(128, 4, window_end, queue) == window_end + alone);
+  CHECK(hbm.access<HbmOp::kWrite>(0, 4, read, queue) == window_end + 2 * alone);
   CHECK(queue == window_end + alone - read);
 }
