@@ -478,11 +478,11 @@ void validate_with_positions(const HardwareConfig& c, const PositionOf& at) {
             c.l2.sector_size.count, sector,
             "each of its " + std::to_string(c.hbm.channels) + " channels (at efficiency.hbm)");
   // The write and mixed rates are fractions of a channel's read rate: the same bound, on them.
+  const double read_rate = c.hbm.bandwidth.bytes_per_second * c.efficiency.hbm / c.hbm.channels;
   for (const auto& [key, fraction] :
        {std::pair<const char*, double>{"hbm.write_rate", c.hbm.write_rate},
         {"hbm.mixed_write_rate", c.hbm.mixed_write_rate},
         {"hbm.mixed_read_rate", c.hbm.mixed_read_rate}}) {
-    const double read_rate = c.hbm.bandwidth.bytes_per_second * c.efficiency.hbm / c.hbm.channels;
     const double ps = static_cast<double>(c.l2.sector_size.count) * 1e12 / (read_rate * fraction);
     if (ps <= static_cast<double>(kMaxStepTicks)) continue;
     char text[256];

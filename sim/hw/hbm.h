@@ -21,7 +21,6 @@
 /// request queues for the bus.)
 /// The latency beyond the channel (the slice → channel edge) is added by the caller.
 
-#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -56,8 +55,9 @@ class Hbm {
   }
 
   /// Reserves the channel of `addr` for `sectors` sectors arriving at `t`, moved at the rate of
-  /// `op` (mixed or not, by the channel's last transfer the other way). Returns the tick the transfer ends;
-  /// adds the wait for the channel to `queue_delay` and sets `channel` to the channel used.
+  /// `kOp` (mixed or not, by the channel's last transfer the other way). Returns the tick the
+  /// transfer ends; adds the wait for the channel to `queue_delay` and sets `channel` to the
+  /// channel used.
   template <HbmOp kOp>
   Tick access(std::uint64_t addr, std::uint32_t sectors, Tick t, Tick& queue_delay,
               std::uint32_t& channel) {
