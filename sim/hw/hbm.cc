@@ -1,5 +1,6 @@
 #include "sim/hw/hbm.h"
 
+#include <algorithm>
 #include <bit>
 
 #include "sim/core/error.h"
@@ -27,11 +28,19 @@ Hbm::Hbm(const HardwareConfig& c, const Topology& topology)
   }
   if (std::has_single_bit(m_banks) && m_banks > 1) m_bank_mask = m_banks - 1;
   const auto sectors = static_cast<std::uint32_t>(c.l2.line_size.count / c.l2.sector_size.count);
-  m_stride = std::size_t{sectors} + 1;
+  const std::size_t per_kind = std::size_t{sectors} + 1;
+  bool uniform = true;
+  for (std::uint32_t ch = 1; ch < m_channels; ++ch) {
+    uniform = uniform && topology.channel_bandwidth(ch).bytes_per_second ==
+                             topology.channel_bandwidth(0).bytes_per_second;
+  }
+  const std::uint64_t distinct = uniform ? 1 : m_channels;
+  m_channel_stride = uniform ? 0 : per_kind;
+  m_mixed_stride = per_kind * distinct;
   const double fractions[] = {1.0, c.hbm.mixed_read_rate, c.hbm.write_rate,
                               c.hbm.mixed_write_rate};  // in m_ticks' order
   for (const double fraction : fractions) {
-    for (std::uint32_t ch = 0; ch < m_channels; ++ch) {
+    for (std::uint32_t ch = 0; ch < distinct; ++ch) {
       const double read = topology.channel_bandwidth(ch).bytes_per_second * c.efficiency.hbm;
       const std::vector<Tick> t =
           sector_transfer_table(Bandwidth{read * fraction}, c.l2.sector_size, sectors);
@@ -39,9 +48,25 @@ Hbm::Hbm(const HardwareConfig& c, const Topology& topology)
     }
   }
   m_mix_window = c.hbm.mix_window;
-  m_bus = Reservations(m_channels);
-  m_until.assign(std::size_t{m_channels} * 2, Tick{0});
+  m_channel_state.assign(m_channels, Channel{});
   m_banks_state.assign(m_channels * m_banks, Bank{});
+}
+
+Tick Hbm::busy_until() const {
+  Tick until = 0;
+  for (const Channel& c : m_channel_state) until = std::max(until, c.next_free);
+  return until;
+}
+
+std::vector<Tick> Hbm::busy() const {
+  std::vector<Tick> out;
+  out.reserve(m_channel_state.size());
+  for (const Channel& c : m_channel_state) out.push_back(c.busy);
+  return out;
+}
+
+void Hbm::reset_busy() {
+  for (Channel& c : m_channel_state) c.busy = 0;
 }
 
 }  // namespace memwall

@@ -26,7 +26,6 @@
 
 #include "sim/core/fast_mod.h"
 #include "sim/core/hash.h"
-#include "sim/core/reservation.h"
 #include "sim/core/units.h"
 #include "sim/hw/config.h"
 #include "sim/hw/topology.h"
@@ -94,21 +93,23 @@ class Hbm {
     }
     // Mixed when the other direction used the channel less than m_mix_window before this
     // transfer starts (after its wait for the bus, not when it arrives). The bus is booked as
-    // Reservations::reserve does, on its raw state, so that the start is computed once.
+    // Reservations::reserve does, with the duration chosen by the start. Both durations are
+    // loaded before the start is known, so that the choice is a select, not a dependent load.
     constexpr std::size_t kDir = static_cast<std::size_t>(kOp);
-    const Reservations::View bus = m_bus.view();
-    Tick& free = bus.next_free[ch];
-    const Tick start = ready > free ? ready : free;
-    Tick* until = &m_until[std::size_t{ch} * 2];
-    const std::size_t mixed = start < until[1 - kDir] ? 1 : 0;
-    const Tick duration = m_ticks[((kDir * 2 + mixed) * m_channels + ch) * m_stride + sectors];
+    Channel& c = m_channel_state[ch];
+    const Tick* ticks = &m_ticks[kDir * 2 * m_mixed_stride + ch * m_channel_stride + sectors];
+    const Tick alone = ticks[0];
+    const Tick mixed = ticks[m_mixed_stride];
+    const Tick start = ready > c.next_free ? ready : c.next_free;
+    const Tick duration = start < c.until[1 - kDir] ? mixed : alone;
     queue_delay += start - ready;
-    bus.busy[ch] += duration;
-    free = checked_end(start, duration, "a transfer");
+    c.busy += duration;
+    const Tick end = checked_end(start, duration, "a transfer");
+    c.next_free = end;
     // Bookings need not come in time order: each direction keeps its latest window.
-    const Tick window_end = free + m_mix_window;  // both at most 2^62: no overflow
-    if (window_end > until[kDir]) until[kDir] = window_end;
-    return free;
+    const Tick window_end = end + m_mix_window;  // both at most 2^62: no overflow
+    if (window_end > c.until[kDir]) c.until[kDir] = window_end;
+    return end;
   }
 
   /// The same, when the caller does not need the channel.
@@ -119,11 +120,11 @@ class Hbm {
   }
 
   /// The tick every channel's bus is free again: the end of the last transfer booked so far.
-  Tick busy_until() const { return m_bus.busy_until(); }
+  Tick busy_until() const;
 
   /// Busy ticks of each channel's bus since the last reset_busy.
-  const std::vector<Tick>& busy() const { return m_bus.busy(); }
-  void reset_busy() { m_bus.reset_busy(); }
+  std::vector<Tick> busy() const;
+  void reset_busy();
 
   /// Accesses that opened a new row so far.
   std::uint64_t row_misses() const { return m_row_misses; }
@@ -151,15 +152,24 @@ class Hbm {
   Tick m_row_miss_penalty;
   std::uint32_t m_banks;
   std::uint64_t m_bank_mask = 0;  ///< banks - 1 if a power of two > 1 (no division), else 0
-  /// [((HbmOp · 2 + mixed) · channels + channel) · m_stride + sectors] → transfer ticks: a read on
-  /// a channel that serves reads alone, a mixed read, a write alone, a mixed write.
+  /// Transfer ticks of `sectors` sectors at [(HbmOp · 2 + mixed) · m_mixed_stride + channel ·
+  /// m_channel_stride + sectors]: a read on a channel that serves reads alone, a mixed read, a
+  /// write alone, a mixed write. Channels of one bandwidth (the usual chip) share one row of
+  /// sectors_per_line + 1 entries per kind (m_channel_stride 0), so the table stays in the host's
+  /// L1 cache.
   std::vector<Tick> m_ticks;
-  std::size_t m_stride = 0;  ///< sectors_per_line + 1
+  std::size_t m_channel_stride = 0;
+  std::size_t m_mixed_stride = 0;
   Tick m_mix_window = 0;  ///< hbm.mix_window
-  Reservations m_bus;  ///< per channel: the data bus
-  /// [channel · 2 + HbmOp]: the end of the channel's latest transfer in that direction +
-  /// m_mix_window (a transfer the other way that starts before is mixed).
-  std::vector<Tick> m_until;
+  /// A channel's bus: when it is next free, the ticks booked on it since reset_busy, and per
+  /// HbmOp the end of its latest transfer in that direction + m_mix_window (a transfer the other
+  /// way that starts before is mixed). Together, so that an access reads one host cache line.
+  struct Channel {
+    Tick next_free = 0;
+    Tick busy = 0;
+    Tick until[2] = {0, 0};
+  };
+  std::vector<Channel> m_channel_state;
   /// A bank's row buffer: its open row and when its last activation ends (together, so that an
   /// access reads one host cache line).
   struct Bank {
