@@ -64,6 +64,9 @@ MemoryPath::MemoryPath(const HardwareConfig& config, const Topology& topology,
   for (std::uint32_t x = 0; x < topology.crossbar_count(); ++x) {
     for (std::uint32_t slice = 0; slice < m_slices; ++slice) {
       m_return_latency.push_back(topology.crossbar_to_slice_latency(x, slice));
+      const bool far = topology.partition_of_crossbar(x) != topology.partition_of_slice(slice);
+      m_miss_return_latency.push_back(m_return_latency.back() +
+                                      (far ? config.l2.far_miss_latency : 0));
     }
   }
   for (std::uint32_t slice = 0; slice < m_slices; ++slice) {
@@ -251,7 +254,8 @@ template <bool kStore, class Word>
   const Tick back = run.return_latency[slice];
   Tick done = kStore ? t3 : t3 + back;
   if ((o.victim_dirty | o.fetch_mask) != 0) {
-    done = beyond_l2<kStore>(line, slice, o, fetched, t3, back, done, channel_queue, tally);
+    done = beyond_l2<kStore>(line, slice, o, fetched, t3, run.miss_return_latency[slice], done,
+                             channel_queue, tally);
   }
   tally.port_queue += static_cast<TickSum>(port_queue);
   tally.slice_queue += static_cast<TickSum>(slice_queue);
@@ -345,6 +349,7 @@ std::uint64_t MemoryPath::access_whole_lines(SmRun<Word>& run, WholeLines& lines
 
   const Tick* const slice_ticks = run.whole_line_ticks;
   const Tick* const back_latency = run.return_latency;
+  const Tick* const miss_back_latency = run.miss_return_latency;
   const L2Ways<Word> ways = run.ways;
   const Reservations::View slices = run.slices;
   const Tick port_part = d + run.port_latency;  // issue → slice, less the port's wait
@@ -387,7 +392,7 @@ std::uint64_t MemoryPath::access_whole_lines(SmRun<Word>& run, WholeLines& lines
         const std::uint32_t fetched = o.fetch_mask == 0 ? 0 : popcount(o.fetch_mask);
         fetched_sectors += fetched;
         Tick channel_wait = 0;
-        done = beyond_l2<kStore>(line_of[j], slice, o, fetched, t3, back_latency[slice], done,
+        done = beyond_l2<kStore>(line_of[j], slice, o, fetched, t3, miss_back_latency[slice], done,
                                  channel_wait, tally);
         channel_queue.add(channel_wait);
         const Tick port_wait = at_slice - port_part - t;
@@ -458,6 +463,7 @@ bool MemoryPath::access_words(std::uint32_t sm, const Box& box, Tick t, Tick box
   SmRun<Word> run{m_xbar.open(sm, dir),
                   m_port_latency[sm],
                   &m_return_latency[std::size_t{m_sm_crossbar[sm]} * m_slices],
+                  &m_miss_return_latency[std::size_t{m_sm_crossbar[sm]} * m_slices],
                   m_l2.ways<Word>(),
                   m_l2.slice_bus(),
                   m_l2.slice_sector_ticks(),

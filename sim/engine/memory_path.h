@@ -12,8 +12,10 @@
 ///   hit:   arrival = t3 + lat(x → slice)                  (l2.hit_latency - xbar.latency [+ far])
 ///   miss:  t4 = reserve(channel, t3, m·S [after a row miss's penalty]),  m = sectors missing
 ///          arrival = t4 + lat(slice → channel) + lat(x → slice)         (+ hbm.latency)
+///          [+ l2.far_miss_latency when the slice is in another partition than the SM's]
 /// So with no queueing and transfers of 0 ps, a near hit arrives l2.hit_latency after issue, a
-/// far hit l2.far_latency later, a miss hbm.latency later still: the config reference's contract.
+/// far hit l2.far_latency later, a miss hbm.latency later still (a far one l2.far_miss_latency
+/// more): the config reference's contract.
 /// A store follows the same path into the slice (accepted at t3, or at t4 + lat(slice → channel)
 /// when a partially written sector has to be fetched first). Dirty victims are written back on
 /// the victim's channel at t3 without delaying the request.
@@ -140,6 +142,9 @@ class MemoryPath {
     Xbar::Run port;
     Tick port_latency = 0;
     const Tick* return_latency = nullptr;  ///< [slice]
+    /// [slice]: return_latency + l2.far_miss_latency for a slice of another partition: the way
+    /// back of a load's line fetched from the HBM.
+    const Tick* miss_return_latency = nullptr;
     L2Ways<Word> ways;
     Reservations::View slices;
     const Tick* slice_ticks = nullptr;  ///< [slice · (sectors_per_line + 1) + sectors]
@@ -186,8 +191,9 @@ class MemoryPath {
                                    LineTally& tally);
   /// What a line's access does beyond the L2 when it evicts a dirty line or misses: the
   /// write-back of the victim at `t3` (when the slice took the request), the fetch of the
-  /// missing sectors from HBM and their count. Returns when the data is there (a load) or the
-  /// store accepted, given `done` without a fetch; adds the channel's wait to `channel_queue`.
+  /// missing sectors from HBM and their count. Returns when the data is there (a load: `back`
+  /// after the channel, the fetched line's way back to the SM) or the store accepted, given
+  /// `done` without a fetch; adds the channel's wait to `channel_queue`.
   template <bool kStore>
   Tick beyond_l2(std::uint64_t line, std::uint32_t slice, const L2Outcome& o, std::uint32_t fetched,
                  Tick t3, Tick back, Tick done, Tick& channel_queue, LineTally& tally);
@@ -223,6 +229,9 @@ class MemoryPath {
   std::vector<Tick> m_port_latency;  ///< per SM: SM → crossbar edge
   std::vector<std::uint32_t> m_sm_crossbar;  ///< per SM: its crossbar
   std::vector<Tick> m_return_latency;  ///< [crossbar · slices + slice]: crossbar → slice edge
+  /// [crossbar · slices + slice]: the same + l2.far_miss_latency across partitions (a load's
+  /// line fetched from the HBM).
+  std::vector<Tick> m_miss_return_latency;
   std::vector<Tick> m_channel_latency;  ///< [slice · channels + channel]: slice → channel edge
   /// Whether every slice → channel edge has the same latency (every config-built chip), then
   /// m_one_channel_latency: the table is tens of KiB, and a miss read it at random.

@@ -77,6 +77,9 @@ struct L2Config {
   /// xbar.latency (>= it).
   Tick hit_latency = 0;
   Tick far_latency = 0;  ///< added for a slice of another partition than the SM's
+  /// Added to a load that misses when its slice is in another partition than the SM's (the data
+  /// crosses the partition hop on its way back from the HBM).
+  Tick far_miss_latency = 0;
   Bandwidth bandwidth;  ///< total L2 bandwidth (all slices together)
 };
 

@@ -166,6 +166,13 @@ const KeyDecl kSchema[] = {
      "partitions); SMs are split evenly among l2.partitions, slices likewise.",
      "0 ns", false, "HardwareConfig::l2.far_latency (Tick, ps)", Bound::kNonNegative, 0,
      MEMWALL_FIELD(l2.far_latency, Tick)},
+    {"l2.far_miss_latency", KeyType::kDuration, "95 ns",
+     "Latency added to a load that misses in the L2 when the line's slice is in another partition "
+     "than the SM's: the fetched data crosses the hop between partitions on its way back. Hits "
+     "take l2.far_latency instead (0 on Hopper, whose L2 keeps a copy of a line on the side that "
+     "read it).",
+     "0 ns", false, "HardwareConfig::l2.far_miss_latency (Tick, ps)", Bound::kNonNegative, 0,
+     MEMWALL_FIELD(l2.far_miss_latency, Tick)},
     {"l2.bandwidth", KeyType::kBandwidth, "5120 B/cycle",
      "Total L2 bandwidth, all slices together.", "", true,
      "HardwareConfig::l2.bandwidth (Bandwidth, B/s)", Bound::kPositive, 0,

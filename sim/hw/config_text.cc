@@ -117,7 +117,11 @@ std::string config_show_text(const HardwareConfig& c) {
                              format_duration(c.l2.hit_latency + c.l2.far_latency) +
                              " far partition (from the SM; xbar.latency included)");
   row("dram_load_unloaded",
-      format_duration(c.l2.hit_latency + c.hbm.latency) + " near (l2.hit_latency + hbm.latency)");
+      format_duration(c.l2.hit_latency + c.hbm.latency) + " near, " +
+          format_duration(c.l2.hit_latency + c.hbm.latency + c.l2.far_latency +
+                          c.l2.far_miss_latency) +
+          " far partition (l2.hit_latency + hbm.latency; far: + l2.far_latency + "
+          "l2.far_miss_latency)");
   row("topology", std::to_string(topology.sm_count()) + " SMs, " +
                       std::to_string(topology.crossbar_count()) +
                       (topology.crossbar_count() == 1 ? " crossbar, " : " crossbars, ") +

@@ -172,6 +172,8 @@ void Topology::check_and_index() {
     m_sm_crossbar.push_back(g[target(e, g)].index);
   }
   m_crossbars = static_cast<std::uint32_t>(xbars.size());
+  m_crossbar_partition.assign(xbars.size(), 0);
+  for (const Vertex x : xbars) m_crossbar_partition[g[x].index] = g[x].partition;
   m_crossbar_slice_latency.assign(xbars.size() * slices.size(), 0);
   for (const Vertex x : xbars) {
     for (const Vertex s : slices) {

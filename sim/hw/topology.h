@@ -94,6 +94,10 @@ class Topology {
   }
   /// The L2 partition a slice belongs to, in [0, partition_count()).
   std::uint32_t partition_of_slice(std::uint32_t slice) const { return m_slice_partition[slice]; }
+  /// The L2 partition a crossbar serves (its SMs'), in [0, partition_count()).
+  std::uint32_t partition_of_crossbar(std::uint32_t crossbar) const {
+    return m_crossbar_partition[crossbar];
+  }
   /// Bandwidth of a channel: its in-edges' (the channel's share of the HBM bandwidth).
   Bandwidth channel_bandwidth(std::uint32_t channel) const {
     return m_channel_edges[channel].bandwidth;
@@ -119,6 +123,7 @@ class Topology {
   std::vector<Tick> m_crossbar_slice_latency;  ///< crossbars x slices, row-major by crossbar
   std::vector<Bandwidth> m_slice_bandwidth;  ///< per slice: crossbar 0 → slice bandwidth
   std::vector<std::uint32_t> m_slice_partition;
+  std::vector<std::uint32_t> m_crossbar_partition;
   std::vector<TopologyEdge> m_channel_edges;  ///< slices x channels, row-major by slice
   std::uint32_t m_channels = 0;
   std::uint32_t m_partitions = 0;

@@ -120,6 +120,41 @@ TEST_CASE("A load from a slice of the other L2 partition takes l2.far_latency lo
         c.hbm.latency + ticks(line, Bandwidth{c.hbm.bandwidth.bytes_per_second / c.hbm.channels}));
 }
 
+TEST_CASE(
+    "A load that misses from a slice of the other L2 partition takes l2.far_miss_latency longer; "
+    "its hits do not",
+    "[run][latency][topology]") {
+  HardwareConfig c = small_config();
+  c.l2.far_latency = 20'000;  // 20 ns for every access across the partitions
+  c.l2.far_miss_latency = 70'000;  // 70 ns more for a line fetched from the HBM
+  const std::uint64_t line = c.l2.line_size.count;
+  const Topology topology(c);
+  const std::uint32_t slice_partition = topology.partition_of_slice(L2(c).place(0).slice);
+  // As above: the CTA on one SM loads line 0 (a miss), then again in a second kernel (a hit).
+  auto time_from = [&](std::uint32_t sm) {
+    TestKernel k{kernel_info("one_line"), {}};
+    for (std::uint32_t i = 0; i < c.sm.count; ++i) {
+      k.ctas.push_back(
+          i == sm ? std::vector<Op>{load(0, 1, static_cast<std::uint32_t>(line), line), wait()}
+                  : std::vector<Op>{});
+    }
+    const RunResult r = run(c, {k, k}, line);
+    return std::pair{r.kernels[0].duration(), r.kernels[1].duration()};
+  };
+  std::uint32_t near_sm = 0, far_sm = 0;
+  for (std::uint32_t sm = 0; sm < c.sm.count; ++sm) {
+    (topology.crossbar_of_sm(sm) == slice_partition ? near_sm : far_sm) = sm;
+  }
+  REQUIRE(topology.crossbar_of_sm(near_sm) != topology.crossbar_of_sm(far_sm));
+  const auto [near_miss, near_hit] = time_from(near_sm);
+  const auto [far_miss, far_hit] = time_from(far_sm);
+  CHECK(far_hit == near_hit + c.l2.far_latency);
+  CHECK(far_miss == near_miss + c.l2.far_latency + c.l2.far_miss_latency);
+  // The near SM's miss is the contract's (hit + hbm.latency + the channel's transfer).
+  CHECK(near_miss - near_hit ==
+        c.hbm.latency + ticks(line, Bandwidth{c.hbm.bandwidth.bytes_per_second / c.hbm.channels}));
+}
+
 TEST_CASE("Each resource class reports its requests, its waits and its busiest instance",
           "[run][resources]") {
   const HardwareConfig c = small_config();
