@@ -52,11 +52,24 @@ CtaExecutor::CtaExecutor(const HardwareConfig& config, MemoryPath& memory, std::
       m_host(host),
       m_op_overhead(config.efficiency.op_overhead),
       m_issue_window(config.sim.issue_window),
-      m_pipe_serial(config.efficiency.pipe_serial) {}
+      m_pipe_serial(config.efficiency.pipe_serial),
+      m_warp_load_bytes_per_s(config.sm.warp_load_bandwidth.bytes_per_second),
+      m_issue_per_cycle(config.sm.issue_per_cycle),
+      m_port_bytes_per_s(config.xbar.port_bandwidth.bytes_per_second) {}
 
-void CtaExecutor::begin_kernel(std::size_t slots, TrafficCounters& counters) {
+void CtaExecutor::begin_kernel(std::size_t slots, std::uint32_t threads_per_cta,
+                               TrafficCounters& counters) {
   m_slots.resize(std::max(m_slots.size(), slots));
   m_counters = &counters;
+  m_warp_path_ps_per_byte = 0;
+  if (m_warp_load_bytes_per_s > 0) {
+    const double warps = std::ceil(static_cast<double>(threads_per_cta) / 32);
+    const double cta_rate =
+        std::min(std::max(warps, 1.0), m_issue_per_cycle) * m_warp_load_bytes_per_s;
+    if (cta_rate < m_port_bytes_per_s) {
+      m_warp_path_ps_per_byte = 1e12 / cta_rate - 1e12 / m_port_bytes_per_s;
+    }
+  }
 }
 
 void CtaExecutor::start(std::uint32_t id, std::uint32_t sm, std::uint32_t slot, std::uint64_t index,
@@ -114,6 +127,16 @@ void CtaExecutor::stream(std::uint32_t id, Tick t) {
       c.stream_scheduled = true;
       m_queue.schedule(std::max(t, m_memory.port_free(c.sm, p.is_store)), kStream, id, kStream);
       return;
+    }
+    if (p.kind == OpKind::load && m_warp_path_ps_per_byte > 0) {
+      // The CTA's warps move the box slower than its SM's port: it arrives the difference later
+      // than the port's pace put its last line (latency: no other CTA's traffic causes it).
+      const double bytes = static_cast<double>(p.box.rows) * static_cast<double>(p.box.row_bytes);
+      const double ps = std::ceil(bytes * m_warp_path_ps_per_byte);
+      const Tick extra = ps < static_cast<double>(kMaxTick) ? static_cast<Tick>(ps) : kMaxTick;
+      const Tick floor = checked_end(p.arrival.unloaded, extra, "a CTA's warps' loads");
+      p.arrival.unloaded = floor;
+      p.arrival.ready = std::max(p.arrival.ready, floor);
     }
     if (p.tracked()) {
       TagState& s = tag_state(c, p.tag, p.issue);

@@ -58,9 +58,9 @@ class CtaExecutor {
   CtaExecutor(const HardwareConfig& config, MemoryPath& memory, std::vector<Sm>& sms,
               EventQueue& queue, TimelineSink* timeline, Host& host);
 
-  /// Starts a kernel of `slots` slots (CtaScheduler::slot_count), whose counters (FLOPs, warp
-  /// instructions, shared-memory bytes) go to `counters`.
-  void begin_kernel(std::size_t slots, TrafficCounters& counters);
+  /// Starts a kernel of `slots` slots (CtaScheduler::slot_count) and CTAs of `threads_per_cta`
+  /// threads, whose counters (FLOPs, warp instructions, shared-memory bytes) go to `counters`.
+  void begin_kernel(std::size_t slots, std::uint32_t threads_per_cta, TrafficCounters& counters);
 
   /// The op list of slot `id`, for the caller to fill before start().
   std::vector<Op>& ops(std::uint32_t id) { return m_slots[id].ops; }
@@ -144,6 +144,12 @@ class CtaExecutor {
   Tick m_op_overhead;
   Tick m_issue_window;  ///< sim.issue_window
   double m_pipe_serial;  ///< efficiency.pipe_serial
+  double m_warp_load_bytes_per_s;  ///< sm.warp_load_bandwidth
+  double m_issue_per_cycle;  ///< sm.issue_per_cycle: the SM's sub-partitions
+  double m_port_bytes_per_s;  ///< xbar.port_bandwidth
+  /// Picoseconds per byte a load box of this kernel's CTAs spends beyond the port's: 1 / (the
+  /// CTA's warp-path rate) − 1 / port, > 0 only when the warps cannot fill the port.
+  double m_warp_path_ps_per_byte = 0;
   std::array<ResourceUse, kPipeCount> m_pipe_use{};  ///< the kernel's pipe requests and waits
 };
 

@@ -110,7 +110,7 @@ KernelResult Engine::run_kernel(const KernelInfo& info, Tick start) {
     m_slot_capacity = slots;
   }
   m_scheduler.begin_kernel(slots_per_sm);
-  m_executor.begin_kernel(m_scheduler.slot_count(), k.traffic);
+  m_executor.begin_kernel(m_scheduler.slot_count(), info.threads_per_cta, k.traffic);
   for (SmTime& s : m_sm_time) s = SmTime{};
   m_kernel = &k;
   m_kernel_end = start + m_config.efficiency.launch_overhead;

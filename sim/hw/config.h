@@ -46,6 +46,9 @@ struct SmConfig {
   double fp32_flops_per_cycle = 0;  ///< fp32 FLOP per SM per cycle (an FMA counts 2)
   double sfu_ops_per_cycle = 0;  ///< special-function (exp, rcp) ops per SM per cycle
   double issue_per_cycle = 4;  ///< warp instructions the SM's schedulers issue per cycle
+  /// The rate one warp's loads move at (its sub-partition's share of the SM's path from the L2);
+  /// a CTA of w warps loads at most min(w, issue_per_cycle) × this. 0 B/s: no such limit.
+  Bandwidth warp_load_bandwidth;
   Bandwidth smem_bandwidth;  ///< shared-memory bandwidth of one SM
   /// Where shared-memory traffic is booked: its own pipe, overlapping the tensor pipe, or the
   /// tensor pipe (MMA operands are loaded from shared memory by the warps that issue the MMAs,

@@ -506,6 +506,10 @@ void validate_with_positions(const HardwareConfig& c, const PositionOf& at) {
   }
   step_rate("sm.smem_bandwidth", c.sm.smem_bandwidth.bytes_per_second, 1, 1, 1, "one byte",
             "an SM's shared memory");
+  if (c.sm.warp_load_bandwidth.bytes_per_second > 0) {
+    step_rate("sm.warp_load_bandwidth", c.sm.warp_load_bandwidth.bytes_per_second, 1, 1,
+              c.l2.sector_size.count, sector, "one warp's loads");
+  }
   const Frequency tensor_clock = c.sm.tensor_clock.hertz > 0 ? c.sm.tensor_clock : c.sm.clock;
   auto step_pipe = [&](const std::string& key, double per_cycle, double efficiency,
                        Frequency clock) {

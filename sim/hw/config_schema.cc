@@ -90,6 +90,13 @@ const KeyDecl kSchema[] = {
      "SM since Maxwell). Books the issue ops of kernels that declare their instruction count.",
      "4", false, "HardwareConfig::sm.issue_per_cycle (double)", Bound::kPositive, 1e6,
      MEMWALL_FIELD(sm.issue_per_cycle, double)},
+    {"sm.warp_load_bandwidth", KeyType::kBandwidth, "32 B/cycle",
+     "The rate one warp's loads move at between the L2 and the SM (one sub-partition's share of "
+     "the SM's path): a load box of a CTA of w warps arrives no sooner than its bytes at "
+     "min(w, sm.issue_per_cycle) times this rate after its first line could, so a CTA of fewer "
+     "warps than schedulers cannot use the whole port. 0 B/s: no limit below xbar.port_bandwidth.",
+     "0 B/s", false, "HardwareConfig::sm.warp_load_bandwidth (Bandwidth, B/s)", Bound::kNonNegative,
+     0, MEMWALL_FIELD(sm.warp_load_bandwidth, Bandwidth)},
     {"sm.smem_bandwidth", KeyType::kBandwidth, "128 B/cycle", "Shared-memory bandwidth of one SM.",
      "128 B/cycle", false, "HardwareConfig::sm.smem_bandwidth (Bandwidth, B/s)", Bound::kPositive,
      0, MEMWALL_FIELD(sm.smem_bandwidth, Bandwidth)},

@@ -24,13 +24,13 @@ struct DoneLog final : CtaExecutor::Host {
 
 /// A chip's parts around one executor, and the event loop the engine would run.
 struct Bench {
-  explicit Bench(const HardwareConfig& c)
+  explicit Bench(const HardwareConfig& c, std::uint32_t threads_per_cta = 128)
       : config(c),
         memory(config, one_tensor_workload(1 << 20)),
         sms(config.sm.count, Sm(config)),
         executor(config, memory, sms, queue, nullptr, log) {
     memory.set_kernel_counters(&counters);
-    executor.begin_kernel(config.sm.count, counters);
+    executor.begin_kernel(config.sm.count, threads_per_cta, counters);
   }
   void run() {
     while (!queue.empty()) {
@@ -72,6 +72,47 @@ TEST_CASE("A CTA of compute ops is done after its op overheads and its pipes' ti
   CHECK(b.executor.index_of(0) == 7);
   CHECK(b.counters.flops == 256 * 1000 + (1 << 20));
   CHECK(b.executor.take_pipe_use()[kFp32Pipe].requests == 1);
+}
+
+TEST_CASE(
+    "A CTA of fewer warps than the SM has schedulers gets its load at its warps' rate, the rest "
+    "at the port's",
+    "[executor]") {
+  HardwareConfig c = small_config();
+  c.efficiency.op_overhead = 5'000;
+  c.sm.issue_per_cycle = 4;
+  // A quarter of the port per warp: four warps fill it, one warp moves a quarter of it.
+  c.sm.warp_load_bandwidth = Bandwidth{c.xbar.port_bandwidth.bytes_per_second / 4};
+  const Box box{4096, 4, 512, 1024};  // 2 KiB in 16 lines
+  MemoryPath fresh(c, one_tensor_workload(1 << 20));
+  TrafficCounters scratch;
+  fresh.set_kernel_counters(&scratch);
+  const Tick issue = c.efficiency.op_overhead;
+  const Arrival a = fresh.load(1, box, issue);  // the port's pace
+  auto done_with = [&](std::uint32_t threads) {
+    Bench b(c, threads);
+    b.executor.ops(1) = {load(box.base, box.rows, box.row_bytes, box.pitch, 3), wait(3)};
+    b.executor.start(1, 1, 0, 0, 0);
+    b.run();
+    REQUIRE(b.log.done.size() == 1);
+    return std::pair{b.log.done[0].second, b.executor.time_of(1).latency};
+  };
+  // One warp: the box's bytes at a quarter of the port take 4x the port's time; the difference
+  // (3x the port's time for them) comes after the port's pace, and it is latency.
+  const double port_ps =
+      static_cast<double>(box.bytes()) * 1e12 / c.xbar.port_bandwidth.bytes_per_second;
+  const auto extra = static_cast<Tick>(std::ceil(3 * port_ps));
+  const auto [one_warp, one_warp_latency] = done_with(32);
+  CHECK(one_warp == std::max(a.ready, a.unloaded + extra));
+  CHECK(one_warp > a.ready);
+  CHECK(one_warp_latency == a.unloaded + extra - 2 * c.efficiency.op_overhead);
+  // Two warps: half the port, one port time more. Four or more: the port's pace alone.
+  CHECK(done_with(64).first ==
+        std::max(a.ready, a.unloaded + static_cast<Tick>(std::ceil(port_ps))));
+  CHECK(done_with(128).first == a.ready);
+  CHECK(done_with(1024).first == a.ready);
+  c.sm.warp_load_bandwidth = Bandwidth{0};  // no limit
+  CHECK(done_with(32).first == a.ready);
 }
 
 TEST_CASE(

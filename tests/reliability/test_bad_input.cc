@@ -262,7 +262,7 @@ TEST_CASE("Finding 3: rates and clocks too slow to simulate are refused with the
           "[bad-input][first-hour][ticks]") {
   for (const char* set : {"hbm.bandwidth=0.001 B/s", "hbm.bandwidth=0.01 B/s", "sm.clock=0.001 Hz",
                           "sm.clock=1e-300 Hz", "l2.bandwidth=1 B/s", "hbm.write_rate=1e-12",
-                          "hbm.mixed_write_rate=1e-300"}) {
+                          "hbm.mixed_write_rate=1e-300", "sm.warp_load_bandwidth=1 B/s"}) {
     INFO(set);
     const std::string key = std::string(set).substr(0, std::string(set).find('='));
     check_rejected({"run", "-c", "h200", "--workload", "flash2", "--seq", "256", "--set", set},
