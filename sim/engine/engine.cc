@@ -114,6 +114,7 @@ KernelResult Engine::run_kernel(const KernelInfo& info, Tick start) {
   for (SmTime& s : m_sm_time) s = SmTime{};
   m_kernel = &k;
   m_kernel_end = start + m_config.efficiency.launch_overhead;
+  m_next_dispatch = m_kernel_end;
   m_next_index = 0;
   m_exhausted = false;
   m_memory.set_kernel_counters(&k.traffic);
@@ -185,7 +186,10 @@ bool Engine::start_cta(std::uint32_t sm, std::uint32_t j, Tick t) {
     m_exhausted = true;
     return false;
   }
-  m_executor.start(id, sm, j, m_next_index++, t);
+  // The chip's CTA dispatcher starts one CTA per sm.cta_launch_interval, in the order asked.
+  const Tick at = std::max(t, m_next_dispatch);
+  m_next_dispatch = checked_end(at, m_config.sm.cta_launch_interval, "a CTA's launch");
+  m_executor.start(id, sm, j, m_next_index++, at);
   return true;
 }
 

@@ -71,6 +71,7 @@ class Engine final : private CtaExecutor::Host {
   CtaExecutor m_executor;  ///< after the memory path, the SMs and the queue it uses
   KernelResult* m_kernel = nullptr;
   Tick m_kernel_end = 0;
+  Tick m_next_dispatch = 0;  ///< when the CTA dispatcher can start the next CTA
   std::uint64_t m_next_index = 0;
   std::uint64_t m_slot_capacity = 0;  ///< slots counted against the memory budget so far
   bool m_exhausted = false;

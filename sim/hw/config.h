@@ -49,6 +49,9 @@ struct SmConfig {
   /// The rate one warp's loads move at (its sub-partition's share of the SM's path from the L2);
   /// a CTA of w warps loads at most min(w, issue_per_cycle) × this. 0 B/s: no such limit.
   Bandwidth warp_load_bandwidth;
+  /// The chip starts at most one CTA per this interval, all SMs together (its CTA dispatch rate);
+  /// 0: a CTA starts as soon as a slot is free.
+  Tick cta_launch_interval = 0;
   Bandwidth smem_bandwidth;  ///< shared-memory bandwidth of one SM
   /// Where shared-memory traffic is booked: its own pipe, overlapping the tensor pipe, or the
   /// tensor pipe (MMA operands are loaded from shared memory by the warps that issue the MMAs,

@@ -97,6 +97,12 @@ const KeyDecl kSchema[] = {
      "warps than schedulers cannot use the whole port. 0 B/s: no limit below xbar.port_bandwidth.",
      "0 B/s", false, "HardwareConfig::sm.warp_load_bandwidth (Bandwidth, B/s)", Bound::kNonNegative,
      0, MEMWALL_FIELD(sm.warp_load_bandwidth, Bandwidth)},
+    {"sm.cta_launch_interval", KeyType::kDuration, "0.6 ns",
+     "The chip starts at most one CTA per this interval, all SMs together: a kernel's first wave "
+     "of n CTAs takes n times it to start, and a CTA that takes a freed slot waits for its turn. "
+     "0 ns: every CTA starts as soon as its slot is free.",
+     "0 ns", false, "HardwareConfig::sm.cta_launch_interval (Tick, ps)", Bound::kNonNegative, 0,
+     MEMWALL_FIELD(sm.cta_launch_interval, Tick)},
     {"sm.smem_bandwidth", KeyType::kBandwidth, "128 B/cycle", "Shared-memory bandwidth of one SM.",
      "128 B/cycle", false, "HardwareConfig::sm.smem_bandwidth (Bandwidth, B/s)", Bound::kPositive,
      0, MEMWALL_FIELD(sm.smem_bandwidth, Bandwidth)},

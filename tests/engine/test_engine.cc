@@ -155,6 +155,22 @@ TEST_CASE(
         c.hbm.latency + ticks(line, Bandwidth{c.hbm.bandwidth.bytes_per_second / c.hbm.channels}));
 }
 
+TEST_CASE("The chip starts one CTA per sm.cta_launch_interval after the launch overhead",
+          "[run][launch]") {
+  HardwareConfig c = small_config();
+  c.efficiency.launch_overhead = 1'500'000;  // 1.5 us
+  c.sm.cta_launch_interval = 600;  // 0.6 ns
+  // CTAs with nothing to do end where they start: the kernel lasts until the last one starts.
+  const std::uint64_t n = 3 * c.sm.count + 1;
+  TestKernel k{kernel_info("empty"), std::vector<std::vector<Op>>(n)};
+  const RunResult r = run(c, {k}, 128);
+  REQUIRE(r.kernels.size() == 1);
+  CHECK(r.kernels[0].duration() ==
+        c.efficiency.launch_overhead + static_cast<Tick>(n - 1) * c.sm.cta_launch_interval);
+  c.sm.cta_launch_interval = 0;  // no dispatch limit: every CTA at the overhead's end
+  CHECK(run(c, {k}, 128).kernels[0].duration() == c.efficiency.launch_overhead);
+}
+
 TEST_CASE("Each resource class reports its requests, its waits and its busiest instance",
           "[run][resources]") {
   const HardwareConfig c = small_config();
