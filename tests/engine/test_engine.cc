@@ -2,6 +2,8 @@
 // computed from the config.
 #include <catch2/catch.hpp>
 
+#include <array>
+
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -88,15 +90,15 @@ TEST_CASE(
   CHECK(r.time == miss + hit);
 }
 
-TEST_CASE("A load from a slice of the other L2 partition takes l2.far_latency longer",
-          "[run][latency][topology]") {
-  HardwareConfig c = small_config();
-  c.l2.far_latency = 50'000;  // 50 ns
+namespace {
+
+/// Unloaded times of line 0 loaded by one CTA on an SM of line 0's partition and on one of the
+/// other: {near miss, near hit, far miss, far hit} (each CTA loads it in a kernel, then again in a
+/// second one, which hits). CTA i of the first wave runs on SM i.
+std::array<Tick, 4> near_and_far_loads(const HardwareConfig& c) {
   const std::uint64_t line = c.l2.line_size.count;
   const Topology topology(c);
-  const std::uint32_t slice = L2(c).place(0).slice;  // line 0's slice
-  const std::uint32_t slice_partition = topology.partition_of_slice(slice);
-  // CTA i of the first wave runs on SM i; only the CTA on an SM of each partition loads line 0.
+  const std::uint32_t slice_partition = topology.partition_of_slice(L2(c).place(0).slice);
   auto time_from = [&](std::uint32_t sm) {
     TestKernel k{kernel_info("one_line"), {}};
     for (std::uint32_t i = 0; i < c.sm.count; ++i) {
@@ -114,10 +116,21 @@ TEST_CASE("A load from a slice of the other L2 partition takes l2.far_latency lo
   REQUIRE(topology.crossbar_of_sm(near_sm) != topology.crossbar_of_sm(far_sm));
   const auto [near_miss, near_hit] = time_from(near_sm);
   const auto [far_miss, far_hit] = time_from(far_sm);
-  CHECK(far_hit == near_hit + c.l2.far_latency);
-  CHECK(far_miss == near_miss + c.l2.far_latency);
+  // The near SM's miss is the contract's (hit + hbm.latency + the channel's transfer).
   CHECK(near_miss - near_hit ==
         c.hbm.latency + ticks(line, Bandwidth{c.hbm.bandwidth.bytes_per_second / c.hbm.channels}));
+  return {near_miss, near_hit, far_miss, far_hit};
+}
+
+}  // namespace
+
+TEST_CASE("A load from a slice of the other L2 partition takes l2.far_latency longer",
+          "[run][latency][topology]") {
+  HardwareConfig c = small_config();
+  c.l2.far_latency = 50'000;  // 50 ns
+  const auto [near_miss, near_hit, far_miss, far_hit] = near_and_far_loads(c);
+  CHECK(far_hit == near_hit + c.l2.far_latency);
+  CHECK(far_miss == near_miss + c.l2.far_latency);
 }
 
 TEST_CASE(
@@ -127,32 +140,9 @@ TEST_CASE(
   HardwareConfig c = small_config();
   c.l2.far_latency = 20'000;  // 20 ns for every access across the partitions
   c.l2.far_miss_latency = 70'000;  // 70 ns more for a line fetched from the HBM
-  const std::uint64_t line = c.l2.line_size.count;
-  const Topology topology(c);
-  const std::uint32_t slice_partition = topology.partition_of_slice(L2(c).place(0).slice);
-  // As above: the CTA on one SM loads line 0 (a miss), then again in a second kernel (a hit).
-  auto time_from = [&](std::uint32_t sm) {
-    TestKernel k{kernel_info("one_line"), {}};
-    for (std::uint32_t i = 0; i < c.sm.count; ++i) {
-      k.ctas.push_back(
-          i == sm ? std::vector<Op>{load(0, 1, static_cast<std::uint32_t>(line), line), wait()}
-                  : std::vector<Op>{});
-    }
-    const RunResult r = run(c, {k, k}, line);
-    return std::pair{r.kernels[0].duration(), r.kernels[1].duration()};
-  };
-  std::uint32_t near_sm = 0, far_sm = 0;
-  for (std::uint32_t sm = 0; sm < c.sm.count; ++sm) {
-    (topology.crossbar_of_sm(sm) == slice_partition ? near_sm : far_sm) = sm;
-  }
-  REQUIRE(topology.crossbar_of_sm(near_sm) != topology.crossbar_of_sm(far_sm));
-  const auto [near_miss, near_hit] = time_from(near_sm);
-  const auto [far_miss, far_hit] = time_from(far_sm);
+  const auto [near_miss, near_hit, far_miss, far_hit] = near_and_far_loads(c);
   CHECK(far_hit == near_hit + c.l2.far_latency);
   CHECK(far_miss == near_miss + c.l2.far_latency + c.l2.far_miss_latency);
-  // The near SM's miss is the contract's (hit + hbm.latency + the channel's transfer).
-  CHECK(near_miss - near_hit ==
-        c.hbm.latency + ticks(line, Bandwidth{c.hbm.bandwidth.bytes_per_second / c.hbm.channels}));
 }
 
 TEST_CASE("The chip starts one CTA per sm.cta_launch_interval after the launch overhead",

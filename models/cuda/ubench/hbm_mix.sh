@@ -7,19 +7,12 @@
 set -euo pipefail
 out=${1:?usage: hbm_mix.sh OUT}
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/script_common.sh"
 mkdir -p "$out"
 log="$out/log.txt"
-{
-  echo "commit: ${COMMIT:-unknown}"
-  date -u
-  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.limit --format=csv
-  nvcc --version | tail -2
-  echo "sources (sha256):"
-  (cd "$here" && sha256sum hbm_mix.cu ubench_common.cuh hbm_mix.sh)
-} >"$log" 2>&1
+ub_log_header "$log" hbm_mix.cu ubench_common.cuh hbm_mix.sh
 bin=$(mktemp -d)
-nvcc -O3 -arch=sm_90 -std=c++20 -Xptxas -v -o "$bin/hbm_mix" "$here/hbm_mix.cu" >"$bin/build.txt" 2>&1
-grep -E "Compiling entry|Used|spill" "$bin/build.txt" | sed -e 's/ptxas info    : //' >>"$log"
+ub_build "$bin/hbm_mix" hbm_mix.cu "$log"
 # Three passes on every SM (run to run spread), one on half of them.
 for pass in 1 2 3; do "$bin/hbm_mix" >"$out/hbm_mix-all-$pass.csv" 2>>"$log"; done
 "$bin/hbm_mix" 66 >"$out/hbm_mix-66.csv" 2>>"$log"

@@ -9,20 +9,12 @@
 set -euo pipefail
 out=${1:?usage: kernel_floor.sh OUT}
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/script_common.sh"
 mkdir -p "$out"
 log="$out/log.txt"
-{
-  echo "commit: ${COMMIT:-unknown}"
-  date -u
-  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.limit --format=csv
-  nvcc --version | tail -2
-  ncu --version | tail -1
-  echo "sources (sha256):"
-  (cd "$here" && sha256sum kernel_floor.cu ubench_common.cuh kernel_floor.sh)
-} >"$log" 2>&1
+ub_log_header "$log" kernel_floor.cu ubench_common.cuh kernel_floor.sh
 bin=$(mktemp -d)
-nvcc -O3 -arch=sm_90 -std=c++20 -Xptxas -v -o "$bin/kernel_floor" "$here/kernel_floor.cu" >"$bin/build.txt" 2>&1
-grep -E "Compiling entry|Used|spill" "$bin/build.txt" | sed -e 's/ptxas info    : //' >>"$log"
+ub_build "$bin/kernel_floor" kernel_floor.cu "$log"
 ncu --clock-control none --metrics gpu__time_duration.sum,sm__cycles_elapsed.max,gpc__cycles_elapsed.max \
   --csv --print-units base --log-file "$out/ncu.csv" "$bin/kernel_floor" >"$out/launches.csv" 2>>"$log"
 echo "done" >>"$log"

@@ -8,19 +8,12 @@
 set -euo pipefail
 out=${1:?usage: warp_loads.sh OUT}
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/script_common.sh"
 mkdir -p "$out"
 log="$out/log.txt"
-{
-  echo "commit: ${COMMIT:-unknown}"
-  date -u
-  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,power.limit --format=csv
-  nvcc --version | tail -2
-  echo "sources (sha256):"
-  (cd "$here" && sha256sum warp_loads.cu ubench_common.cuh warp_loads.sh)
-} >"$log" 2>&1
+ub_log_header "$log" warp_loads.cu ubench_common.cuh warp_loads.sh
 bin=$(mktemp -d)
-nvcc -O3 -arch=sm_90 -std=c++20 -Xptxas -v -o "$bin/warp_loads" "$here/warp_loads.cu" >"$bin/build.txt" 2>&1
-grep -E "Compiling entry|Used|spill" "$bin/build.txt" | sed -e 's/ptxas info    : //' >>"$log"
+ub_build "$bin/warp_loads" warp_loads.cu "$log"
 echo "SASS opcode counts (LDG, LDGSTS, LDGDEPBAR, DEPBAR) per kernel:" >>"$log"
 cuobjdump -sass "$bin/warp_loads" | awk '/Function :/ { f = $3; next }
   { for (i = 1; i <= NF; ++i) if ($i ~ /^(LDG|LDGSTS|LDGDEPBAR|DEPBAR)/) { sub(/;$/, "", $i); c[f " " $i]++ } }
