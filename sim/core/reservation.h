@@ -1,8 +1,9 @@
 #pragma once
-/// Bandwidth by reservation, written once for every reserved resource (SM ports, L2 slices, HBM
-/// channel buses, SM pipes): each instance keeps the tick at which it is next free; a request of
-/// duration d arriving at t is served from max(t, next_free) and holds the instance for d. Each
-/// instance also sums the time booked on it, for the busiest-instance report.
+/// Bandwidth by reservation, for the reserved resources (SM ports, L2 slices, SM pipes): each
+/// instance keeps the tick at which it is next free; a request of duration d arriving at t is
+/// served from max(t, next_free) and holds the instance for d. Each instance also sums the time
+/// booked on it, for the busiest-instance report. The HBM channels book the same way on their own
+/// per-channel state (sim/hw/hbm.h), whose duration depends on the start.
 
 #include <algorithm>
 #include <cstddef>
