@@ -125,8 +125,12 @@ __device__ __forceinline__ void flash2_fwd_body(const half* __restrict__ q,
                                          kv_rows, D);
   };
 
-  // Group 0 holds Q and K/V block 0; groups 1 … STAGES−1 hold the next blocks.
-  load_tile_rows<BR, D, kFlashThreads>(sq, q + (bh * nq + row0) * D, rows, D);
+  // Group 0 holds Q and K/V block 0; groups 1 … STAGES−1 hold the next blocks. A split with no
+  // block to visit (its chunk past the last block, or hidden by the causal mask) loads no Q rows,
+  // as FlashAttention-2's split kernel returns before it loads Q (a row count, not a branch:
+  // a branch around the load made ptxas spill at d = 128).
+  load_tile_rows<BR, D, kFlashThreads>(sq, q + (bh * nq + row0) * D,
+                                       kVariant && blocks_kv == 0 ? 0 : rows, D);
 #pragma unroll
   for (int s = 0; s < STAGES; ++s) {
     if (s < blocks_kv) {
