@@ -73,8 +73,10 @@ TEST_CASE("The H200 variants CSV reads as 53 flash2 cases of 71 profiled kernels
   CHECK(split == combines);
 }
 
-// The CUDA kernel loads the Q box of an empty split (one whose chunk the causal mask hides); the
-// model, as FlashAttention-2's split kernel, returns before loading it. The data has none.
+// The measured runs are of the CUDA kernel before 55dba81, which loaded the Q box of an empty split
+// (one with no K/V block to visit); the model, as FlashAttention-2's split kernel and the kernel
+// since, loads nothing for it. None of the measured cases has one, so the data holds no such
+// difference.
 TEST_CASE("No measured split-KV case has an empty split") {
   std::size_t checked = 0;
   for (const MeasuredCase& mc : variant_cases()) {
