@@ -41,11 +41,7 @@ std::string percent(double v) { return printf_text("%+.1f%%", 100 * v); }
 /// A CSV figure: the shortest text that reads back as the same double, so that a table summarized
 /// again from the CSV (`validate --table`) prints what the run printed (9 digits once left a
 /// simulated 23.37765012 ms as 23.37765, which rounds the other way at four decimals).
-std::string json_num(double v) {
-  char buf[64];
-  const auto end = std::to_chars(buf, buf + sizeof buf, v).ptr;
-  return std::string(buf, end);
-}
+std::string json_num(double v) { return format_shortest(v); }
 
 /// A CSV table with errors that name the file, the line and the column.
 class CsvCells {

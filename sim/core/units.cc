@@ -235,4 +235,10 @@ std::string format_duration(Tick t) {
   return buf;
 }
 
+std::string format_shortest(double v) {
+  char buf[64];
+  const auto result = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, result.ptr);
+}
+
 }  // namespace memwall

@@ -107,5 +107,7 @@ std::string format_frequency(Frequency f);
 std::string format_duration(Tick t);
 /// Formats a count with an SI prefix and a unit, e.g. format_si(9.89e14, "FLOP/s") = "989 TFLOP/s".
 std::string format_si(double value, std::string_view unit);
+/// The shortest text that reads back as exactly `v` (std::to_chars), e.g. "2.6149801e-05".
+std::string format_shortest(double v);
 
 }  // namespace memwall

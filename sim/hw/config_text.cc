@@ -1,7 +1,6 @@
 #include "sim/hw/config_text.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -18,13 +17,6 @@ std::string fixed(const char* format, double v) {
   char buf[96];
   std::snprintf(buf, sizeof buf, format, v);
   return buf;
-}
-
-/// The shortest text that reads back as exactly `v` (std::to_chars).
-std::string shortest(double v) {
-  char buf[64];
-  const auto result = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, result.ptr);
 }
 
 /// `text` as a YAML double-quoted scalar (backslash, quote and control characters escaped).
@@ -50,11 +42,12 @@ std::string yaml_quote(const std::string& text) {
 std::string exact_yaml(const KeyDecl& key, const KeyValue& value) {
   switch (key.type) {
     case KeyType::kSize: return std::to_string(std::get<Bytes>(value).count) + " B";
-    case KeyType::kBandwidth: return shortest(std::get<Bandwidth>(value).bytes_per_second) + " B/s";
-    case KeyType::kFrequency: return shortest(std::get<Frequency>(value).hertz) + " Hz";
+    case KeyType::kBandwidth:
+      return format_shortest(std::get<Bandwidth>(value).bytes_per_second) + " B/s";
+    case KeyType::kFrequency: return format_shortest(std::get<Frequency>(value).hertz) + " Hz";
     case KeyType::kDuration: return std::to_string(std::get<Tick>(value)) + " ps";
     case KeyType::kInteger: return std::to_string(std::get<std::uint64_t>(value));
-    case KeyType::kReal: return shortest(std::get<double>(value));
+    case KeyType::kReal: return format_shortest(std::get<double>(value));
     case KeyType::kString: return yaml_quote(std::get<std::string>(value));
   }
   return "";
