@@ -6,14 +6,13 @@
 
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "sim/engine/simulator.h"
 #include "sim/hw/config_loader.h"
+#include "tests/support/csv_rows.h"
 #include "tests/support/engine.h"
 
 using namespace memwall;
@@ -30,16 +29,8 @@ struct Point {
 
 /// hbm_bw.csv's read rows.
 std::vector<Point> measured_reads() {
-  std::ifstream in("traces/measured/h200-ubench/hbm_bw.csv");
-  REQUIRE(in);
-  std::string line;
-  std::getline(in, line);  // header
   std::vector<Point> out;
-  while (std::getline(in, line)) {
-    std::stringstream cells(line);
-    std::vector<std::string> c;
-    for (std::string cell; std::getline(cells, cell, ',');) c.push_back(cell);
-    REQUIRE(c.size() == 11);
+  for (const auto& c : test::csv_rows("traces/measured/h200-ubench/hbm_bw.csv", 11)) {
     if (c[0] != "read") continue;
     out.push_back({static_cast<std::uint32_t>(std::stoul(c[1])),
                    static_cast<std::uint32_t>(std::stoul(c[3])),

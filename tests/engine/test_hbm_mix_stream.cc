@@ -6,15 +6,14 @@
 
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "sim/engine/simulator.h"
 #include "sim/hw/config_loader.h"
+#include "tests/support/csv_rows.h"
 #include "tests/support/engine.h"
 
 using namespace memwall;
@@ -83,16 +82,9 @@ double simulated_rate(const HardwareConfig& config, std::uint32_t reads, std::ui
 std::map<std::pair<int, int>, double> measured_rates() {
   std::map<std::pair<int, int>, double> sum;
   for (const char* pass : {"1", "2", "3"}) {
-    std::ifstream in(std::string("traces/measured/h200-hbm-mix/extremes/hbm_mix-all-") + pass +
-                     ".csv");
-    REQUIRE(in);
-    std::string line;
-    std::getline(in, line);  // header
-    while (std::getline(in, line)) {
-      std::stringstream cells(line);
-      std::vector<std::string> c;
-      for (std::string cell; std::getline(cells, cell, ',');) c.push_back(cell);
-      REQUIRE(c.size() == 11);
+    const std::string path =
+        std::string("traces/measured/h200-hbm-mix/extremes/hbm_mix-all-") + pass + ".csv";
+    for (const auto& c : test::csv_rows(path, 11)) {
       sum[{std::stoi(c[0]), std::stoi(c[1])}] += std::stod(c[7]) / 3;
     }
   }
