@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""Times PyTorch's flash backend of scaled_dot_product_attention at the shapes of a memwall-cuda
-case list, the same way memwall-cuda times its kernels: fp16 [B, H, N, d] inputs drawn fresh per
-shape, a read of a buffer four times the L2 before each timed run (cold L2), CUDA events around
-the call, warm-up runs, the median of the repeats.
+"""Times PyTorch's flash (or, with --backend cudnn, cuDNN) backend of scaled_dot_product_attention
+at the shapes of a case list, the same way memwall-cuda times its kernels: fp16 [B, H, N, d]
+inputs drawn fresh per shape, a read of a buffer four times the L2 before each timed run (cold
+L2), CUDA events around the call, warm-up runs, the median of the repeats.
 
 Usage: torch_sdpa.py --cases CASES.csv --csv OUT.csv [--repeats 25] [--warmup 3]
-CASES.csv is the output of `memwall-cuda --sweep NAME --list`; each distinct
+                     [--backend flash|cudnn]
+CASES.csv is the output of `memwall-cuda --sweep NAME --list` or `flash3_attention --list`; each distinct
 (batch, heads, kv_heads, seq, seq_kv, head_dim, causal) is timed once (kv_heads, seq_kv and
 causal default to heads, seq and 0 where the list has no such columns). K and V are
 [B, kv_heads, seq_kv, d] and go in with enable_gqa=True when kv_heads < heads; causal is
@@ -13,7 +14,7 @@ is_causal=True (PyTorch's flash backend aligns the mask bottom-right, as FlashAt
 only seq = seq_kv is run causal here). Output columns:
 batch,heads,kv_heads,seq,seq_kv,head_dim,causal,dtype,kernel,time_s,repeats,rel_err,torch_version
 (rel_err: ‖out − ref‖/‖ref‖ on the first head against the math backend in float64; time_s
-empty and rel_err "error: ..." when the flash backend refused the shape).
+empty and rel_err "error: ..." when the backend refused the shape).
 """
 import argparse
 import csv
@@ -31,6 +32,8 @@ def main() -> int:
     ap.add_argument("--csv", required=True, help="output CSV")
     ap.add_argument("--repeats", type=int, default=25, help="timed runs per shape (median)")
     ap.add_argument("--warmup", type=int, default=3, help="untimed runs before timing")
+    ap.add_argument("--backend", choices=["flash", "cudnn"], default="flash",
+                    help="SDPA backend: FlashAttention-2 (flash) or cuDNN's fused attention")
     args = ap.parse_args()
 
     shapes = []
@@ -46,6 +49,7 @@ def main() -> int:
     dev = torch.device("cuda")
     l2 = torch.cuda.get_device_properties(dev).L2_cache_size
     flush = torch.ones(max(4 * l2, 1 << 20) // 4, dtype=torch.float32, device=dev)
+    backend = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION}[args.backend]
     rows = []
     for i, (b, h, hkv, n, nkv, d, causal) in enumerate(shapes):
         gen = torch.Generator(device=dev).manual_seed(1000 + i)
@@ -60,7 +64,7 @@ def main() -> int:
             kw["enable_gqa"] = True
         t, rel = None, ""
         try:
-            with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+            with sdpa_kernel(backend):
                 out = F.scaled_dot_product_attention(q, k, v, **kw)
                 if n * nkv <= 4096 * 4096:
                     # Head 0 reads KV head 0 under GQA too.
@@ -85,9 +89,9 @@ def main() -> int:
             del out
         except RuntimeError as e:
             rel = "error: " + str(e).splitlines()[0].replace(",", ";")[:120]
-        rows.append([b, h, hkv, n, nkv, d, causal, "fp16", "torch_flash",
+        rows.append([b, h, hkv, n, nkv, d, causal, "fp16", f"torch_{args.backend}",
                      "" if t is None else f"{t:.6e}", args.repeats, rel, torch.__version__])
-        print(f"torch flash B={b} H={h} Hkv={hkv} N={n} Nkv={nkv} d={d} causal={causal}: "
+        print(f"torch {args.backend} B={b} H={h} Hkv={hkv} N={n} Nkv={nkv} d={d} causal={causal}: "
               f"{'-' if t is None else f'{t * 1e3:.4f}'} ms (rel_err {rel})", file=sys.stderr)
         del q, k, v
     with open(args.csv, "w", newline="") as f:
