@@ -16,13 +16,15 @@
 ///   each tile's Q block (d/64 boxes of 128 rows x 64 columns, 128-byte swizzle) once the last
 ///   tile's products are done with it, then the tile's visible K/V blocks of 128 keys into a
 ///   STAGES-deep ring (K and V of a stage on their own full barriers, so S can start before V
-///   lands; the stage's empty barrier takes one arrival per consumer);
+///   lands, and K and V emptied on their own barriers, each one arrival per consumer, so the next
+///   K can load while this V is still being read);
 /// - warpgroups 1 and 2, the consumers (setmaxnreg 240), each own 64 rows of the Q block. Per
 ///   K/V block j: [wait for its turn] issue S_j = Q K_j^T (d/16 k16 steps, m64n128k16, both from
 ///   shared memory) and O += P_{j-1} V_{j-1} (8 k16 steps, m64n{d}k16, P from registers: the
 ///   accumulator layout converted pairwise to fp16 is the A fragment), [give the other consumer
 ///   its turn], wait for S_j, mask, softmax (row max and sum over the quad of lanes that share a
-///   row, exp2 with the scale folded in), wait for the P V product, release its stage, rescale O;
+///   row, one ex2 each with the scale folded in), wait for the P V product, release its V,
+///   rescale O;
 ///   after the last block the last P V product; then O / l through a 128-byte-swizzled staging
 ///   buffer stored with TMA (the next tile's loads and products overlap the store), and L.
 ///
@@ -93,7 +95,8 @@ struct Smem {
   std::uint64_t* q_empty;  // both consumers' last S product of the tile is done
   std::uint64_t* k_full;  // STAGES
   std::uint64_t* v_full;  // STAGES
-  std::uint64_t* kv_empty;  // STAGES: both consumers are done with the stage
+  std::uint64_t* k_empty;  // STAGES: both consumers' S products are done with the stage's K
+  std::uint64_t* v_empty;  // STAGES: both consumers' P V products are done with its V
   __device__ explicit Smem(unsigned char* raw) {
     q = reinterpret_cast<unsigned char*>((reinterpret_cast<std::uintptr_t>(raw) + 1023) &
                                          ~std::uintptr_t(1023));
@@ -104,7 +107,8 @@ struct Smem {
     q_empty = q_full + 1;
     k_full = q_empty + 1;
     v_full = k_full + STAGES;
-    kv_empty = v_full + STAGES;
+    k_empty = v_full + STAGES;
+    v_empty = k_empty + STAGES;
   }
 };
 
@@ -151,13 +155,14 @@ __device__ void produce(const CUtensorMap& map_q, const CUtensorMap& map_k,
     ++loaded_q;
     for (int j = 0; j < blocks; ++j, ++it) {
       const int s = it % STAGES;
-      mbarrier_wait(&sm.kv_empty[s], ((it / STAGES) & 1) ^ 1);
+      mbarrier_wait(&sm.k_empty[s], ((it / STAGES) & 1) ^ 1);
       mbarrier_arrive_expect_tx(&sm.k_full[s], T::kKvBytes);
 #pragma unroll
       for (int c = 0; c < T::kChunks; ++c) {
         tma_load_3d(sm.k + s * T::kKvBytes + c * kBc * kRowBytes, &map_k, &sm.k_full[s], 64 * c,
                     j * kBc, kv_head);
       }
+      mbarrier_wait(&sm.v_empty[s], ((it / STAGES) & 1) ^ 1);
       mbarrier_arrive_expect_tx(&sm.v_full[s], T::kKvBytes);
 #pragma unroll
       for (int c = 0; c < T::kChunks; ++c) {
@@ -176,6 +181,12 @@ __device__ __forceinline__ float quad_max(float x) {
 __device__ __forceinline__ float quad_sum(float x) {
   x += __shfl_xor_sync(0xFFFFFFFFu, x, 1);
   return x + __shfl_xor_sync(0xFFFFFFFFu, x, 2);
+}
+/// 2^x in one MUFU.EX2 (flush-to-zero; -inf gives 0), without exp2f's range fix-ups.
+__device__ __forceinline__ float exp2_approx(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y;
 }
 __device__ __forceinline__ std::uint32_t pack_half2(float a, float b) {
   const __half2 h = __floats2half2_rn(a, b);
@@ -251,7 +262,10 @@ __device__ void consume(const CUtensorMap& map_o, float* lse, const Smem<D, STAG
       if (has_s) {
         wgmma_wait<1>();  // S_j is done
         pin(s);
-        if (j == blocks - 1 && tid == 0) mbarrier_arrive(sm.q_empty);  // Q's last use
+        if (tid == 0) {
+          mbarrier_arrive(&sm.k_empty[s_now]);  // K_j may be refilled
+          if (j == blocks - 1) mbarrier_arrive(sm.q_empty);  // Q's last use in the tile
+        }
         const int col0 = j * kBc;
         const bool edge = col0 + kBc > pr.nkv;
         const bool diagonal = pr.causal && col0 + kBc - 1 > qb * kBr + (pr.nkv - pr.nq);
@@ -265,20 +279,21 @@ __device__ void consume(const CUtensorMap& map_o, float* lse, const Smem<D, STAG
         }
 #pragma unroll
         for (int r = 0; r < 2; ++r) {
-          float mx = m[r];
+          float mx = -INFINITY;
 #pragma unroll
           for (int i = 0; i < kBc / 2; ++i) {
-            if ((i / 2) % 2 == r) mx = fmaxf(mx, s[i] * pr.scale_log2);
+            if ((i / 2) % 2 == r) mx = fmaxf(mx, s[i]);
           }
-          mx = quad_max(mx);
+          // The scale is positive: the max of the scaled row is the scaled max.
+          mx = fmaxf(m[r], quad_max(mx) * pr.scale_log2);
           const float base = mx == -INFINITY ? 0.0f : mx;  // a row with nothing visible yet
-          corr[r] = exp2f(m[r] - base);
+          corr[r] = exp2_approx(m[r] - base);
           m[r] = mx;
           float sum = 0.0f;
 #pragma unroll
           for (int i = 0; i < kBc / 2; ++i) {
             if ((i / 2) % 2 == r) {
-              s[i] = exp2f(fmaf(s[i], pr.scale_log2, -base));
+              s[i] = exp2_approx(fmaf(s[i], pr.scale_log2, -base));
               sum += s[i];
             }
           }
@@ -287,7 +302,7 @@ __device__ void consume(const CUtensorMap& map_o, float* lse, const Smem<D, STAG
       }
       wgmma_wait<0>();  // P_{j-1} V_{j-1} is done: its stage is free, p may be rewritten
       pin(o);
-      if (has_pv && tid == 0) mbarrier_arrive(&sm.kv_empty[s_prev]);
+      if (has_pv && tid == 0) mbarrier_arrive(&sm.v_empty[s_prev]);
       if (has_s) {
 #pragma unroll
         for (int i = 0; i < D / 2; ++i) o[i] *= corr[(i / 2) % 2];
@@ -353,7 +368,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     for (int s = 0; s < STAGES; ++s) {
       mbarrier_init(&sm.k_full[s], 1);
       mbarrier_init(&sm.v_full[s], 1);
-      mbarrier_init(&sm.kv_empty[s], 2);  // one arrival per consumer warpgroup
+      mbarrier_init(&sm.k_empty[s], 2);  // one arrival per consumer warpgroup
+      mbarrier_init(&sm.v_empty[s], 2);
     }
     mbarrier_init_fence();
   }
