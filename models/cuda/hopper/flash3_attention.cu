@@ -10,8 +10,8 @@
 ///   Q [B*H][Nq][d], K and V [B*Hkv][Nkv][d], O [B*H][Nq][d] fp16, L [B*H][Nq] fp32 (natural log)
 ///
 /// The kernel, per CTA (384 threads, one CTA per SM, grid = min(tiles, SMs)); a tile is one
-/// (query head, Q block of 128 rows), walked CTA c: tiles c, c + grid, ..., head by head, each
-/// head's Q blocks last first when causal (the longest first):
+/// (query head, Q block of 128 rows), walked CTA c: tiles c, c + grid, ..., head by head, or when
+/// causal the longest first (every head's last Q block, then the one before, ...):
 /// - warpgroup 0, the producer, gives up registers (setmaxnreg 24) and one of its threads loads
 ///   each tile's Q block (d/64 boxes of 128 rows x 64 columns, 128-byte swizzle) once the last
 ///   tile's products are done with it, then the tile's visible K/V blocks of 128 keys into a
@@ -119,11 +119,18 @@ struct Problem {
   __host__ __device__ int q_blocks() const { return (nq + kBr - 1) / kBr; }
   __host__ __device__ int kv_blocks() const { return (nkv + kBc - 1) / kBc; }
   __host__ __device__ int tiles() const { return bh * q_blocks(); }
-  /// Tile t: its query head and Q block (causal: a head's last Q block first).
+  /// Tile t: its query head and Q block. Head by head when every tile is the same work; causal,
+  /// the longest first across all heads (Q block n-1 of every head, then n-2, ...), so that the
+  /// CTAs' static shares even out (head by head, CTA c's Q blocks would be c, c + grid, ... mod
+  /// the blocks of a head: 3x the work of another CTA's at N = 16384).
   __host__ __device__ void tile(int t, int& head, int& qb) const {
-    head = t / q_blocks();
-    qb = t % q_blocks();
-    if (causal) qb = q_blocks() - 1 - qb;
+    if (causal) {
+      qb = q_blocks() - 1 - t / bh;
+      head = t % bh;
+    } else {
+      head = t / q_blocks();
+      qb = t % q_blocks();
+    }
   }
   /// K/V blocks Q block qb sees: all, or (causal, bottom-right) up to its last row's diagonal.
   __host__ __device__ int visible_blocks(int qb) const {
