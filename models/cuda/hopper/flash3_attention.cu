@@ -23,13 +23,14 @@
 ///   shared memory) and O += P_{j-1} V_{j-1} (8 k16 steps, m64n{d}k16, P from registers: the
 ///   accumulator layout converted pairwise to fp16 is the A fragment), [give the other consumer
 ///   its turn], wait for S_j, mask, softmax (row max and sum over the quad of lanes that share a
-///   row, one ex2 each with the scale folded in), wait for the P V product, release its V,
-///   rescale O;
-///   after the last block the last P V product; then O / l through a 128-byte-swizzled staging
-///   buffer stored with TMA (the next tile's loads and products overlap the store), and L.
+///   row as trees, one ex2 each with the scale folded in), wait for the P V product, release its
+///   V, rescale O; after the last block the last P V product; then O / l written over the
+///   consumer's own rows of the Q buffer (same 128-byte swizzle) and stored with TMA, the buffer
+///   handed back to the producer for the next tile's Q once the store has read it; and L.
 ///
-/// Shared memory: Q (128 d 2 bytes), STAGES x (K + V) (2 x 128 d 2), O staging (128 d 2), 1 KiB of
-/// alignment slack and the barriers: 192.3 KiB at d = 128 (2 stages), 160.3 KiB at d = 64 (4).
+/// Shared memory: Q (128 d 2 bytes; the tile's O is staged in it), STAGES x (K + V) (2 x 128 d 2),
+/// 1 KiB of alignment slack and the barriers: 225.3 KiB at d = 128 (3 stages), 145.3 KiB at
+/// d = 64 (4).
 ///
 /// Usage: flash3_attention [--quick | --profile | --smcount | --list] [--sms N] > fa3.csv
 ///   default: the CPU checks (ragged, causal, grouped-query, Nq != Nkv; O and L against a double
@@ -78,9 +79,8 @@ struct Fa3 {
   static constexpr int kChunks = D / 64;  // 64-column boxes per row of Q, K, V, O
   static constexpr int kQBytes = kBr * D * 2;
   static constexpr int kKvBytes = kBc * D * 2;  // K or V of one stage
-  static constexpr int kOBytes = kBr * D * 2;  // the staging buffer, 64 rows per consumer
   static constexpr int kSmemBytes =
-      1024 /*alignment slack*/ + kQBytes + STAGES * 2 * kKvBytes + kOBytes + 256;
+      1024 /*alignment slack*/ + kQBytes + STAGES * 2 * kKvBytes + 256;
 };
 
 /// The shared-memory carve-up of one CTA (1024-byte aligned: the swizzle pattern needs it).
@@ -90,9 +90,8 @@ struct Smem {
   unsigned char* q;  // kChunks boxes of kBr x 64
   unsigned char* k;  // STAGES x kChunks boxes of kBc x 64
   unsigned char* v;  // the same
-  unsigned char* o;  // consumer cw's 64 rows at cw x 64 x D x 2, kChunks boxes of 64 x 64 each
   std::uint64_t* q_full;  // the Q block has landed
-  std::uint64_t* q_empty;  // both consumers' last S product of the tile is done
+  std::uint64_t* q_empty;  // both consumers' O stores have read their rows of the Q buffer
   std::uint64_t* k_full;  // STAGES
   std::uint64_t* v_full;  // STAGES
   std::uint64_t* k_empty;  // STAGES: both consumers' S products are done with the stage's K
@@ -102,8 +101,7 @@ struct Smem {
                                          ~std::uintptr_t(1023));
     k = q + T::kQBytes;
     v = k + STAGES * T::kKvBytes;
-    o = v + STAGES * T::kKvBytes;
-    q_full = reinterpret_cast<std::uint64_t*>(o + T::kOBytes);
+    q_full = reinterpret_cast<std::uint64_t*>(v + STAGES * T::kKvBytes);
     q_empty = q_full + 1;
     k_full = q_empty + 1;
     v_full = k_full + STAGES;
@@ -152,14 +150,18 @@ __device__ void produce(const CUtensorMap& map_q, const CUtensorMap& map_k,
     int head, qb;
     pr.tile(t, head, qb);
     const int blocks = pr.visible_blocks(qb), kv_head = head / pr.group;
-    if (blocks == 0) continue;  // no key visible: the consumers write O = 0, L = -inf
-    mbarrier_wait(sm.q_empty, (loaded_q & 1) ^ 1);
+    // The Q buffer is also the tile's O staging buffer: it is free once the last tile's O
+    // stores have read it.
+    mbarrier_wait(sm.q_empty, (loaded_q++ & 1) ^ 1);
+    if (blocks == 0) {  // no key visible: no Q; the consumers write O = 0, L = -inf
+      mbarrier_arrive(sm.q_full);
+      continue;
+    }
     mbarrier_arrive_expect_tx(sm.q_full, T::kQBytes);
 #pragma unroll
     for (int c = 0; c < T::kChunks; ++c) {
       tma_load_3d(sm.q + c * kBr * kRowBytes, &map_q, sm.q_full, 64 * c, qb * kBr, head);
     }
-    ++loaded_q;
     for (int j = 0; j < blocks; ++j, ++it) {
       const int s = it % STAGES;
       mbarrier_wait(&sm.k_empty[s], ((it / STAGES) & 1) ^ 1);
@@ -189,6 +191,41 @@ __device__ __forceinline__ float quad_sum(float x) {
   x += __shfl_xor_sync(0xFFFFFFFFu, x, 1);
   return x + __shfl_xor_sync(0xFFFFFFFFu, x, 2);
 }
+/// v[0] op ... op v[2 W - 1] as a tree (W a power of two; `v` is overwritten).
+template <int W, class Op>
+__device__ __forceinline__ float tree(float* v, Op op) {
+#pragma unroll
+  for (int k = 0; k < W; ++k) v[k] = op(v[k], v[k + W]);
+  if constexpr (W > 1) {
+    return tree<W / 2>(v, op);
+  } else {
+    return v[0];
+  }
+}
+
+/// The max and the sum of row r's N / 4 values of this thread in a 64 x N accumulator (registers
+/// 4 c + 2 r and 4 c + 2 r + 1), as trees: log2 dependent steps, not N / 4.
+template <int N, int R>
+__device__ __forceinline__ float row_max(const float (&a)[N / 2]) {
+  float v[N / 4];
+#pragma unroll
+  for (int c = 0; c < N / 8; ++c) {
+    v[2 * c] = a[4 * c + 2 * R];
+    v[2 * c + 1] = a[4 * c + 2 * R + 1];
+  }
+  return tree<N / 8>(v, [](float x, float y) { return fmaxf(x, y); });
+}
+template <int N, int R>
+__device__ __forceinline__ float row_sum(const float (&a)[N / 2]) {
+  float v[N / 4];
+#pragma unroll
+  for (int c = 0; c < N / 8; ++c) {
+    v[2 * c] = a[4 * c + 2 * R];
+    v[2 * c + 1] = a[4 * c + 2 * R + 1];
+  }
+  return tree<N / 8>(v, [](float x, float y) { return x + y; });
+}
+
 /// 2^x in one MUFU.EX2 (flush-to-zero; -inf gives 0), without exp2f's range fix-ups.
 __device__ __forceinline__ float exp2_approx(float x) {
   float y;
@@ -200,6 +237,25 @@ __device__ __forceinline__ std::uint32_t pack_half2(float a, float b) {
   return *reinterpret_cast<const std::uint32_t*>(&h);
 }
 
+/// The online softmax of row R of this thread's part of a 64 x N score block `s` (in place: the
+/// scores become 2^(s scale_log2 - max), unnormalised): the running max `m` (log2 units) and
+/// partial sum `l` updated, `corr` the factor that rescales what was accumulated before.
+template <int N, int R>
+__device__ __forceinline__ void softmax_row(float (&s)[N / 2], float& m, float& l, float& corr,
+                                            float scale_log2) {
+  // The scale is positive: the max of the scaled row is the scaled max.
+  const float mx = fmaxf(m, quad_max(row_max<N, R>(s)) * scale_log2);
+  const float base = mx == -INFINITY ? 0.0f : mx;  // a row with nothing visible yet
+  corr = exp2_approx(m - base);
+  m = mx;
+#pragma unroll
+  for (int c = 0; c < N / 8; ++c) {
+    s[4 * c + 2 * R] = exp2_approx(fmaf(s[4 * c + 2 * R], scale_log2, -base));
+    s[4 * c + 2 * R + 1] = exp2_approx(fmaf(s[4 * c + 2 * R + 1], scale_log2, -base));
+  }
+  l = l * corr + row_sum<N, R>(s);
+}
+
 /// One consumer warpgroup (cw = 0 or 1: rows cw x 64 .. of every Q block).
 template <int D, int STAGES>
 __device__ void consume(const CUtensorMap& map_o, float* lse, const Smem<D, STAGES>& sm,
@@ -207,7 +263,6 @@ __device__ void consume(const CUtensorMap& map_o, float* lse, const Smem<D, STAG
   using T = Fa3<D, STAGES>;
   const int tid = threadIdx.x % 128, warp = tid / 32, lane = tid % 32;
   const int g = lane / 4, q4 = lane % 4;
-  unsigned char* staging = sm.o + cw * 64 * D * 2;
   const int my_turn = kTurnBarrier + cw, their_turn = kTurnBarrier + 1 - cw;
   float o[D / 2];  // O accumulator: 64 x D per warpgroup
   float s[kBc / 2];  // S_j, then P_j in fp32
@@ -225,7 +280,7 @@ __device__ void consume(const CUtensorMap& map_o, float* lse, const Smem<D, STAG
     for (int i = 0; i < D / 2; ++i) o[i] = 0.0f;
     m[0] = m[1] = -INFINITY;
     l[0] = l[1] = 0.0f;
-    if (blocks > 0) mbarrier_wait(sm.q_full, used_q & 1);
+    mbarrier_wait(sm.q_full, used_q++ & 1);
     const std::uint32_t q_base = smem_addr(sm.q) + cw * 64 * kRowBytes;
     // Steps j = 0 .. blocks: S_j (j < blocks) with P_{j-1} V_{j-1} (j > 0).
     for (int j = 0; j <= blocks && blocks > 0; ++j) {
@@ -269,10 +324,7 @@ __device__ void consume(const CUtensorMap& map_o, float* lse, const Smem<D, STAG
       if (has_s) {
         wgmma_wait<1>();  // S_j is done
         pin(s);
-        if (tid == 0) {
-          mbarrier_arrive(&sm.k_empty[s_now]);  // K_j may be refilled
-          if (j == blocks - 1) mbarrier_arrive(sm.q_empty);  // Q's last use in the tile
-        }
+        if (tid == 0) mbarrier_arrive(&sm.k_empty[s_now]);  // K_j may be refilled
         const int col0 = j * kBc;
         const bool edge = col0 + kBc > pr.nkv;
         const bool diagonal = pr.causal && col0 + kBc - 1 > qb * kBr + (pr.nkv - pr.nq);
@@ -284,28 +336,8 @@ __device__ void consume(const CUtensorMap& map_o, float* lse, const Smem<D, STAG
             if (col >= pr.nkv || (pr.causal && col > row + (pr.nkv - pr.nq))) s[i] = -INFINITY;
           }
         }
-#pragma unroll
-        for (int r = 0; r < 2; ++r) {
-          float mx = -INFINITY;
-#pragma unroll
-          for (int i = 0; i < kBc / 2; ++i) {
-            if ((i / 2) % 2 == r) mx = fmaxf(mx, s[i]);
-          }
-          // The scale is positive: the max of the scaled row is the scaled max.
-          mx = fmaxf(m[r], quad_max(mx) * pr.scale_log2);
-          const float base = mx == -INFINITY ? 0.0f : mx;  // a row with nothing visible yet
-          corr[r] = exp2_approx(m[r] - base);
-          m[r] = mx;
-          float sum = 0.0f;
-#pragma unroll
-          for (int i = 0; i < kBc / 2; ++i) {
-            if ((i / 2) % 2 == r) {
-              s[i] = exp2_approx(fmaf(s[i], pr.scale_log2, -base));
-              sum += s[i];
-            }
-          }
-          l[r] = l[r] * corr[r] + sum;
-        }
+        softmax_row<kBc, 0>(s, m[0], l[0], corr[0], pr.scale_log2);
+        softmax_row<kBc, 1>(s, m[1], l[1], corr[1], pr.scale_log2);
       }
       wgmma_wait<0>();  // P_{j-1} V_{j-1} is done: its stage is free, p may be rewritten
       pin(o);
@@ -318,10 +350,10 @@ __device__ void consume(const CUtensorMap& map_o, float* lse, const Smem<D, STAG
       }
     }
     it += blocks;
-    if (blocks > 0) ++used_q;
 
-    // Epilogue: O / l into the staging buffer (once the last tile's store has read it), TMA
-    // store of 64-column boxes; L = (m + log2 l) ln 2 by the quad's first lane.
+    // Epilogue: O / l over this consumer's own rows of the Q buffer (its last S product is done)
+    // in the same swizzle, a TMA store of each 64-column box, and the buffer released to the
+    // producer once the store has read it; L = (m + log2 l) ln 2 by the quad's first lane.
     float inv[2];
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
@@ -333,15 +365,14 @@ __device__ void consume(const CUtensorMap& map_o, float* lse, const Smem<D, STAG
             sum > 0.0f ? (m[r] + log2f(sum)) * 0.69314718055994531f : -INFINITY;
       }
     }
-    if (tid == 0) bulk_wait_read<0>();
-    named_barrier_sync(kEpilogueBarrier + cw, 128);
+    unsigned char* staging = sm.q + cw * 64 * kRowBytes;  // box c at c x kBr x kRowBytes
 #pragma unroll
     for (int i = 0; i < D / 2; i += 2) {
       const int row = 16 * warp + g + 8 * ((i / 2) % 2);
       const int col = 8 * (i / 4) + 2 * q4;
       const int chunk = ((col % 64) / 8) ^ (row % 8);  // the 128-byte swizzle
       unsigned char* dst =
-          staging + (col / 64) * 64 * kRowBytes + row * kRowBytes + chunk * 16 + (col % 8) * 2;
+          staging + (col / 64) * kBr * kRowBytes + row * kRowBytes + chunk * 16 + (col % 8) * 2;
       const float f = inv[(i / 2) % 2];
       *reinterpret_cast<std::uint32_t*>(dst) = pack_half2(o[i] * f, o[i + 1] * f);
     }
@@ -350,9 +381,11 @@ __device__ void consume(const CUtensorMap& map_o, float* lse, const Smem<D, STAG
     if (tid == 0) {
 #pragma unroll
       for (int c = 0; c < T::kChunks; ++c) {
-        tma_store_3d(&map_o, staging + c * 64 * kRowBytes, 64 * c, qb * kBr + cw * 64, head);
+        tma_store_3d(&map_o, staging + c * kBr * kRowBytes, 64 * c, qb * kBr + cw * 64, head);
       }
       bulk_commit();
+      bulk_wait_read<0>();
+      mbarrier_arrive(sm.q_empty);
     }
   }
   // Consumer 1's first arrival is still owed to consumer 0: take it, so no barrier is left open.
@@ -445,7 +478,7 @@ KernelConfig config(const char* name) {
   return {name, D, STAGES, flash3_fwd_kernel<D, STAGES>, Fa3<D, STAGES>::kSmemBytes};
 }
 const KernelConfig kConfigs[] = {config<64, 4>("flash3_fwd_d64_s4"),
-                                 config<128, 2>("flash3_fwd_d128_s2")};
+                                 config<128, 3>("flash3_fwd_d128_s3")};
 const KernelConfig& config_for(int d) { return d == 64 ? kConfigs[0] : kConfigs[1]; }
 
 int g_sms = 0;  // the SMs the persistent grid is sized for (a green context's, with --sms)
