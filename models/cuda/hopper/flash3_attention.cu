@@ -23,14 +23,13 @@
 ///   shared memory) and O += P_{j-1} V_{j-1} (8 k16 steps, m64n{d}k16, P from registers: the
 ///   accumulator layout converted pairwise to fp16 is the A fragment), [give the other consumer
 ///   its turn], wait for S_j, mask, softmax (row max and sum over the quad of lanes that share a
-///   row as trees, one ex2 each with the scale folded in), wait for the P V product, release its
-///   V, rescale O; after the last block the last P V product; then O / l written over the
-///   consumer's own rows of the Q buffer (same 128-byte swizzle) and stored with TMA, the buffer
-///   handed back to the producer for the next tile's Q once the store has read it; and L.
+///   row, one ex2 each with the scale folded in), wait for the P V product, release its V,
+///   rescale O;
+///   after the last block the last P V product; then O / l through a 128-byte-swizzled staging
+///   buffer stored with TMA (the next tile's loads and products overlap the store), and L.
 ///
-/// Shared memory: Q (128 d 2 bytes; the tile's O is staged in it), STAGES x (K + V) (2 x 128 d 2),
-/// 1 KiB of alignment slack and the barriers: 225.3 KiB at d = 128 (3 stages), 145.3 KiB at
-/// d = 64 (4).
+/// Shared memory: Q (128 d 2 bytes), STAGES x (K + V) (2 x 128 d 2), O staging (128 d 2), 1 KiB of
+/// alignment slack and the barriers: 192.3 KiB at d = 128 (2 stages), 160.3 KiB at d = 64 (4).
 ///
 /// Usage: flash3_attention [--quick | --profile | --smcount | --list] [--sms N] > fa3.csv
 ///   default: the CPU checks (ragged, causal, grouped-query, Nq != Nkv; O and L against a double
@@ -79,8 +78,9 @@ struct Fa3 {
   static constexpr int kChunks = D / 64;  // 64-column boxes per row of Q, K, V, O
   static constexpr int kQBytes = kBr * D * 2;
   static constexpr int kKvBytes = kBc * D * 2;  // K or V of one stage
+  static constexpr int kOBytes = kBr * D * 2;  // the staging buffer, 64 rows per consumer
   static constexpr int kSmemBytes =
-      1024 /*alignment slack*/ + kQBytes + STAGES * 2 * kKvBytes + 256;
+      1024 /*alignment slack*/ + kQBytes + STAGES * 2 * kKvBytes + kOBytes + 256;
 };
 
 /// The shared-memory carve-up of one CTA (1024-byte aligned: the swizzle pattern needs it).
@@ -90,8 +90,9 @@ struct Smem {
   unsigned char* q;  // kChunks boxes of kBr x 64
   unsigned char* k;  // STAGES x kChunks boxes of kBc x 64
   unsigned char* v;  // the same
+  unsigned char* o;  // consumer cw's 64 rows at cw x 64 x D x 2, kChunks boxes of 64 x 64 each
   std::uint64_t* q_full;  // the Q block has landed
-  std::uint64_t* q_empty;  // both consumers' O stores have read their rows of the Q buffer
+  std::uint64_t* q_empty;  // both consumers' last S product of the tile is done
   std::uint64_t* k_full;  // STAGES
   std::uint64_t* v_full;  // STAGES
   std::uint64_t* k_empty;  // STAGES: both consumers' S products are done with the stage's K
@@ -101,7 +102,8 @@ struct Smem {
                                          ~std::uintptr_t(1023));
     k = q + T::kQBytes;
     v = k + STAGES * T::kKvBytes;
-    q_full = reinterpret_cast<std::uint64_t*>(v + STAGES * T::kKvBytes);
+    o = v + STAGES * T::kKvBytes;
+    q_full = reinterpret_cast<std::uint64_t*>(o + T::kOBytes);
     q_empty = q_full + 1;
     k_full = q_empty + 1;
     v_full = k_full + STAGES;
@@ -150,18 +152,14 @@ __device__ void produce(const CUtensorMap& map_q, const CUtensorMap& map_k,
     int head, qb;
     pr.tile(t, head, qb);
     const int blocks = pr.visible_blocks(qb), kv_head = head / pr.group;
-    // The Q buffer is also the tile's O staging buffer: it is free once the last tile's O
-    // stores have read it.
-    mbarrier_wait(sm.q_empty, (loaded_q++ & 1) ^ 1);
-    if (blocks == 0) {  // no key visible: no Q; the consumers write O = 0, L = -inf
-      mbarrier_arrive(sm.q_full);
-      continue;
-    }
+    if (blocks == 0) continue;  // no key visible: the consumers write O = 0, L = -inf
+    mbarrier_wait(sm.q_empty, (loaded_q & 1) ^ 1);
     mbarrier_arrive_expect_tx(sm.q_full, T::kQBytes);
 #pragma unroll
     for (int c = 0; c < T::kChunks; ++c) {
       tma_load_3d(sm.q + c * kBr * kRowBytes, &map_q, sm.q_full, 64 * c, qb * kBr, head);
     }
+    ++loaded_q;
     for (int j = 0; j < blocks; ++j, ++it) {
       const int s = it % STAGES;
       mbarrier_wait(&sm.k_empty[s], ((it / STAGES) & 1) ^ 1);
@@ -263,6 +261,7 @@ __device__ void consume(const CUtensorMap& map_o, float* lse, const Smem<D, STAG
   using T = Fa3<D, STAGES>;
   const int tid = threadIdx.x % 128, warp = tid / 32, lane = tid % 32;
   const int g = lane / 4, q4 = lane % 4;
+  unsigned char* staging = sm.o + cw * 64 * D * 2;
   const int my_turn = kTurnBarrier + cw, their_turn = kTurnBarrier + 1 - cw;
   float o[D / 2];  // O accumulator: 64 x D per warpgroup
   float s[kBc / 2];  // S_j, then P_j in fp32
@@ -280,80 +279,120 @@ __device__ void consume(const CUtensorMap& map_o, float* lse, const Smem<D, STAG
     for (int i = 0; i < D / 2; ++i) o[i] = 0.0f;
     m[0] = m[1] = -INFINITY;
     l[0] = l[1] = 0.0f;
-    mbarrier_wait(sm.q_full, used_q++ & 1);
+    if (blocks > 0) mbarrier_wait(sm.q_full, used_q & 1);
     const std::uint32_t q_base = smem_addr(sm.q) + cw * 64 * kRowBytes;
-    // Steps j = 0 .. blocks: S_j (j < blocks) with P_{j-1} V_{j-1} (j > 0).
-    for (int j = 0; j <= blocks && blocks > 0; ++j) {
-      const int now = it + j, prev = now - 1;  // the blocks of S_j and of P_{j-1} V_{j-1}
-      const int s_now = now % STAGES, s_prev = (now + STAGES - 1) % STAGES;
-      const bool has_s = j<blocks, has_pv = j> 0;
-      if (has_s) mbarrier_wait(&sm.k_full[s_now], (now / STAGES) & 1);
-      if (has_pv) mbarrier_wait(&sm.v_full[s_prev], (prev / STAGES) & 1);
+    // The products of one step, issued and committed as one group each. No wgmma sits under a
+    // condition and nothing reads an accumulator while its own product runs: ptxas keeps them
+    // asynchronous only then (otherwise it serialises every wgmma of the kernel, C7514).
+    const auto issue_s = [&](int block) {
+      const std::uint32_t k_base = smem_addr(sm.k + (block % STAGES) * T::kKvBytes);
+#pragma unroll
+      for (int kk = 0; kk < D / 16; ++kk) {
+        // K-major: 16 columns are 32 bytes along a swizzled row, 64-column boxes apart.
+        const int chunk = kk / 4, within = (kk % 4) * 32;
+        const std::uint64_t da = smem_descriptor(q_base + chunk * kBr * kRowBytes + within, 16,
+                                                 8 * kRowBytes, Swizzle::k128B);
+        const std::uint64_t db = smem_descriptor(k_base + chunk * kBc * kRowBytes + within, 16,
+                                                 8 * kRowBytes, Swizzle::k128B);
+        Wgmma<kBc, 0>::mma(s, da, db, kk > 0);
+      }
+      wgmma_commit();
+    };
+    const auto issue_pv = [&](int block) {
+      const std::uint32_t v_base = smem_addr(sm.v + (block % STAGES) * T::kKvBytes);
+#pragma unroll
+      for (int kk = 0; kk < kBc / 16; ++kk) {
+        // N-major V: 16 key rows (2048 bytes) per step, 64-column boxes kBc rows apart.
+        const std::uint64_t db = smem_descriptor(v_base + kk * 16 * kRowBytes, kBc * kRowBytes,
+                                                 8 * kRowBytes, Swizzle::k128B);
+        const std::uint32_t a[4] = {p[4 * kk], p[4 * kk + 1], p[4 * kk + 2], p[4 * kk + 3]};
+        WgmmaRs<D, 1>::mma(o, a, db, 1);
+      }
+      wgmma_commit();
+    };
+    // S_j is done: K_j is free; mask, softmax; corr rescales what O held before.
+    const auto softmax = [&](int j, int block, float(&corr)[2]) {
+      pin(s);
+      if (tid == 0) {
+        mbarrier_arrive(&sm.k_empty[block % STAGES]);  // K_j may be refilled
+        if (j == blocks - 1) mbarrier_arrive(sm.q_empty);  // Q's last use in the tile
+      }
+      const int col0 = j * kBc;
+      const bool edge = col0 + kBc > pr.nkv;
+      const bool diagonal = pr.causal && col0 + kBc - 1 > qb * kBr + (pr.nkv - pr.nq);
+      if (edge || diagonal) {
+#pragma unroll
+        for (int i = 0; i < kBc / 2; ++i) {
+          const int row = row0 + 8 * ((i / 2) % 2);
+          const int col = col0 + 8 * (i / 4) + 2 * q4 + i % 2;
+          if (col >= pr.nkv || (pr.causal && col > row + (pr.nkv - pr.nq))) s[i] = -INFINITY;
+        }
+      }
+      softmax_row<kBc, 0>(s, m[0], l[0], corr[0], pr.scale_log2);
+      softmax_row<kBc, 1>(s, m[1], l[1], corr[1], pr.scale_log2);
+    };
+    const auto to_p = [&] {
+#pragma unroll
+      for (int i = 0; i < kBc / 4; ++i) p[i] = pack_half2(s[2 * i], s[2 * i + 1]);
+    };
+    const auto wait_k = [&](int block) {
+      mbarrier_wait(&sm.k_full[block % STAGES], (block / STAGES) & 1);
+    };
+    const auto wait_v = [&](int block) {
+      mbarrier_wait(&sm.v_full[block % STAGES], (block / STAGES) & 1);
+    };
+    const auto release_v = [&](int block) {
+      if (tid == 0) mbarrier_arrive(&sm.v_empty[block % STAGES]);
+    };
+    if (blocks > 0) {
+      // Block 0: S_0 alone (O is still zero).
+      wait_k(it);
       named_barrier_sync(my_turn, 256);
       pin(s);
-      pin(o);
       wgmma_fence();
-      if (has_s) {
-        const std::uint32_t k_base = smem_addr(sm.k + s_now * T::kKvBytes);
-#pragma unroll
-        for (int kk = 0; kk < D / 16; ++kk) {
-          // K-major: 16 columns are 32 bytes along a swizzled row, 64-column boxes apart.
-          const int chunk = kk / 4, within = (kk % 4) * 32;
-          const std::uint64_t da = smem_descriptor(q_base + chunk * kBr * kRowBytes + within, 16,
-                                                   8 * kRowBytes, Swizzle::k128B);
-          const std::uint64_t db = smem_descriptor(k_base + chunk * kBc * kRowBytes + within, 16,
-                                                   8 * kRowBytes, Swizzle::k128B);
-          Wgmma<kBc, 0>::mma(s, da, db, kk > 0);
-        }
-      }
-      wgmma_commit();
-      if (has_pv) {
-        const std::uint32_t v_base = smem_addr(sm.v + s_prev * T::kKvBytes);
-#pragma unroll
-        for (int kk = 0; kk < kBc / 16; ++kk) {
-          // N-major V: 16 key rows (2048 bytes) per step, 64-column boxes kBc rows apart.
-          const std::uint64_t db = smem_descriptor(v_base + kk * 16 * kRowBytes, kBc * kRowBytes,
-                                                   8 * kRowBytes, Swizzle::k128B);
-          const std::uint32_t a[4] = {p[4 * kk], p[4 * kk + 1], p[4 * kk + 2], p[4 * kk + 3]};
-          WgmmaRs<D, 1>::mma(o, a, db, 1);
-        }
-      }
-      wgmma_commit();
+      issue_s(it);
       named_barrier_arrive(their_turn, 256);
-      float corr[2] = {1.0f, 1.0f};
-      if (has_s) {
-        wgmma_wait<1>();  // S_j is done
+      wgmma_wait<0>();
+      float corr[2];
+      softmax(0, it, corr);
+      to_p();
+      // Blocks 1 ..: S_j with P_{j-1} V_{j-1}; the softmax of S_j while P_{j-1} V_{j-1} runs.
+      for (int j = 1; j < blocks; ++j) {
+        const int now = it + j;
+        wait_k(now);
+        wait_v(now - 1);
+        named_barrier_sync(my_turn, 256);
         pin(s);
-        if (tid == 0) mbarrier_arrive(&sm.k_empty[s_now]);  // K_j may be refilled
-        const int col0 = j * kBc;
-        const bool edge = col0 + kBc > pr.nkv;
-        const bool diagonal = pr.causal && col0 + kBc - 1 > qb * kBr + (pr.nkv - pr.nq);
-        if (edge || diagonal) {
-#pragma unroll
-          for (int i = 0; i < kBc / 2; ++i) {
-            const int row = row0 + 8 * ((i / 2) % 2);
-            const int col = col0 + 8 * (i / 4) + 2 * q4 + i % 2;
-            if (col >= pr.nkv || (pr.causal && col > row + (pr.nkv - pr.nq))) s[i] = -INFINITY;
-          }
-        }
-        softmax_row<kBc, 0>(s, m[0], l[0], corr[0], pr.scale_log2);
-        softmax_row<kBc, 1>(s, m[1], l[1], corr[1], pr.scale_log2);
-      }
-      wgmma_wait<0>();  // P_{j-1} V_{j-1} is done: its stage is free, p may be rewritten
-      pin(o);
-      if (has_pv && tid == 0) mbarrier_arrive(&sm.v_empty[s_prev]);
-      if (has_s) {
+        pin(o);
+        wgmma_fence();
+        issue_s(now);
+        issue_pv(now - 1);
+        named_barrier_arrive(their_turn, 256);
+        wgmma_wait<1>();  // S_j is done
+        softmax(j, now, corr);
+        wgmma_wait<0>();  // P_{j-1} V_{j-1} is done: its V is free, p may be rewritten
+        pin(o);
+        release_v(now - 1);
 #pragma unroll
         for (int i = 0; i < D / 2; ++i) o[i] *= corr[(i / 2) % 2];
-#pragma unroll
-        for (int i = 0; i < kBc / 4; ++i) p[i] = pack_half2(s[2 * i], s[2 * i + 1]);
+        to_p();
       }
+      // The last P V.
+      wait_v(it + blocks - 1);
+      named_barrier_sync(my_turn, 256);
+      pin(o);
+      wgmma_fence();
+      issue_pv(it + blocks - 1);
+      named_barrier_arrive(their_turn, 256);
+      wgmma_wait<0>();
+      pin(o);
+      release_v(it + blocks - 1);
     }
     it += blocks;
+    if (blocks > 0) ++used_q;
 
-    // Epilogue: O / l over this consumer's own rows of the Q buffer (its last S product is done)
-    // in the same swizzle, a TMA store of each 64-column box, and the buffer released to the
-    // producer once the store has read it; L = (m + log2 l) ln 2 by the quad's first lane.
+    // Epilogue: O / l into the staging buffer (once the last tile's store has read it), TMA
+    // store of 64-column boxes; L = (m + log2 l) ln 2 by the quad's first lane.
     float inv[2];
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
@@ -365,14 +404,15 @@ __device__ void consume(const CUtensorMap& map_o, float* lse, const Smem<D, STAG
             sum > 0.0f ? (m[r] + log2f(sum)) * 0.69314718055994531f : -INFINITY;
       }
     }
-    unsigned char* staging = sm.q + cw * 64 * kRowBytes;  // box c at c x kBr x kRowBytes
+    if (tid == 0) bulk_wait_read<0>();
+    named_barrier_sync(kEpilogueBarrier + cw, 128);
 #pragma unroll
     for (int i = 0; i < D / 2; i += 2) {
       const int row = 16 * warp + g + 8 * ((i / 2) % 2);
       const int col = 8 * (i / 4) + 2 * q4;
       const int chunk = ((col % 64) / 8) ^ (row % 8);  // the 128-byte swizzle
       unsigned char* dst =
-          staging + (col / 64) * kBr * kRowBytes + row * kRowBytes + chunk * 16 + (col % 8) * 2;
+          staging + (col / 64) * 64 * kRowBytes + row * kRowBytes + chunk * 16 + (col % 8) * 2;
       const float f = inv[(i / 2) % 2];
       *reinterpret_cast<std::uint32_t*>(dst) = pack_half2(o[i] * f, o[i + 1] * f);
     }
@@ -381,11 +421,9 @@ __device__ void consume(const CUtensorMap& map_o, float* lse, const Smem<D, STAG
     if (tid == 0) {
 #pragma unroll
       for (int c = 0; c < T::kChunks; ++c) {
-        tma_store_3d(&map_o, staging + c * kBr * kRowBytes, 64 * c, qb * kBr + cw * 64, head);
+        tma_store_3d(&map_o, staging + c * 64 * kRowBytes, 64 * c, qb * kBr + cw * 64, head);
       }
       bulk_commit();
-      bulk_wait_read<0>();
-      mbarrier_arrive(sm.q_empty);
     }
   }
   // Consumer 1's first arrival is still owed to consumer 0: take it, so no barrier is left open.
@@ -478,7 +516,7 @@ KernelConfig config(const char* name) {
   return {name, D, STAGES, flash3_fwd_kernel<D, STAGES>, Fa3<D, STAGES>::kSmemBytes};
 }
 const KernelConfig kConfigs[] = {config<64, 4>("flash3_fwd_d64_s4"),
-                                 config<128, 3>("flash3_fwd_d128_s3")};
+                                 config<128, 2>("flash3_fwd_d128_s2")};
 const KernelConfig& config_for(int d) { return d == 64 ? kConfigs[0] : kConfigs[1]; }
 
 int g_sms = 0;  // the SMs the persistent grid is sized for (a green context's, with --sms)
