@@ -20,7 +20,9 @@ enum class OpKind : std::uint8_t {
   /// buffer is written again after cp.async.bulk.wait_group)
   store = 1,
   wait = 2,  ///< block until every load issued so far with `tag` has arrived
-  compute = 3,  ///< `amount` FLOPs (or ops) on `unit`
+  /// `amount` FLOPs (or ops) on `unit`; with a nonzero `tag` (trace format version 5)
+  /// asynchronous, as wgmma.mma_async: the CTA goes on, and a wait on the tag waits for it
+  compute = 3,
   smem = 4,  ///< `amount` bytes of shared-memory traffic (reads + writes)
   barrier = 5,  ///< __syncthreads(): orders the ops around it; no data
   /// registers → global atomic add of `box` (red.global.add; fire and forget, drained at CTA
@@ -58,7 +60,8 @@ struct Op {
   OpKind kind = OpKind::barrier;
   ComputeUnit unit = ComputeUnit::tensor;  ///< compute: which pipe
   std::uint8_t tensor = 0;  ///< load/store/reduce: index into WorkloadInfo::tensors
-  std::uint16_t tag = 0;  ///< load, store: completion tag; wait: the tag waited for
+  /// load, store, compute: completion tag (0: untracked / synchronous); wait: the tag waited for
+  std::uint16_t tag = 0;
   Box box;  ///< load/store/reduce: the region
   std::uint64_t amount = 0;  ///< compute: FLOPs or ops; smem: bytes
 

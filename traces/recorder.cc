@@ -35,12 +35,13 @@ void Recorder::wait(std::uint16_t tag) {
   m_ops->push_back(op);
 }
 
-void Recorder::compute(ComputeUnit unit, std::uint64_t amount) {
+void Recorder::compute(ComputeUnit unit, std::uint64_t amount, std::uint16_t tag) {
   if (amount == 0) return;
   Op op;
   op.kind = OpKind::compute;
   op.unit = unit;
   op.amount = amount;
+  op.tag = tag;
   m_ops->push_back(op);
 }
 

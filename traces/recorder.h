@@ -23,8 +23,9 @@ class Recorder {
   void reduce(std::uint8_t tensor, const Box& box);
   /// Waits for every load (and tagged store) issued so far under `tag`.
   void wait(std::uint16_t tag);
-  /// `amount` FLOPs (or ops) on `unit`; nothing is emitted for 0.
-  void compute(ComputeUnit unit, std::uint64_t amount);
+  /// `amount` FLOPs (or ops) on `unit`; nothing is emitted for 0. With a nonzero `tag` it is
+  /// asynchronous (wgmma.mma_async): the CTA goes on at once, and wait(tag) waits for it.
+  void compute(ComputeUnit unit, std::uint64_t amount, std::uint16_t tag = 0);
   /// `bytes` of shared-memory traffic; nothing is emitted for 0.
   void smem(std::uint64_t bytes);
   /// __syncthreads().

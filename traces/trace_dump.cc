@@ -42,7 +42,8 @@ std::string format_op(const Op& op, const WorkloadInfo& workload) {
     case OpKind::reduce: return "reduce " + tensor() + box();
     case OpKind::wait: return "wait tag=" + std::to_string(op.tag);
     case OpKind::compute:
-      return std::string("compute ") + unit_name(op.unit) + " " + std::to_string(op.amount);
+      return std::string("compute ") + unit_name(op.unit) + " " + std::to_string(op.amount) +
+             (op.tag != 0 ? " async tag=" + std::to_string(op.tag) : "");
     case OpKind::smem: return "smem " + std::to_string(op.amount);
     case OpKind::barrier: return "barrier";
   }

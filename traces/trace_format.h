@@ -16,8 +16,10 @@ inline constexpr char kTraceMagic[8] = {'M', 'W', 'T', 'R', 'A', 'C', 'E', '\0'}
 /// reduce (an atomic add, 6). Version 3 adds the compute units issue (3: warp instructions) and
 /// mma_sync (4: tensor FLOPs of mma.sync). Version 4 gives every store a tag (a varint after the
 /// tensor index, as a load's: 0 untracked, else what a wait on that tag also waits for) and
-/// allows the parameter gemm.
-inline constexpr std::uint32_t kTraceVersion = 4;
+/// allows the parameter gemm. Version 5 gives every compute op a tag (a varint after the amount:
+/// 0 synchronous; otherwise asynchronous, as wgmma.mma_async: the CTA goes on at once and a wait
+/// on that tag waits for it).
+inline constexpr std::uint32_t kTraceVersion = 5;
 /// The oldest version this build reads (every version up to kTraceVersion replays).
 inline constexpr std::uint32_t kOldestTraceVersion = 1;
 /// The largest op kind a trace of `version` may hold: barrier in version 1, reduce from 2.
@@ -34,6 +36,8 @@ inline bool trace_version_allows(std::uint32_t version, const std::string& name)
 }
 /// Whether a store op of a trace of `version` carries a tag.
 inline bool store_has_tag(std::uint32_t version) { return version >= 4; }
+/// Whether a compute op of a trace of `version` carries a tag (asynchronous when nonzero).
+inline bool compute_has_tag(std::uint32_t version) { return version >= 5; }
 /// Bytes of the prologue: magic, u32 version, u32 flags (0).
 inline constexpr std::size_t kTracePrologueBytes = 16;
 /// Bytes of a chunk header: u32 payload length, u32 CRC-32 of the payload.

@@ -288,7 +288,18 @@ void TraceReader::read_cta(std::vector<Op>& ops) {
         op.tag = static_cast<std::uint16_t>(tag);
         break;
       }
-      case OpKind::compute: op.amount = get_varint("compute amount"); break;
+      case OpKind::compute: {
+        op.amount = get_varint("compute amount");
+        if (compute_has_tag(m_version)) {
+          const std::uint64_t at_tag = offset();
+          const std::uint64_t tag = get_varint("tag");
+          if (tag > std::numeric_limits<std::uint16_t>::max()) {
+            fail(at_tag, "tag " + std::to_string(tag) + " exceeds 65535");
+          }
+          op.tag = static_cast<std::uint16_t>(tag);
+        }
+        break;
+      }
       case OpKind::smem: op.amount = get_varint("smem bytes"); break;
       case OpKind::barrier: break;
     }

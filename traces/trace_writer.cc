@@ -112,6 +112,7 @@ void TraceWriter::cta_end() {
       case OpKind::compute:
         put_byte(static_cast<std::uint8_t>(kind | (static_cast<std::uint8_t>(op.unit) << 3)));
         put_varint(op.amount);
+        if (compute_has_tag(m_version)) put_varint(op.tag);
         break;
       case OpKind::smem:
         put_byte(kind);

@@ -88,6 +88,7 @@ void CtaExecutor::start(std::uint32_t id, std::uint32_t sm, std::uint32_t slot, 
   c.stream_scheduled = c.blocked = c.woken = false;
   c.time = CtaTime{};
   c.pipes_end = 0;
+  c.async_end = 0;
   m_sms[sm].add_cta(t);
   m_queue.schedule(t, kStep, id, kStep);
 }
@@ -171,6 +172,11 @@ void CtaExecutor::step(std::uint32_t id, Tick t) {
       }
       c.pipes_end = 0;
     }
+    if (c.pc == c.ops.size() && c.async_end > t) {
+      // The CTA ends once its asynchronous compute has.
+      c.time.compute += c.async_end - t;
+      t = c.async_end;
+    }
     if (c.pc == c.ops.size()) {
       if (c.backlog_head < c.backlog.size()) {
         c.blocked = true;
@@ -235,6 +241,10 @@ void CtaExecutor::step(std::uint32_t id, Tick t) {
         const TagState& s = tag_state(c, op.tag, issue);
         account_wait(c, from, std::max(issue, s.ready), s.unloaded);
         if (s.ready > issue) next = s.ready;
+        if (s.compute_end > next) {  // asynchronous compute under the tag: its time is compute
+          c.time.compute += s.compute_end - next;
+          next = s.compute_end;
+        }
         if (detail && next > from) {
           m_timeline->slice(c.sm, c.slot, "wait", from, next, "\"tag\":" + std::to_string(op.tag));
         }
@@ -258,6 +268,18 @@ void CtaExecutor::step(std::uint32_t id, Tick t) {
         ResourceUse& use = m_pipe_use[pipe];
         ++use.requests;
         use.queue += static_cast<TickSum>(begin - issue);
+        if (op.kind == OpKind::compute && op.tag != 0) {
+          // Asynchronous (wgmma.mma_async): the pipe is booked, the CTA goes on; a wait on the
+          // tag, and the CTA's end, wait for it.
+          const Tick end = checked_end(begin, d, "an asynchronous compute op");
+          TagState& s = tag_state(c, op.tag, issue);
+          s.compute_end = std::max(s.compute_end, end);
+          c.async_end = std::max(c.async_end, end);
+          if (detail && d > 0)
+            m_timeline->slice(c.sm, c.slot, kPipeSliceNames[pipe], begin, end, "");
+          if (dropping && d > 0) m_timeline->drop_detail(begin);
+          break;
+        }
         c.pipes_end = std::max(c.pipes_end, begin + d);
         // The CTA's next op waits for pipe_serial of this one (all of it at 1).
         next =

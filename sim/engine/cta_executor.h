@@ -88,11 +88,13 @@ class CtaExecutor {
   static const std::size_t kSlotBytes;
 
  private:
-  /// Loads issued under one tag: when they have all arrived, and when they would have unloaded.
+  /// Loads issued under one tag: when they have all arrived, and when they would have unloaded;
+  /// and when the asynchronous compute ops issued under it end.
   struct TagState {
     std::uint16_t tag = 0;
     Tick ready = 0;
     Tick unloaded = 0;
+    Tick compute_end = 0;
   };
 
   /// A load or store whose lines are still being issued through the SM port.
@@ -128,6 +130,8 @@ class CtaExecutor {
     /// End of the latest compute or smem op of the current run of them (its warps overlap them
     /// when efficiency.pipe_serial < 1); the next other op waits for it.
     Tick pipes_end = 0;
+    /// End of the latest asynchronous compute op: the CTA ends no earlier.
+    Tick async_end = 0;
     CtaTime time;
   };
 

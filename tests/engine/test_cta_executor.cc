@@ -142,3 +142,59 @@ TEST_CASE(
   CHECK(a.ready > a.unloaded);
   CHECK(b.counters.l2_read_bytes == box.bytes());
 }
+
+TEST_CASE(
+    "An asynchronous compute op books its pipe and lets the CTA go on; a wait on its tag, and the "
+    "CTA's end, wait for it",
+    "[executor]") {
+  HardwareConfig c = small_config();
+  c.efficiency.op_overhead = 5'000;
+  Bench probe(c);
+  const Tick tensor = probe.sms[0].pipe_ticks(kTensorPipe, 1 << 22);
+  const Tick fp32 = probe.sms[0].pipe_ticks(kFp32Pipe, 256 * 100);
+  REQUIRE(tensor > fp32 + 2 * c.efficiency.op_overhead);
+  Op async = compute(ComputeUnit::tensor, 1 << 22);
+  async.tag = 9;
+  const Tick o = c.efficiency.op_overhead;
+  {
+    // The fp32 op runs while the tensor op does; the wait ends at the tensor op's end, and the
+    // CTA with it: compute time all of it.
+    Bench b(c);
+    b.executor.ops(0) = {async, compute(ComputeUnit::fp32, 256 * 100), wait(9)};
+    b.executor.start(0, 0, 0, 0, 0);
+    b.run();
+    const Tick done = o + tensor;  // the tensor op starts when it issues, one overhead in
+    REQUIRE(b.log.done == std::vector<std::pair<std::uint32_t, Tick>>{{0, done}});
+    CHECK(b.executor.time_of(0).compute == done);
+    CHECK(b.executor.time_of(0).latency == 0);
+    CHECK(b.counters.flops == (1 << 22) + 256 * 100);
+  }
+  {
+    // Without a wait the CTA still ends when the op does; a synchronous op after the wait starts
+    // only then.
+    Bench b(c);
+    b.executor.ops(0) = {async};
+    b.executor.start(0, 0, 0, 0, 0);
+    b.run();
+    REQUIRE(b.log.done == std::vector<std::pair<std::uint32_t, Tick>>{{0, o + tensor}});
+    Bench b2(c);
+    b2.executor.ops(0) = {async, wait(9), compute(ComputeUnit::fp32, 256 * 100)};
+    b2.executor.start(0, 0, 0, 0, 0);
+    b2.run();
+    REQUIRE(b2.log.done == std::vector<std::pair<std::uint32_t, Tick>>{{0, o + tensor + o + fp32}});
+  }
+  {
+    // Two asynchronous ops on one pipe queue one after the other (the pipe is the SM's); the
+    // wait on the first tag ends with the first.
+    Bench b(c);
+    Op second = async;
+    second.tag = 10;
+    b.executor.ops(0) = {async, second, wait(9), compute(ComputeUnit::fp32, 256 * 100), wait(10)};
+    b.executor.start(0, 0, 0, 0, 0);
+    b.run();
+    const Tick first_end = o + tensor, second_end = first_end + tensor;
+    // The fp32 op after the first wait: its overhead, then its pipe time, well before the second.
+    REQUIRE(first_end + o + fp32 < second_end);
+    REQUIRE(b.log.done == std::vector<std::pair<std::uint32_t, Tick>>{{0, second_end}});
+  }
+}

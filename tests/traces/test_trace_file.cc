@@ -21,9 +21,9 @@ namespace {
 /// A small hand-made workload source: two kernels, every op kind, boxes moving up and down.
 class FakeSource final : public TraceSource {
  public:
-  /// `reduce`: each CTA ends with a reduction (op kind 6, trace format version 2) and some of its
-  /// compute ops are issue or mma_sync ops (units 3 and 4, version 3); without, the trace is valid
-  /// as version 1.
+  /// `reduce`: each CTA ends with a reduction (op kind 6, trace format version 2), some of its
+  /// compute ops are issue or mma_sync ops (units 3 and 4, version 3) and some asynchronous (a
+  /// tag, version 5); without, the trace is valid as version 1.
   explicit FakeSource(std::uint64_t ctas,
                       std::vector<std::pair<std::string, std::string>> extra = {},
                       bool reduce = true)
@@ -51,6 +51,7 @@ class FakeSource final : public TraceSource {
         if (op.kind == OpKind::compute && op.unit == ComputeUnit::issue) op.unit = ComputeUnit::sfu;
         if (op.kind == OpKind::compute && op.unit == ComputeUnit::mma_sync)
           op.unit = ComputeUnit::tensor;
+        if (op.kind == OpKind::compute) op.tag = 0;
       }
     }
     return true;
@@ -72,6 +73,8 @@ class FakeSource final : public TraceSource {
       compute.kind = OpKind::compute;
       compute.unit = static_cast<ComputeUnit>(i % 5);
       compute.amount = (c + 1) * (i + 1) * 1000003 * (kernel + 1);
+      // Every third one asynchronous under a tag of its own (version 5).
+      compute.tag = i % 3 == 2 ? static_cast<std::uint16_t>(100 + i) : 0;
       ops.push_back(compute);
       Op smem;
       smem.kind = OpKind::smem;
@@ -188,7 +191,7 @@ TEST_CASE("Writing the same source twice gives byte-identical files", "[trace_fi
 
 TEST_CASE("A version 1 trace still replays, unless it names a parameter of version 2",
           "[trace_file]") {
-  REQUIRE(kTraceVersion == 4);
+  REQUIRE(kTraceVersion == 5);
   const std::string path = write_fake("v1.mwt", 20, 1);
   std::string v1 = read_all(path);
   v1[8] = 1;  // the prologue is outside the chunks' checksums
@@ -245,6 +248,36 @@ TEST_CASE("A version 2 trace replays, unless it holds an issue op of version 3",
   std::filesystem::remove(path);
 }
 
+TEST_CASE("A version 4 trace replays with every compute op synchronous", "[trace_file]") {
+  // Version 4 has no compute tags: the same ops come back with tag 0 on their compute ops, and
+  // the file is shorter by one varint byte per asynchronous op.
+  const std::string v4 = write_fake("v4.mwt", 20, 4), v5 = write_fake("v5.mwt", 20);
+  TraceReader r4(v4), r5(v5);
+  REQUIRE(r4.version() == 4u);
+  REQUIRE(r5.version() == 5u);
+  KernelInfo k4, k5;
+  std::vector<Op> ops4, ops5;
+  std::uint64_t async_ops = 0;
+  while (r5.next_kernel(k5)) {
+    REQUIRE(r4.next_kernel(k4));
+    while (r5.next_cta(ops5)) {
+      REQUIRE(r4.next_cta(ops4));
+      REQUIRE(ops4.size() == ops5.size());
+      for (std::size_t i = 0; i < ops5.size(); ++i) {
+        Op expected = ops5[i];
+        if (expected.kind == OpKind::compute && expected.tag != 0) {
+          ++async_ops;
+          expected.tag = 0;
+        }
+        REQUIRE(ops4[i] == expected);
+      }
+    }
+  }
+  REQUIRE(async_ops > 0);
+  std::filesystem::remove(v4);
+  std::filesystem::remove(v5);
+}
+
 TEST_CASE("A wrong magic, version or flags is rejected at the header", "[trace_file]") {
   const std::string path = write_fake("header.mwt", 10);
   const std::string good = read_all(path);
@@ -253,10 +286,10 @@ TEST_CASE("A wrong magic, version or flags is rejected at the header", "[trace_f
   write_all(path, bad);
   REQUIRE_THAT(read_error(path), Catch::Contains("byte 0: wrong magic"));
   bad = good;
-  bad[8] = 5;  // version 5
+  bad[8] = 6;  // version 6
   write_all(path, bad);
-  REQUIRE_THAT(read_error(path), Catch::Contains("byte 8: unsupported trace version 5 (this build "
-                                                 "reads versions 1 to 4)"));
+  REQUIRE_THAT(read_error(path), Catch::Contains("byte 8: unsupported trace version 6 (this build "
+                                                 "reads versions 1 to 5)"));
   bad[8] = 0;
   write_all(path, bad);
   REQUIRE_THAT(read_error(path), Catch::Contains("byte 8: unsupported trace version 0"));
