@@ -13,4 +13,5 @@
   X(flash2)                  \
   X(gemm)                    \
   X(naive_bwd)               \
-  X(flash2_bwd)
+  X(flash2_bwd)              \
+  X(flash3)

@@ -168,9 +168,9 @@ TEST_CASE("Bad input to run and replay is one clear error with exit code 2", "[r
     CHECK(r.out.find("missing.mwt") != std::string::npos);
   }
   {
-    const Result r = run_memwall("run --config h200 --workload flash3");
+    const Result r = run_memwall("run --config h200 --workload flash9");
     CHECK(r.code == 2);
-    CHECK(r.out.find("flash3") != std::string::npos);
+    CHECK(r.out.find("flash9") != std::string::npos);
   }
   {
     const Result r =

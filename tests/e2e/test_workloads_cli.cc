@@ -38,7 +38,7 @@ TEST_CASE("memwall workloads lists every workload with its summary and parameter
   CHECK_THAT(
       bad.out,
       Catch::Contains(
-          "unknown workload \"flash9\" (known: naive, flash1, flash2, gemm, naive-bwd, flash2-bwd)"));
+          "unknown workload \"flash9\" (known: naive, flash1, flash2, gemm, naive-bwd, flash2-bwd, flash3)"));
 }
 
 TEST_CASE("memwall workloads --markdown writes the reference docs/workloads.md holds",

@@ -24,7 +24,7 @@ WorkloadParams small(WorkloadKind kind) {
   p.batch = 2;
   p.heads = 2;
   p.seq = 200;
-  p.head_dim = 32;
+  p.head_dim = kind == WorkloadKind::flash3 ? 64 : 32;  // flash3's kernel: 64 or 128
   p.block_q = 64;
   p.block_kv = 48;
   p.m = 150;

@@ -19,6 +19,7 @@
 #include "sim/core/error.h"
 #include "tests/models/closed_form_check.h"
 #include "tests/support/cli.h"
+#include "tests/support/ncu_csv.h"
 #include "traces/copy_trace.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_writer.h"
@@ -159,39 +160,10 @@ TEST_CASE(
     "ones (ncu on the H200)",
     "[wgmma][measured]") {
   // gemm_ncu.csv: ncu's raw page in base units (bytes), numbers with thousands separators.
-  std::ifstream in(std::string(MEMWALL_SOURCE_DIR) +
-                   "/traces/measured/h200-hopper-gemm/gemm_ncu.csv");
-  REQUIRE(in);
-  const auto split = [](const std::string& line) {
-    std::vector<std::string> cells;
-    std::string cell;
-    bool quoted = false;
-    for (char c : line) {
-      if (c == '"')
-        quoted = !quoted;
-      else if (c == ',' && !quoted)
-        cells.push_back(std::exchange(cell, {}));
-      else
-        cell += c;
-    }
-    cells.push_back(cell);
-    return cells;
-  };
-  std::string line;
-  std::getline(in, line);
-  const std::vector<std::string> header = split(line);
-  std::getline(in, line);
-  const std::vector<std::string> units = split(line);  // empty: --print-units base
-  std::map<std::string, std::size_t> col;
-  for (std::size_t i = 0; i < header.size(); ++i) col[header[i]] = i;
+  const test::NcuCsv ncu(std::string(MEMWALL_SOURCE_DIR) +
+                         "/traces/measured/h200-hopper-gemm/gemm_ncu.csv");
   const auto bytes = [&](const std::vector<std::string>& r, const std::string& name) {
-    const std::size_t i = col.at(name);
-    REQUIRE((units[i].empty() || units[i] == "byte"));
-    std::string digits;
-    for (char c : r[i]) {
-      if (c != ',') digits += c;
-    }
-    return std::stoull(digits);
+    return ncu.count(r, name);
   };
   // The three profiled shapes (wgmma_gemm --profile): grids of 132 CTAs.
   struct Expect {
@@ -210,10 +182,9 @@ TEST_CASE(
       {"<128, 128, 4, 1>", true, qk(128, 128), 2},
   };
   std::map<std::string, std::vector<std::vector<std::string>>> launches;  // tile -> rows, in order
-  while (std::getline(in, line)) {
-    const std::vector<std::string> r = split(line);
-    if (r.size() != header.size() || r[col.at("Grid Size")] != "(132, 1, 1)") continue;
-    const std::string name = r[col.at("Kernel Name")];
+  for (const std::vector<std::string>& r : ncu.rows()) {
+    if (ncu.text(r, "Grid Size") != "(132, 1, 1)") continue;
+    const std::string name = ncu.text(r, "Kernel Name");
     const std::size_t at =
         name.find("wgmma_gemm_kernel<") + std::string("wgmma_gemm_kernel").size();
     launches[name.substr(at, name.find('>', at) - at + 1)].push_back(r);

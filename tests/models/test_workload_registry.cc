@@ -86,10 +86,13 @@ TEST_CASE("Every parameter is declared with its flag, unit, help, default and bo
       CHECK(static_cast<bool>(spec.field.set));
       if (spec.type == ParamType::kCount || spec.type == ParamType::kTile) {
         CHECK_FALSE(spec.unit.empty());
-        // A tile is at least 1, unless its help says what 0 means (naive's softmax_chunk).
-        if (spec.min != 1) {
-          CHECK(spec.min == 0);
+        // A tile is at least 1, unless its help says what 0 means (naive's softmax_chunk) or
+        // why it is more (flash3's stages).
+        if (spec.min == 0) {
           CHECK_THAT(std::string(spec.help), Catch::Contains("; 0 "));
+        } else if (spec.min > 1) {
+          CHECK_THAT(std::string(spec.help),
+                     Catch::Contains("at least " + std::to_string(spec.min) + " ("));
         }
         CHECK_FALSE(param_default_text(spec).empty());
       }
@@ -260,10 +263,13 @@ TEST_CASE("The catalogue follows the contract's order, the order of WorkloadPara
 
 TEST_CASE("A shared flag's help names the workloads whose help or default differ", "[registry]") {
   CHECK(catalogue_param_help(*find_workload_param("stages")) ==
-        "flash2: K/V blocks in flight (pipelining depth) [default: 2]");
+        "flash2: K/V blocks in flight (pipelining depth) [default: 2]; flash3: K/V buffers in "
+        "shared memory, at least 2 (one filled while another is read); with Q and the O staging "
+        "buffer they must fit smem_per_block [default: 4 for head_dim 64, 2 for 128 (the "
+        "kernel's instantiations)]");
   CHECK(catalogue_param_help(*find_workload_param("seq")) ==
-        "naive, flash1, flash2, naive-bwd, flash2-bwd: Sequence length N (tokens per head) "
-        "[default: 1024]");
+        "naive, flash1, flash2, naive-bwd, flash2-bwd, flash3: Sequence length N (tokens per "
+        "head) [default: 1024]");
   const std::string dtype = catalogue_param_help(*find_workload_param("dtype"));
   CHECK_THAT(dtype, Catch::EndsWith("[default: fp16]"));
   CHECK_THAT(dtype, !Catch::Contains("naive"));  // every workload declares it alike
