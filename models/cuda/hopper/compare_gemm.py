@@ -32,9 +32,10 @@ def tile_of(kernel):
 
 
 def run_case(memwall, config, args):
+    """`memwall run --config CONFIG ARGS --json`'s report (exits on a failed run)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "r.json")
-        cmd = [memwall, "run", "--config", config, "--gemm", "wgmma", "--json", out, *args]
+        cmd = [memwall, "run", "--config", config, "--json", out, *args]
         done = subprocess.run(cmd, capture_output=True, text=True)
         if done.returncode != 0:
             raise SystemExit(f"{' '.join(cmd)}: exit {done.returncode}\n{done.stderr}")
@@ -106,6 +107,7 @@ def main():
             args = [*args, "--set", f"sm.count={sms}"]
         for kv in a.set:
             args = [*args, "--set", kv]
+        args = [*args, "--gemm", "wgmma"]
         r["_key"] = key
         for c in configs:
             jobs[(c, key)] = args

@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""Simulated against measured times of the FlashAttention-3-style forward (flash3_attention.cu).
+
+Runs `memwall run --workload flash3` at the shape of every row of the measured CSVs (fa3.csv, and
+fa3_sm<N>.csv of the SM-count runs: a row's sms, where not 132, becomes --set sm.count=N) on each
+config and prints one table per config: measured ms (CUDA events, median), the SM clock of that
+launch, simulated ms and its error, the same simulated at that launch's clock (--set sm.clock and
+sm.tensor_clock to the measured sm_mhz: what is left once the chip's power-limited clock is
+given), and the model's SM->L2 bytes. Nothing is fitted here.
+
+Usage: python3 models/cuda/hopper/compare_fa3.py [--memwall build/memwall]
+           [--measured traces/measured/h200-flash3/fa3.csv ...] [--config h200 ...] [-j 2]
+           [--csv OUT]
+"""
+import argparse
+import concurrent.futures
+import csv
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from compare_gemm import run_case  # noqa: E402
+
+SHAPE = ["batch", "heads", "kv_heads", "seq", "seq_kv", "head_dim", "causal"]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--memwall", default="build/memwall")
+    ap.add_argument("--measured", action="append",
+                    help="fa3.csv-style files (default traces/measured/h200-flash3/fa3.csv)")
+    ap.add_argument("--config", action="append",
+                    help="config(s) to simulate (default h200, h200-calibrated)")
+    ap.add_argument("-j", type=int, default=2)
+    ap.add_argument("--csv", help="write every compared row here")
+    a = ap.parse_args()
+    configs = a.config or ["h200", "h200-calibrated"]
+    rows = []
+    for path in a.measured or ["traces/measured/h200-flash3/fa3.csv"]:
+        with open(path, newline="") as f:
+            rows += list(csv.DictReader(f))
+    jobs = {}
+    for r in rows:
+        key = tuple(int(r[c]) for c in SHAPE) + (int(r["sms"]),)
+        b, h, hkv, n, nkv, d, causal, sms = key
+        args = ["--workload", "flash3", "--batch", str(b), "--heads", str(h), "--kv-heads",
+                str(hkv), "--seq", str(n), "--seq-kv", str(nkv), "--head-dim", str(d)]
+        if causal:
+            args.append("--causal")
+        if sms != 132:
+            args += ["--set", f"sm.count={sms}"]
+        mhz = f"{r['sm_mhz']} MHz"
+        r["_key"] = key
+        r["_clocked"] = key + (r["sm_mhz"],)
+        for c in configs:
+            jobs[(c, key)] = args
+            jobs[(c, r["_clocked"])] = [*args, "--set", f"sm.clock={mhz}", "--set",
+                                        f"sm.tensor_clock={mhz}"]
+    results = {}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=a.j) as pool:
+        futures = {pool.submit(run_case, a.memwall, c, args): job for job, args in jobs.items()}
+        for fut in concurrent.futures.as_completed(futures):
+            results[futures[fut]] = fut.result()
+    out_rows = []
+    for c in configs:
+        print(f"\n### {c}\n")
+        print("| B | H | Hkv | N | d | causal | SMs | SM MHz | measured ms | simulated ms | error "
+              "| at its clock ms | error | SM->L2 read | SM->L2 write |")
+        print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        errs, clocked_errs = [], []
+        for r in rows:
+            kern = results[(c, r["_key"])]["kernels"][0]
+            clocked_ms = results[(c, r["_clocked"])]["kernels"][0]["time_s"] * 1e3
+            sim_ms, meas_ms = kern["time_s"] * 1e3, float(r["ms"])
+            err, clocked_err = sim_ms / meas_ms - 1, clocked_ms / meas_ms - 1
+            errs.append(abs(err))
+            clocked_errs.append(abs(clocked_err))
+            print(f"| {r['batch']} | {r['heads']} | {r['kv_heads']} | {r['seq']} | {r['head_dim']} "
+                  f"| {r['causal']} | {r['sms']} | {r['sm_mhz']} | {meas_ms:.4f} | {sim_ms:.4f} "
+                  f"| {err:+.1%} | {clocked_ms:.4f} | {clocked_err:+.1%} | {kern['l2_read_bytes']} "
+                  f"| {kern['l2_write_bytes']} |")
+            out_rows.append({"config": c, **{k: r[k] for k in SHAPE}, "sms": r["sms"],
+                             "sm_mhz": r["sm_mhz"], "measured_ms": r["ms"],
+                             "simulated_ms": f"{sim_ms:.6f}", "error": f"{err:.4f}",
+                             "simulated_ms_at_clock": f"{clocked_ms:.6f}",
+                             "error_at_clock": f"{clocked_err:.4f}",
+                             "sim_l2_read_bytes": kern["l2_read_bytes"],
+                             "sim_l2_write_bytes": kern["l2_write_bytes"]})
+        for what, e in (("", errs), (" at each launch's clock", clocked_errs)):
+            e.sort()
+            print(f"\n{c}{what}: time MAPE {sum(e) / len(e):.1%}, median {e[len(e) // 2]:.1%}, "
+                  f"worst {e[-1]:.1%} over {len(e)} kernels")
+    if a.csv:
+        with open(a.csv, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(out_rows[0].keys()), lineterminator="\n")
+            w.writeheader()
+            w.writerows(out_rows)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
