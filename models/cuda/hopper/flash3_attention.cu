@@ -31,11 +31,13 @@
 /// Shared memory: Q (128 d 2 bytes), STAGES x (K + V) (2 x 128 d 2), O staging (128 d 2), 1 KiB of
 /// alignment slack and the barriers: 192.3 KiB at d = 128 (2 stages), 160.3 KiB at d = 64 (4).
 ///
-/// Usage: flash3_attention [--quick | --profile | --smcount | --list] [--sms N] > fa3.csv
+/// Usage: flash3_attention [--quick | --profile | --smcount | --variants | --list] [--sms N]
 ///   default: the CPU checks (ragged, causal, grouped-query, Nq != Nkv; O and L against a double
 ///   reference), then every case of the sweep timed (median of 20 launches after 3 warm-ups, the
 ///   L2 flushed before each); --quick: the checks and two cases, 5 launches; --profile: four
-///   cases once each, for ncu (no checks); --smcount: the SM-count experiment's cases; --list: the
+///   cases once each, for ncu (no checks); --smcount: the SM-count experiment's cases;
+///   --variants: three shapes, each timed as the forward, its products alone (no softmax) and
+///   its softmax alone (no wgmma), all else the same (with --profile: once each); --list: the
 ///   sweep's shapes as CSV for models/cuda/torch_sdpa.py, nothing run; --sms N: in a green
 ///   context of N SMs (models/cuda/green_context.h). TFLOP/s counts 4 Nq Nkv d per head (half of
 ///   it when causal, FlashAttention's convention). Column sm_mhz: CTA 0's clock64 over
@@ -254,8 +256,12 @@ __device__ __forceinline__ void softmax_row(float (&s)[N / 2], float& m, float& 
   l = l * corr + row_sum<N, R>(s);
 }
 
+/// What a launch computes: the forward, or (for measuring the parts, --variants) one of its two
+/// halves alone with everything else the same — the loads, barriers, turns and stores.
+enum Mode { kFull = 0, kProductsOnly = 1, kSoftmaxOnly = 2 };
+
 /// One consumer warpgroup (cw = 0 or 1: rows cw x 64 .. of every Q block).
-template <int D, int STAGES>
+template <int D, int STAGES, int MODE>
 __device__ void consume(const CUtensorMap& map_o, float* lse, const Smem<D, STAGES>& sm,
                         const Problem& pr, int cw) {
   using T = Fa3<D, STAGES>;
@@ -267,6 +273,10 @@ __device__ void consume(const CUtensorMap& map_o, float* lse, const Smem<D, STAG
   float s[kBc / 2];  // S_j, then P_j in fp32
   std::uint32_t p[kBc / 4];  // P_{j-1} in fp16 pairs: the A of the P V product
   float m[2], l[2];  // per row (g, g + 8): running max (log2 units, scaled) and partial sum
+  if constexpr (MODE == kSoftmaxOnly) {  // no product writes them
+#pragma unroll
+    for (int i = 0; i < kBc / 2; ++i) s[i] = 0.0f;
+  }
   // The consumers take turns at the tensor cores: consumer 0 goes first.
   if (cw == 1) named_barrier_arrive(my_turn - 1, 256);
   int it = 0, used_q = 0;  // K/V blocks and Q blocks used so far (the producer's counts)
@@ -328,8 +338,13 @@ __device__ void consume(const CUtensorMap& map_o, float* lse, const Smem<D, STAG
           if (col >= pr.nkv || (pr.causal && col > row + (pr.nkv - pr.nq))) s[i] = -INFINITY;
         }
       }
-      softmax_row<kBc, 0>(s, m[0], l[0], corr[0], pr.scale_log2);
-      softmax_row<kBc, 1>(s, m[1], l[1], corr[1], pr.scale_log2);
+      if constexpr (MODE == kProductsOnly) {
+        corr[0] = corr[1] = 1.0f;
+        l[0] = l[1] = 1.0f;
+      } else {
+        softmax_row<kBc, 0>(s, m[0], l[0], corr[0], pr.scale_log2);
+        softmax_row<kBc, 1>(s, m[1], l[1], corr[1], pr.scale_log2);
+      }
     };
     const auto to_p = [&] {
 #pragma unroll
@@ -350,7 +365,7 @@ __device__ void consume(const CUtensorMap& map_o, float* lse, const Smem<D, STAG
       named_barrier_sync(my_turn, 256);
       pin(s);
       wgmma_fence();
-      issue_s(it);
+      if constexpr (MODE != kSoftmaxOnly) issue_s(it);
       named_barrier_arrive(their_turn, 256);
       wgmma_wait<0>();
       float corr[2];
@@ -365,8 +380,10 @@ __device__ void consume(const CUtensorMap& map_o, float* lse, const Smem<D, STAG
         pin(s);
         pin(o);
         wgmma_fence();
-        issue_s(now);
-        issue_pv(now - 1);
+        if constexpr (MODE != kSoftmaxOnly) {
+          issue_s(now);
+          issue_pv(now - 1);
+        }
         named_barrier_arrive(their_turn, 256);
         wgmma_wait<1>();  // S_j is done
         softmax(j, now, corr);
@@ -382,7 +399,7 @@ __device__ void consume(const CUtensorMap& map_o, float* lse, const Smem<D, STAG
       named_barrier_sync(my_turn, 256);
       pin(o);
       wgmma_fence();
-      issue_pv(it + blocks - 1);
+      if constexpr (MODE != kSoftmaxOnly) issue_pv(it + blocks - 1);
       named_barrier_arrive(their_turn, 256);
       wgmma_wait<0>();
       pin(o);
@@ -431,7 +448,7 @@ __device__ void consume(const CUtensorMap& map_o, float* lse, const Smem<D, STAG
   if (tid == 0) bulk_wait<0>();
 }
 
-template <int D, int STAGES>
+template <int D, int STAGES, int MODE>
 __global__ void __launch_bounds__(kThreads, 1)
     flash3_fwd_kernel(const __grid_constant__ CUtensorMap map_q,
                       const __grid_constant__ CUtensorMap map_k,
@@ -463,7 +480,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (threadIdx.x == 0) produce(map_q, map_k, map_v, sm, pr);
   } else {
     setmaxnreg_inc<kConsumerRegisters>();
-    consume(map_o, lse, sm, pr, wg - 1);
+    consume<D, STAGES, MODE>(map_o, lse, sm, pr, wg - 1);
     if (probing) {
       probe[2] = clock64();
       probe[3] = ubench::global_timer_ns();
@@ -511,13 +528,21 @@ struct KernelConfig {
                  unsigned long long*);
   int smem;
 };
-template <int D, int STAGES>
+template <int D, int STAGES, int MODE = kFull>
 KernelConfig config(const char* name) {
-  return {name, D, STAGES, flash3_fwd_kernel<D, STAGES>, Fa3<D, STAGES>::kSmemBytes};
+  return {name, D, STAGES, flash3_fwd_kernel<D, STAGES, MODE>, Fa3<D, STAGES>::kSmemBytes};
 }
 const KernelConfig kConfigs[] = {config<64, 4>("flash3_fwd_d64_s4"),
                                  config<128, 2>("flash3_fwd_d128_s2")};
-const KernelConfig& config_for(int d) { return d == 64 ? kConfigs[0] : kConfigs[1]; }
+/// [mode - 1][d == 128]: the halves alone.
+const KernelConfig kVariants[2][2] = {{config<64, 4, kProductsOnly>("flash3_products_d64_s4"),
+                                       config<128, 2, kProductsOnly>("flash3_products_d128_s2")},
+                                      {config<64, 4, kSoftmaxOnly>("flash3_softmax_d64_s4"),
+                                       config<128, 2, kSoftmaxOnly>("flash3_softmax_d128_s2")}};
+int g_mode = kFull;  // what launch() runs (--variants sets it per timing)
+const KernelConfig& config_for(int d) {
+  return g_mode == kFull ? kConfigs[d == 128] : kVariants[g_mode - 1][d == 128];
+}
 
 int g_sms = 0;  // the SMs the persistent grid is sized for (a green context's, with --sms)
 unsigned long long* g_probe = nullptr;
@@ -702,7 +727,7 @@ double flops(const Shape& s) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false, profile = false, smcount = false, list = false;
+  bool quick = false, profile = false, smcount = false, list = false, variants = false;
   int sms = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -714,6 +739,8 @@ int main(int argc, char** argv) {
       smcount = true;
     else if (a == "--list")
       list = true;
+    else if (a == "--variants")
+      variants = true;
     else if (a == "--sms" && i + 1 < argc)
       sms = std::atoi(argv[++i]);
     else
@@ -723,7 +750,11 @@ int main(int argc, char** argv) {
   // The sweep: FlashAttention-3's benchmark shapes (16k tokens a batch, a model width of 2048:
   // heads = 2048 / d), both head sizes, causal or not; and grouped-query heads (8 K/V heads).
   std::vector<Shape> cases;
-  if (smcount) {
+  if (variants) {
+    cases = {{2, 16, 16, 8192, 8192, 128, 0},
+             {2, 16, 16, 8192, 8192, 128, 1},
+             {4, 32, 32, 4096, 4096, 64, 0}};
+  } else if (smcount) {
     for (int causal : {0, 1}) cases.push_back({2, 16, 16, 8192, 8192, 128, causal});
     cases.push_back({4, 32, 32, 4096, 4096, 64, 0});
   } else if (quick) {
@@ -769,7 +800,8 @@ int main(int argc, char** argv) {
   }
   UB_CHECK(cudaMalloc(&g_probe, 4 * sizeof(unsigned long long)));
   g_probe_on = !profile;
-  for (const KernelConfig& cfg : kConfigs) {
+  for (const KernelConfig& cfg : {kConfigs[0], kConfigs[1], kVariants[0][0], kVariants[0][1],
+                                  kVariants[1][0], kVariants[1][1]}) {
     UB_CHECK(
         cudaFuncSetAttribute(cfg.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, cfg.smem));
   }
@@ -780,7 +812,7 @@ int main(int argc, char** argv) {
       {1, 2, 2, 333, 333, 128, 1}, {2, 4, 2, 256, 256, 64, 1},    {1, 4, 1, 130, 130, 128, 1},
       {1, 2, 2, 100, 300, 64, 1},  {1, 2, 2, 300, 100, 128, 1},   {1, 2, 2, 1, 700, 128, 0},
       {1, 8, 2, 1, 513, 64, 1},    {1, 2, 2, 1024, 1024, 128, 1}, {1, 3, 3, 384, 512, 64, 0}};
-  if (!profile && !smcount) {  // ncu profiles every launch of the kernel: only the cases there
+  if (!profile && !smcount && !variants) {  // ncu profiles every launch: only the cases there
     for (const Shape& s : checks) ok &= check_cpu(s);
   }
 
@@ -790,13 +822,18 @@ int main(int argc, char** argv) {
   std::printf("batch,heads,kv_heads,seq,seq_kv,head_dim,causal,kernel,sms,ms,tflops,sm_mhz\n");
   for (const Shape& s : cases) {
     Buffers b = alloc(s, 99u + s.nq + s.d);
-    const int reps = profile ? 0 : quick || smcount ? 5 : 20;
-    const double ms = median_ms(s, b, reps, flush, flush_bytes);
-    const double mhz = reps > 0 ? probe_mhz() : 0.0;
-    std::printf("%d,%d,%d,%d,%d,%d,%d,%s,%d,%.5f,%.1f,%.0f\n", s.batch, s.heads, s.kv_heads, s.nq,
-                s.nkv, s.d, s.causal, config_for(s.d).name, g_sms, ms,
-                reps > 0 ? flops(s) / ms * 1e-9 : 0.0, mhz);
-    std::fflush(stdout);
+    const int reps = profile ? 0 : quick || smcount || variants ? 5 : 20;
+    // --variants: the forward, then its products alone, then its softmax alone.
+    for (int mode = kFull; mode <= (variants ? kSoftmaxOnly : kFull); ++mode) {
+      g_mode = mode;
+      const double ms = median_ms(s, b, reps, flush, flush_bytes);
+      const double mhz = reps > 0 ? probe_mhz() : 0.0;
+      std::printf("%d,%d,%d,%d,%d,%d,%d,%s,%d,%.5f,%.1f,%.0f\n", s.batch, s.heads, s.kv_heads, s.nq,
+                  s.nkv, s.d, s.causal, config_for(s.d).name, g_sms, ms,
+                  reps > 0 ? flops(s) / ms * 1e-9 : 0.0, mhz);
+      std::fflush(stdout);
+    }
+    g_mode = kFull;
     release(b);
   }
   UB_CHECK(cudaFree(flush));

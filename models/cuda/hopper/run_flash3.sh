@@ -13,7 +13,9 @@
 #   torch    torch_flash.csv, torch_cudnn.csv: PyTorch at the sweep's shapes (comparison only);
 #   smcount  fa3_sm<N>.csv for N in SMS (default "132 66 33 16"), one process each;
 #   ncu      fa3_ncu.csv: ncu of each --profile case once, bytes in base units, and the
-#            speed-of-light, occupancy and warp-state sections of the first case (fa3_ncu_sol.txt).
+#            speed-of-light, occupancy and warp-state sections of the first case (fa3_ncu_sol.txt);
+#   variants fa3_variants.csv: three shapes as the forward, its products alone and its softmax
+#            alone (--variants), and fa3_variants_ncu.csv: ncu of each once (not in the default).
 # log.txt: provenance, the ptxas report, SASS opcode counts, the checks.
 # Never changes the GPU's clocks or settings (ncu --clock-control none). Exit status 1 on failure.
 set -u -o pipefail
@@ -86,16 +88,30 @@ if want smcount; then
       { echo "FAILED: --smcount --sms $n" | tee -a "$log"; status=1; }
   done
 fi
+metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum
+metrics+=,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_write.sum
+metrics+=,l1tex__m_xbar2l1tex_read_bytes.sum,l1tex__m_l1tex2xbar_write_bytes.sum
+metrics+=,l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum
+metrics+=,l1tex__m_l1tex2xbar_write_bytes_mem_global_op_tma_st.sum
+metrics+=,sm__cycles_elapsed.avg.per_second,sm__cycles_elapsed.max,smsp__inst_executed.sum
+metrics+=,sm__inst_executed_pipe_tensor_op_gmma.sum,smsp__inst_executed_op_tma_ld.sum
+metrics+=,sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_elapsed
+metrics+=,smsp__inst_executed_pipe_xu.sum,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed
+metrics+=,smsp__average_warp_latency_issue_stalled_barrier.ratio,smsp__issue_active.avg.pct_of_peak_sustained_elapsed
+if want variants; then
+  note "run --variants"
+  timeout 200 "$bin/fa3" --variants >"$out/fa3_variants.csv" 2>>"$log" ||
+    { echo "FAILED: --variants" | tee -a "$log"; status=1; }
+  note "ncu --variants --profile"
+  if timeout 240 ncu --clock-control none --kernel-name regex:flash3_ --metrics "$metrics" \
+      -o "$bin/var" "$bin/fa3" --variants --profile >>"$log" 2>&1; then
+    ncu -i "$bin/var.ncu-rep" --csv --page raw --print-units base >"$out/fa3_variants_ncu.csv" 2>>"$log"
+  else
+    echo "FAILED: ncu --variants" | tee -a "$log"
+    status=1
+  fi
+fi
 if want ncu; then
-  metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum
-  metrics+=,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_write.sum
-  metrics+=,l1tex__m_xbar2l1tex_read_bytes.sum,l1tex__m_l1tex2xbar_write_bytes.sum
-  metrics+=,l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum
-  metrics+=,l1tex__m_l1tex2xbar_write_bytes_mem_global_op_tma_st.sum
-  metrics+=,sm__cycles_elapsed.avg.per_second,sm__cycles_elapsed.max,smsp__inst_executed.sum
-  metrics+=,sm__inst_executed_pipe_tensor_op_gmma.sum,smsp__inst_executed_op_tma_ld.sum
-  metrics+=,sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_elapsed
-  metrics+=,smsp__inst_executed_pipe_xu.sum,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed
   note "ncu --profile"
   if timeout 240 ncu --clock-control none --kernel-name regex:flash3_fwd_kernel --metrics "$metrics" \
       -o "$bin/fa3" "$bin/fa3" --profile >>"$log" 2>&1; then
