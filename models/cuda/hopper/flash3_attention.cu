@@ -57,6 +57,7 @@
 #include <vector>
 
 #include "models/cuda/green_context.h"
+#include "models/cuda/hopper/hopper_host.cuh"
 #include "models/cuda/hopper/hopper_ptx.cuh"
 #include "models/cuda/ubench/ubench_common.cuh"
 
@@ -490,31 +491,6 @@ __global__ void __launch_bounds__(kThreads, 1)
 
 // ---- host -------------------------------------------------------------------------------------
 
-#define CU_CHECK(call)                                                             \
-  do {                                                                             \
-    CUresult r_ = (call);                                                          \
-    if (r_ != CUDA_SUCCESS) {                                                      \
-      const char* s_ = nullptr;                                                    \
-      cuGetErrorString(r_, &s_);                                                   \
-      ::ubench::fail(__FILE__, __LINE__, #call, s_ ? s_ : "unknown driver error"); \
-    }                                                                              \
-  } while (0)
-
-/// A 3-D row-major fp16 tensor [heads][rows][d] with boxes of 64 columns x box_rows x 1 in the
-/// 128-byte swizzle: rows past `rows` of a head read as zero and are not stored.
-CUtensorMap make_map(const __half* base, int d, int rows, int heads, int box_rows) {
-  CUtensorMap map;
-  const cuuint64_t dims[3] = {cuuint64_t(d), cuuint64_t(rows), cuuint64_t(heads)};
-  const cuuint64_t strides[2] = {cuuint64_t(d) * 2, cuuint64_t(d) * rows * 2};
-  const cuuint32_t box[3] = {64, cuuint32_t(box_rows), 1};
-  const cuuint32_t elem_strides[3] = {1, 1, 1};
-  CU_CHECK(cuTensorMapEncodeTiled(
-      &map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 3, const_cast<__half*>(base), dims, strides, box,
-      elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
-  return map;
-}
-
 struct Shape {
   int batch, heads, kv_heads, nq, nkv, d, causal;
   long long bh() const { return (long long)batch * heads; }
@@ -555,19 +531,6 @@ struct Buffers {
   size_t nq = 0, nkv = 0, nl = 0;
 };
 
-__global__ void fill_random(__half* x, size_t n, unsigned seed, float scale) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
-       i += size_t(gridDim.x) * blockDim.x) {
-    unsigned h = unsigned(i) * 2654435761u ^ seed;
-    h ^= h >> 15;
-    h *= 2246822519u;
-    h ^= h >> 13;
-    h *= 3266489917u;
-    h ^= h >> 16;
-    x[i] = __float2half(scale * (float(h & 0xFFFFFF) / float(0x1000000) * 2.0f - 1.0f));
-  }
-}
-
 Buffers alloc(const Shape& s, unsigned seed) {
   Buffers b;
   b.nq = size_t(s.bh()) * s.nq * s.d;
@@ -600,23 +563,15 @@ Problem problem_of(const Shape& s) {
 
 void launch(const Shape& s, const Buffers& b) {
   const KernelConfig& cfg = config_for(s.d);
-  const CUtensorMap mq = make_map(b.q, s.d, s.nq, int(s.bh()), kBr);
-  const CUtensorMap mk = make_map(b.k, s.d, s.nkv, int(s.bhkv()), kBc);
-  const CUtensorMap mv = make_map(b.v, s.d, s.nkv, int(s.bhkv()), kBc);
-  const CUtensorMap mo = make_map(b.o, s.d, s.nq, int(s.bh()), 64);
+  const CUtensorMap mq = make_map(b.q, s.d, s.nq, int(s.bh()), 64, kBr);
+  const CUtensorMap mk = make_map(b.k, s.d, s.nkv, int(s.bhkv()), 64, kBc);
+  const CUtensorMap mv = make_map(b.v, s.d, s.nkv, int(s.bhkv()), 64, kBc);
+  const CUtensorMap mo = make_map(b.o, s.d, s.nq, int(s.bh()), 64, 64);
   const Problem pr = problem_of(s);
   const int grid = std::min(pr.tiles(), g_sms);
   cfg.kernel<<<grid, kThreads, cfg.smem, g_stream>>>(mq, mk, mv, mo, b.l, pr,
                                                      g_probe_on ? g_probe : nullptr);
   UB_CHECK_LAUNCH(cfg.name);
-}
-
-template <class T>
-std::vector<T> download(const T* d, size_t n) {
-  std::vector<T> h(n);
-  UB_CHECK(cudaMemcpyAsync(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost, g_stream));
-  UB_CHECK(cudaStreamSynchronize(g_stream));
-  return h;
 }
 
 /// O and L against a double-precision softmax over the visible keys of every row.
@@ -626,9 +581,9 @@ bool check_cpu(const Shape& s) {
   UB_CHECK(cudaMemsetAsync(b.l, 0xFF, b.nl * 4, g_stream));
   launch(s, b);
   UB_CHECK(cudaStreamSynchronize(g_stream));
-  const auto q = download(b.q, b.nq), k = download(b.k, b.nkv), v = download(b.v, b.nkv);
-  const auto o = download(b.o, b.nq);
-  const auto l = download(b.l, b.nl);
+  const auto q = download(b.q, b.nq, g_stream), k = download(b.k, b.nkv, g_stream),
+             v = download(b.v, b.nkv, g_stream), o = download(b.o, b.nq, g_stream);
+  const auto l = download(b.l, b.nl, g_stream);
   const double scale = 1.0 / std::sqrt(double(s.d));
   double e2 = 0, r2 = 0, lse_err = 0;
   long long bad = 0;
@@ -702,13 +657,6 @@ double median_ms(const Shape& s, const Buffers& b, int reps, void* flush, size_t
   UB_CHECK(cudaEventDestroy(e0));
   UB_CHECK(cudaEventDestroy(e1));
   return ubench::median(ms);
-}
-
-double probe_mhz() {
-  unsigned long long h[4];
-  UB_CHECK(cudaMemcpyAsync(h, g_probe, sizeof h, cudaMemcpyDeviceToHost, g_stream));
-  UB_CHECK(cudaStreamSynchronize(g_stream));
-  return h[3] > h[1] ? double(h[2] - h[0]) / double(h[3] - h[1]) * 1e3 : 0.0;
 }
 
 /// FlashAttention's FLOP convention: 4 Nq Nkv d per head, half of it when causal.
@@ -787,17 +735,7 @@ int main(int argc, char** argv) {
   UB_CHECK(cudaGetDeviceProperties(&prop, 0));
   UB_REQUIRE(prop.major == 9 && prop.minor == 0, "wgmma needs a compute capability 9.0 GPU");
   g_sms = prop.multiProcessorCount;
-  std::unique_ptr<memwall::cuda::GreenContext> green;
-  if (sms > 0) {
-    green = std::make_unique<memwall::cuda::GreenContext>(0, sms);
-    g_stream = green->stream();
-    g_sms = green->sm_count();
-    const std::vector<int> used = memwall::cuda::sms_used(g_stream);
-    std::fprintf(stderr, "green context: asked %d SMs, holds %d (%s), kernels ran on %zu SMs\n",
-                 sms, g_sms, green->how().c_str(), used.size());
-    UB_REQUIRE(int(used.size()) <= g_sms,
-               "the green context's kernels ran on more SMs than it holds");
-  }
+  const auto green = green_context(sms, g_stream, g_sms);
   UB_CHECK(cudaMalloc(&g_probe, 4 * sizeof(unsigned long long)));
   g_probe_on = !profile;
   for (const KernelConfig& cfg : {kConfigs[0], kConfigs[1], kVariants[0][0], kVariants[0][1],
@@ -827,7 +765,7 @@ int main(int argc, char** argv) {
     for (int mode = kFull; mode <= (variants ? kSoftmaxOnly : kFull); ++mode) {
       g_mode = mode;
       const double ms = median_ms(s, b, reps, flush, flush_bytes);
-      const double mhz = reps > 0 ? probe_mhz() : 0.0;
+      const double mhz = reps > 0 ? probe_mhz(g_probe, g_stream) : 0.0;
       std::printf("%d,%d,%d,%d,%d,%d,%d,%s,%d,%.5f,%.1f,%.0f\n", s.batch, s.heads, s.kv_heads, s.nq,
                   s.nkv, s.d, s.causal, config_for(s.d).name, g_sms, ms,
                   reps > 0 ? flops(s) / ms * 1e-9 : 0.0, mhz);

@@ -52,6 +52,7 @@
 #include <memory>
 
 #include "models/cuda/green_context.h"
+#include "models/cuda/hopper/hopper_host.cuh"
 #include "models/cuda/hopper/hopper_ptx.cuh"
 #include "models/cuda/ubench/ubench_common.cuh"
 
@@ -270,15 +271,6 @@ __global__ void __launch_bounds__(kThreads, 1)
 
 // ---- host -------------------------------------------------------------------------------------
 
-#define CU_CHECK(call)                                                             \
-  do {                                                                             \
-    CUresult r_ = (call);                                                          \
-    if (r_ != CUDA_SUCCESS) {                                                      \
-      const char* s_ = nullptr;                                                    \
-      cuGetErrorString(r_, &s_);                                                   \
-      ::ubench::fail(__FILE__, __LINE__, #call, s_ ? s_ : "unknown driver error"); \
-    }                                                                              \
-  } while (0)
 #define CUBLAS_CHECK(call)                                                   \
   do {                                                                       \
     cublasStatus_t st_ = (call);                                             \
@@ -286,22 +278,6 @@ __global__ void __launch_bounds__(kThreads, 1)
       ::ubench::fail(__FILE__, __LINE__, #call, cublasGetStatusString(st_)); \
     }                                                                        \
   } while (0)
-
-/// A 3-D row-major fp16 tensor [batch][rows][cols] with a box of box_cols x box_rows x 1 in the
-/// 128-byte swizzle (box_cols must be 64: one 128-byte row).
-CUtensorMap make_map(const __half* base, int cols, int rows, int batch, int box_cols,
-                     int box_rows) {
-  CUtensorMap map;
-  const cuuint64_t dims[3] = {cuuint64_t(cols), cuuint64_t(rows), cuuint64_t(batch)};
-  const cuuint64_t strides[2] = {cuuint64_t(cols) * 2, cuuint64_t(cols) * rows * 2};
-  const cuuint32_t box[3] = {cuuint32_t(box_cols), cuuint32_t(box_rows), 1};
-  const cuuint32_t elem_strides[3] = {1, 1, 1};
-  CU_CHECK(cuTensorMapEncodeTiled(
-      &map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 3, const_cast<__half*>(base), dims, strides, box,
-      elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE));
-  return map;
-}
 
 struct Problem {
   int batch, m, n, k;
@@ -365,19 +341,6 @@ struct Buffers {
   __half *a = nullptr, *b = nullptr, *c = nullptr, *c_ref = nullptr;
   size_t na = 0, nb = 0, nc = 0;
 };
-
-__global__ void fill_random(__half* x, size_t n, unsigned seed, float scale) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
-       i += size_t(gridDim.x) * blockDim.x) {
-    unsigned h = unsigned(i) * 2654435761u ^ seed;
-    h ^= h >> 15;
-    h *= 2246822519u;
-    h ^= h >> 13;
-    h *= 3266489917u;
-    h ^= h >> 16;
-    x[i] = __float2half(scale * (float(h & 0xFFFFFF) / float(0x1000000) * 2.0f - 1.0f));
-  }
-}
 
 Buffers alloc(const Problem& p, unsigned seed) {
   Buffers bf;
@@ -450,20 +413,14 @@ double device_rel_err(const __half* got, const __half* ref, size_t n, long long*
   return std::sqrt(h[0] / h[1]);
 }
 
-std::vector<__half> download(const __half* d, size_t n) {
-  std::vector<__half> h(n);
-  UB_CHECK(cudaMemcpyAsync(h.data(), d, n * 2, cudaMemcpyDeviceToHost, g_stream));
-  UB_CHECK(cudaStreamSynchronize(g_stream));
-  return h;
-}
-
 /// Small problems with ragged edges against a CPU reference in double.
 bool check_cpu(const KernelConfig& cfg, const Problem& p) {
   Buffers bf = alloc(p, 12345u + p.m);
   UB_CHECK(cudaMemsetAsync(bf.c, 0xFF, bf.nc * 2, g_stream));  // NaN poison
   launch(cfg, p, bf.a, bf.b, bf.c, g_stream);
   UB_CHECK(cudaStreamSynchronize(g_stream));
-  const auto a = download(bf.a, bf.na), b = download(bf.b, bf.nb), c = download(bf.c, bf.nc);
+  const auto a = download(bf.a, bf.na, g_stream), b = download(bf.b, bf.nb, g_stream),
+             c = download(bf.c, bf.nc, g_stream);
   std::vector<double> ref(bf.nc);
   for (int z = 0; z < p.batch; ++z) {
     for (int i = 0; i < p.m; ++i) {
@@ -519,14 +476,6 @@ struct Case {
   Problem p;
 };
 
-/// The SM clock of the last launch that ran with g_probe set, in MHz.
-double probe_mhz() {
-  unsigned long long h[4];
-  UB_CHECK(cudaMemcpyAsync(h, g_probe, sizeof h, cudaMemcpyDeviceToHost, g_stream));
-  UB_CHECK(cudaStreamSynchronize(g_stream));
-  return h[3] > h[1] ? double(h[2] - h[0]) / double(h[3] - h[1]) * 1e3 : 0.0;
-}
-
 [[noreturn]] void usage(const char* why) {
   std::fprintf(stderr,
                "wgmma_gemm: %s\nusage: wgmma_gemm [--quick | --profile | --smcount] [--sms N]\n",
@@ -557,18 +506,8 @@ int main(int argc, char** argv) {
   UB_REQUIRE(prop.major == 9 && prop.minor == 0, "wgmma needs a compute capability 9.0 GPU");
   g_sms = prop.multiProcessorCount;
   // --sms N: everything runs in a green context of (at least) N SMs, the persistent grid sized
-  // for what it holds; the SMs its kernels really ran on are checked.
-  std::unique_ptr<memwall::cuda::GreenContext> green;
-  if (sms > 0) {
-    green = std::make_unique<memwall::cuda::GreenContext>(0, sms);
-    g_stream = green->stream();
-    g_sms = green->sm_count();
-    const std::vector<int> used = memwall::cuda::sms_used(g_stream);
-    std::fprintf(stderr, "green context: asked %d SMs, holds %d (%s), kernels ran on %zu SMs\n",
-                 sms, g_sms, green->how().c_str(), used.size());
-    UB_REQUIRE(int(used.size()) <= g_sms,
-               "the green context's kernels ran on more SMs than it holds");
-  }
+  // for what it holds.
+  const auto green = green_context(sms, g_stream, g_sms);
   UB_CHECK(cudaMalloc(&g_probe, 4 * sizeof(unsigned long long)));
   g_probe_on = !profile;
 
@@ -641,7 +580,8 @@ int main(int argc, char** argv) {
         ok = false;
       }
       const double ms = median_ms([&] { launch(cfg, p, bf.a, bf.b, bf.c, g_stream); }, reps);
-      const double mhz = reps > 0 ? probe_mhz() : 0.0;  // the last timed launch's clock
+      const double mhz =
+          reps > 0 ? probe_mhz(g_probe, g_stream) : 0.0;  // the last timed launch's clock
       std::printf("%s,%d,%d,%d,%d,%s,%d,%.5f,%.1f,%.0f,%.3e,%.5f,%.1f,%.3f\n", cs.label, p.batch,
                   p.m, p.n, p.k, cfg.name, g_sms, ms, flop / ms * 1e-9, mhz, e, cublas_ms,
                   flop / cublas_ms * 1e-9, cublas_ms / ms);
