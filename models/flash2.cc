@@ -10,6 +10,7 @@
 #include "models/attention_params.h"
 #include "models/checked_bytes.h"
 #include "models/launch.h"
+#include "models/online_softmax.h"
 #include "models/reference.h"
 #include "models/spill.h"
 #include "models/workload.h"
@@ -232,18 +233,7 @@ class Flash2 final : public BackendWorkload<Flash2> {
           scratch(be, sp.score_offset, ss, cols) = sc.bottomRows(e(ss));
           sc.bottomRows(e(ss)) = scratch(be, sp.score_offset, ss, cols);
         }
-        for (Eigen::Index r = 0; r < e(rows); ++r) {
-          const double m_new = std::max(m_run(r), sc.row(r).maxCoeff());
-          if (m_new == -std::numeric_limits<double>::infinity()) {  // no key seen yet
-            sc.row(r).setZero();
-            continue;
-          }
-          const double alpha = p.online_rescale ? std::exp(m_run(r) - m_new) : 1.0;
-          sc.row(r) = (sc.row(r).array() - m_new).exp().matrix();
-          l_run(r) = alpha * l_run(r) + sc.row(r).sum();
-          o.row(r) *= alpha;
-          m_run(r) = m_new;
-        }
+        online_softmax_block(sc, m_run, l_run, o, p.online_rescale);
         if (ss > 0) {
           scratch(be, sp.score_offset, ss, cols) = sc.bottomRows(e(ss));
           sc.bottomRows(e(ss)) = scratch(be, sp.score_offset, ss, cols);

@@ -9,6 +9,7 @@
 #include "models/attention_params.h"
 #include "models/checked_bytes.h"
 #include "models/launch.h"
+#include "models/online_softmax.h"
 #include "models/reference.h"
 #include "models/workload.h"
 #include "models/workload_plugin.h"
@@ -251,17 +252,8 @@ class Flash3 final : public BackendWorkload<Flash3> {
         if (k0 + static_cast<std::uint64_t>(c) >= visible)
           sc(r, c) = -std::numeric_limits<double>::infinity();
       }
-      const double m_new = std::max(math.m(r), sc.row(r).maxCoeff());
-      if (m_new == -std::numeric_limits<double>::infinity()) {  // no key seen yet
-        sc.row(r).setZero();
-        continue;
-      }
-      const double alpha = std::exp(math.m(r) - m_new);
-      sc.row(r) = (sc.row(r).array() - m_new).exp().matrix();
-      math.l(r) = alpha * math.l(r) + sc.row(r).sum();
-      math.o.row(r) *= alpha;
-      math.m(r) = m_new;
     }
+    online_softmax_block(sc, math.m, math.l, math.o);
     math.o += sc * vb;
   }
 
