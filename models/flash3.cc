@@ -104,6 +104,7 @@ class Flash3 final : public BackendWorkload<Flash3> {
     const auto s_tag = [&](int w) { return static_cast<std::uint16_t>(2 + 2 * stages + w); };
     const auto pv_tag = [&](int w) { return static_cast<std::uint16_t>(4 + 2 * stages + w); };
     const auto store_tag = [&](int w) { return static_cast<std::uint16_t>(6 + 2 * stages + w); };
+    const auto x_tag = [&](int w) { return static_cast<std::uint16_t>(8 + 2 * stages + w); };
 
     // The producer's loads in its own order — per tile its Q, then K and V of each visible block
     // — each issued once the buffer it refills is released: Q once the tile before's last S
@@ -148,10 +149,14 @@ class Flash3 final : public BackendWorkload<Flash3> {
     // products, and its online softmax (scale, row max, subtract, exponentials and row sum;
     // the rescale of ℓ and O), as flash2's model counts it.
     const std::uint64_t product = 2 * kWgRows * kBc * d;
-    const auto softmax = [&](bool masked) {
-      if (masked) rec.compute(ComputeUnit::fp32, kWgRows * kBc);
-      rec.compute(ComputeUnit::fp32, 4 * kWgRows * kBc + kWgRows * d + 2 * kWgRows);
-      rec.compute(ComputeUnit::sfu, kWgRows * kBc + kWgRows);
+    // The softmax runs on the consumer's own warps while the CTA's other work goes on: all of it
+    // asynchronous under the consumer's tag, its pipes booked at their rates and its chain of
+    // dependent instructions taking kFlash3SoftmaxCycles however free they are.
+    const auto softmax = [&](int w, bool masked) {
+      rec.compute(ComputeUnit::latency, flash3_softmax_cycles(d), x_tag(w));
+      if (masked) rec.compute(ComputeUnit::fp32, kWgRows * kBc, x_tag(w));
+      rec.compute(ComputeUnit::fp32, 4 * kWgRows * kBc + kWgRows * d + 2 * kWgRows, x_tag(w));
+      rec.compute(ComputeUnit::sfu, kWgRows * kBc + kWgRows, x_tag(w));
     };
     const auto epilogue = [&](int w, const Flash3Grid::Tile& t) {
       const std::uint64_t r0 = t.qb * kBr + w * kWgRows;
@@ -182,20 +187,34 @@ class Flash3 final : public BackendWorkload<Flash3> {
       if constexpr (Backend::kNumeric) start_tile(be, t, rows, math);
       for (std::uint64_t j = 0; j <= n; ++j) {
         const std::uint64_t b = it + j;
-        // Consumer 0's turn: S_j and P_{j-1}·V_{j-1}.
+        // Consumer 0's turn: S_j and P_{j-1}·V_{j-1}, once its softmax of S_{j-1} and (for the
+        // rescale before P_{j-1} is packed) its P·V of the block before are done.
         if (j < n) rec.wait(k_tag(b));
-        if (j > 0) rec.wait(v_tag(b - 1));
+        if (j > 0) {
+          rec.wait(v_tag(b - 1));
+          rec.wait(x_tag(0));
+          rec.wait(pv_tag(0));
+        }
         if (j < n) rec.compute(ComputeUnit::tensor, product, s_tag(0));
         if (j > 0) rec.compute(ComputeUnit::tensor, product, pv_tag(0));
-        // Consumer 1: its softmax of S_{j-1} (both consumers are done with K_{j-1}, and with Q
-        // after the tile's last), its P·V of the block before that done (V_{j-2} released);
-        // then its turn.
+        // Consumer 1's softmax of S_{j-1} (both consumers are done with K_{j-1}, and with Q after
+        // the tile's last).
         if (j > 0) {
           rec.wait(s_tag(1));
           ++k_released;
           if (j == n) ++q_released;
           issue_ready();
-          softmax(masked(j - 1));
+          softmax(1, masked(j - 1));
+        }
+        // Consumer 0's softmax of S_j, while its P·V_{j-1} runs.
+        if (j < n) {
+          rec.wait(s_tag(0));
+          softmax(0, masked(j));
+          if constexpr (Backend::kNumeric) block_math(be, t, j, rows, math);
+        }
+        // Consumer 1's turn, on the same terms (both consumers are then done with V_{j-2}).
+        if (j > 0) {
+          rec.wait(x_tag(1));
           if (j > 1) {
             rec.wait(pv_tag(1));
             ++v_released;
@@ -204,14 +223,8 @@ class Flash3 final : public BackendWorkload<Flash3> {
         }
         if (j < n) rec.compute(ComputeUnit::tensor, product, s_tag(1));
         if (j > 0) rec.compute(ComputeUnit::tensor, product, pv_tag(1));
-        // Consumer 0: its softmax of S_j while its P·V_{j-1} runs.
-        if (j < n) {
-          rec.wait(s_tag(0));
-          softmax(masked(j));
-          if constexpr (Backend::kNumeric) block_math(be, t, j, rows, math);
-        }
-        if (j > 0) rec.wait(pv_tag(0));
       }
+      rec.wait(pv_tag(0));  // consumer 0's last P·V
       if constexpr (Backend::kNumeric) end_tile(be, t, rows, math);
       epilogue(0, t);
       rec.wait(pv_tag(1));  // consumer 1's last P·V: V of the tile's last block is free
@@ -376,6 +389,8 @@ const WorkloadPlugin& flash3_plugin() {
 }
 
 std::uint32_t flash3_default_stages(std::uint64_t head_dim) { return head_dim <= 64 ? 4 : 2; }
+
+std::uint64_t flash3_softmax_cycles(std::uint64_t head_dim) { return head_dim <= 64 ? 1798 : 1875; }
 
 std::uint64_t flash3_smem_bytes(std::uint64_t head_dim, std::uint64_t stages,
                                 std::uint32_t element_bytes) {

@@ -43,6 +43,15 @@ inline constexpr std::uint32_t kFlash3Threads = 384;
 /// traces/measured/h200-flash3/log.txt.
 inline constexpr std::uint32_t kFlash3Registers = 168;
 
+/// The SM cycles one consumer warpgroup's softmax of a 64 × 128 score block takes at least, its
+/// dependent instructions issuing one after another on one warp per scheduler: the kernel's
+/// softmax alone (`flash3_attention --variants`, no wgmma, both consumers at once) ran 1875
+/// cycles a block at d = 128 and 1798 at d = 64 on the H200 (traces/measured/h200-flash3/
+/// variants: ms × the launch's clock / the busiest CTA's 1024 blocks; ncu: 403 and 372 warp
+/// instructions a block, about 4.7 cycles each, with no pipe full). A property of this kernel's
+/// instruction stream on a Hopper SM, measured, not fitted to the forward's time.
+std::uint64_t flash3_softmax_cycles(std::uint64_t head_dim);
+
 /// The stages the kernel is instantiated with: 4 at head_dim 64, 2 at 128.
 std::uint32_t flash3_default_stages(std::uint64_t head_dim);
 

@@ -42,6 +42,9 @@ enum class ComputeUnit : std::uint8_t {
   sfu = 2,  ///< special-function units (exp, reciprocal)
   issue = 3,  ///< the SM's warp schedulers: an amount of warp instructions issued (trace v3)
   mma_sync = 4,  ///< tensor cores through warp-level mma.sync, at its own rate (trace v3)
+  /// `amount` SM cycles that a warpgroup's chain of dependent instructions takes at least, on no
+  /// shared pipe: its issue latency, which its own pipe bookings do not show (trace v5)
+  latency = 5,
 };
 
 /// A 2-D region of global memory.

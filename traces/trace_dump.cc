@@ -20,6 +20,7 @@ const char* unit_name(ComputeUnit u) {
     case ComputeUnit::sfu: return "sfu";
     case ComputeUnit::issue: return "issue";
     case ComputeUnit::mma_sync: return "mma_sync";
+    case ComputeUnit::latency: return "latency";
   }
   return "?";
 }

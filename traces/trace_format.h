@@ -18,16 +18,18 @@ inline constexpr char kTraceMagic[8] = {'M', 'W', 'T', 'R', 'A', 'C', 'E', '\0'}
 /// tensor index, as a load's: 0 untracked, else what a wait on that tag also waits for) and
 /// allows the parameter gemm. Version 5 gives every compute op a tag (a varint after the amount:
 /// 0 synchronous; otherwise asynchronous, as wgmma.mma_async: the CTA goes on at once and a wait
-/// on that tag waits for it).
+/// on that tag waits for it) and the compute unit latency (5: SM cycles on no shared pipe).
 inline constexpr std::uint32_t kTraceVersion = 5;
 /// The oldest version this build reads (every version up to kTraceVersion replays).
 inline constexpr std::uint32_t kOldestTraceVersion = 1;
 /// The largest op kind a trace of `version` may hold: barrier in version 1, reduce from 2.
 inline std::uint8_t max_op_kind(std::uint32_t version) { return version >= 2 ? 6 : 5; }
 /// The largest compute unit a trace of `version` may hold: sfu up to version 2, issue and
-/// mma_sync from 3 (the unit takes bits 3-7 of an op's first byte; before version 3 bit 5 and up
+/// mma_sync from 3, latency from 5 (the unit takes bits 3-7 of an op's first byte; before version 3 bit 5 and up
 /// were 0).
-inline std::uint8_t max_compute_unit(std::uint32_t version) { return version >= 3 ? 4 : 2; }
+inline std::uint8_t max_compute_unit(std::uint32_t version) {
+  return version >= 5 ? 5 : version >= 3 ? 4 : 2;
+}
 /// Whether parameter `name` may appear in the workload record of a trace of `version`.
 inline bool trace_version_allows(std::uint32_t version, const std::string& name) {
   if (name == "gemm") return version >= 4;

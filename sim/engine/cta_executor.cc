@@ -34,6 +34,7 @@ std::size_t pipe_of(const Op& op) {
     case ComputeUnit::sfu: return kSfuPipe;
     case ComputeUnit::issue: return kIssuePipe;
     case ComputeUnit::mma_sync: return kTensorPipe;
+    case ComputeUnit::latency: break;  // no pipe: the caller books it
   }
   throw UsageError("trace: unknown compute unit " + std::to_string(static_cast<unsigned>(op.unit)));
 }
@@ -53,6 +54,7 @@ CtaExecutor::CtaExecutor(const HardwareConfig& config, MemoryPath& memory, std::
       m_op_overhead(config.efficiency.op_overhead),
       m_issue_window(config.sim.issue_window),
       m_pipe_serial(config.efficiency.pipe_serial),
+      m_sm_clock(config.sm.clock),
       m_warp_load_bytes_per_s(config.sm.warp_load_bandwidth.bytes_per_second),
       m_issue_per_cycle(config.sm.issue_per_cycle),
       m_port_bytes_per_s(config.xbar.port_bandwidth.bytes_per_second) {}
@@ -254,6 +256,20 @@ void CtaExecutor::step(std::uint32_t id, Tick t) {
       case OpKind::compute:
       case OpKind::smem: {
         ++c.pc;
+        if (op.kind == OpKind::compute && op.unit == ComputeUnit::latency) {
+          // A warpgroup's dependent-issue time: the cycles pass on no shared pipe.
+          const Tick d = m_sm_clock.cycles_to_ticks(static_cast<double>(op.amount));
+          const Tick end = checked_end(issue, d, "a latency op");
+          if (op.tag != 0) {
+            TagState& s = tag_state(c, op.tag, issue);
+            s.compute_end = std::max(s.compute_end, end);
+            c.async_end = std::max(c.async_end, end);
+          } else {
+            next = end;
+            c.time.compute += d;
+          }
+          break;
+        }
         const std::size_t pipe = pipe_of(op);
         if (op.kind == OpKind::smem) {
           m_counters->smem_bytes += op.amount;

@@ -148,6 +148,7 @@ class CtaExecutor {
   Tick m_op_overhead;
   Tick m_issue_window;  ///< sim.issue_window
   double m_pipe_serial;  ///< efficiency.pipe_serial
+  Frequency m_sm_clock;  ///< sm.clock: a latency op's cycles
   double m_warp_load_bytes_per_s;  ///< sm.warp_load_bandwidth
   double m_issue_per_cycle;  ///< sm.issue_per_cycle: the SM's sub-partitions
   double m_port_bytes_per_s;  ///< xbar.port_bandwidth

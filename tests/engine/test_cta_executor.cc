@@ -198,3 +198,37 @@ TEST_CASE(
     REQUIRE(b.log.done == std::vector<std::pair<std::uint32_t, Tick>>{{0, second_end}});
   }
 }
+
+TEST_CASE(
+    "A latency op takes its cycles at the SM clock on no pipe; asynchronous, it only delays "
+    "a wait on its tag",
+    "[executor]") {
+  HardwareConfig c = small_config();
+  c.efficiency.op_overhead = 5'000;
+  const Tick o = c.efficiency.op_overhead;
+  const Tick cycles = c.sm.clock.cycles_to_ticks(1000);
+  Op latency = compute(ComputeUnit::latency, 1000);
+  {
+    Bench b(c);
+    b.executor.ops(0) = {latency, compute(ComputeUnit::fp32, 256 * 100)};
+    b.executor.start(0, 0, 0, 0, 0);
+    b.run();
+    const Tick fp32 = b.sms[0].pipe_ticks(kFp32Pipe, 256 * 100);
+    REQUIRE(b.log.done == std::vector<std::pair<std::uint32_t, Tick>>{{0, o + cycles + o + fp32}});
+    CHECK(b.counters.flops == 256 * 100);  // cycles are no FLOPs
+    CHECK(b.executor.take_pipe_use()[kFp32Pipe].requests == 1);
+  }
+  {
+    // Asynchronous beside an fp32 op under the same tag: the wait ends with the longer of the two.
+    Bench b(c);
+    latency.tag = 4;
+    Op fp32 = compute(ComputeUnit::fp32, 256 * 100);
+    fp32.tag = 4;
+    b.executor.ops(0) = {latency, fp32, wait(4)};
+    b.executor.start(0, 0, 0, 0, 0);
+    b.run();
+    const Tick fp32_end = 2 * o + b.sms[0].pipe_ticks(kFp32Pipe, 256 * 100);
+    REQUIRE(b.log.done ==
+            std::vector<std::pair<std::uint32_t, Tick>>{{0, std::max(o + cycles, fp32_end)}});
+  }
+}

@@ -4,9 +4,10 @@
 Runs `memwall run --workload flash3` at the shape of every row of the measured CSVs (fa3.csv, and
 fa3_sm<N>.csv of the SM-count runs: a row's sms, where not 132, becomes --set sm.count=N) on each
 config and prints one table per config: measured ms (CUDA events, median), the SM clock of that
-launch, simulated ms and its error, the same simulated at that launch's clock (--set sm.clock and
-sm.tensor_clock to the measured sm_mhz: what is left once the chip's power-limited clock is
-given), and the model's SM->L2 bytes. Nothing is fitted here.
+launch, simulated ms and its error, the same simulated at that launch's SM clock (--set sm.clock
+and sm.tensor_clock to the measured sm_mhz, with the SM port's and the L2's bandwidths kept at
+the config's bytes per second: the power limit lowers the SMs' clock, and B/cycle figures would
+otherwise follow it), and the model's SM->L2 bytes. Nothing is fitted here.
 
 Usage: python3 models/cuda/hopper/compare_fa3.py [--memwall build/memwall]
            [--measured traces/measured/h200-flash3/fa3.csv ...] [--config h200 ...] [-j 2]
@@ -16,12 +17,27 @@ import argparse
 import concurrent.futures
 import csv
 import os
+import re
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from compare_gemm import run_case  # noqa: E402
 
 SHAPE = ["batch", "heads", "kv_heads", "seq", "seq_kv", "head_dim", "causal"]
+
+
+def memory_rates(memwall, config):
+    """--set arguments that pin the SM port's and the L2's bandwidth at `config`'s B/s."""
+    shown = subprocess.run([memwall, "config", "show", config], capture_output=True, text=True,
+                           check=True).stdout
+    out = []
+    for key, name in (("xbar.port_bandwidth", "port_bandwidth"), ("l2.bandwidth", "l2_bandwidth")):
+        m = re.search(rf"^\s*{name}\s.*\(([0-9.e+]+) B/s\)", shown, re.M)
+        if not m:
+            raise SystemExit(f"memwall config show {config}: no {name}")
+        out += ["--set", f"{key}={float(m.group(1)):.6g} B/s"]
+    return out
 
 
 def main():
@@ -39,6 +55,7 @@ def main():
     for path in a.measured or ["traces/measured/h200-flash3/fa3.csv"]:
         with open(path, newline="") as f:
             rows += list(csv.DictReader(f))
+    pinned = {c: memory_rates(a.memwall, c) for c in configs}
     jobs = {}
     for r in rows:
         key = tuple(int(r[c]) for c in SHAPE) + (int(r["sms"]),)
@@ -55,7 +72,7 @@ def main():
         for c in configs:
             jobs[(c, key)] = args
             jobs[(c, r["_clocked"])] = [*args, "--set", f"sm.clock={mhz}", "--set",
-                                        f"sm.tensor_clock={mhz}"]
+                                        f"sm.tensor_clock={mhz}", *pinned[c]]
     results = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=a.j) as pool:
         futures = {pool.submit(run_case, a.memwall, c, args): job for job, args in jobs.items()}
