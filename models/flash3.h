@@ -16,10 +16,12 @@
 /// stores of 64-column boxes, and the fp32 logsumexp L.
 ///
 /// The op stream is one sequence per CTA in the order the two consumers' work interleaves under
-/// that schedule: consumer 0 issues its products of block j, consumer 1 does its softmax of
-/// block j − 1 and issues its products of block j, consumer 0 does its softmax of block j; the
+/// that schedule: consumer 0 issues its products of block j, consumer 1 starts its softmax of
+/// block j − 1, consumer 0 its softmax of block j, consumer 1 issues its products of block j; the
 /// producer's loads appear as soon as the buffer they refill is released, in the producer's own
-/// order (Q, then K, V of each block).
+/// order (Q, then K, V of each block). A softmax is asynchronous work of its consumer's warps:
+/// its fp32 and sfu pipe bookings and its chain of dependent instructions (a `latency` op of
+/// flash3_softmax_cycles), all under the consumer's tag, which its next products wait for.
 
 #include <cstdint>
 
