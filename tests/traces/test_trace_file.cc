@@ -23,11 +23,12 @@ class FakeSource final : public TraceSource {
  public:
   /// `reduce`: each CTA ends with a reduction (op kind 6, trace format version 2), some of its
   /// compute ops are issue or mma_sync ops (units 3 and 4, version 3) and some asynchronous (a
-  /// tag, version 5); without, the trace is valid as version 1.
+  /// tag, version 5); without, the trace is valid as version 1. `latency` (with `reduce`): some
+  /// are latency ops (unit 5, version 5); without, those are fp32 ops.
   explicit FakeSource(std::uint64_t ctas,
                       std::vector<std::pair<std::string, std::string>> extra = {},
-                      bool reduce = true)
-      : m_ctas(ctas), m_reduce(reduce) {
+                      bool reduce = true, bool latency = true)
+      : m_ctas(ctas), m_reduce(reduce), m_latency(reduce && latency) {
     m_info.name = "fake";
     m_info.params = {{"workload", "fake"}, {"seq", "1000"}};
     m_info.params.insert(m_info.params.end(), extra.begin(), extra.end());
@@ -54,6 +55,12 @@ class FakeSource final : public TraceSource {
         if (op.kind == OpKind::compute) op.tag = 0;
       }
     }
+    if (!m_latency) {
+      for (Op& op : ops) {
+        if (op.kind == OpKind::compute && op.unit == ComputeUnit::latency)
+          op.unit = ComputeUnit::fp32;
+      }
+    }
     return true;
   }
   static std::vector<Op> cta_ops(std::uint64_t kernel, std::uint64_t c) {
@@ -71,7 +78,7 @@ class FakeSource final : public TraceSource {
       ops.push_back(wait);
       Op compute;
       compute.kind = OpKind::compute;
-      compute.unit = static_cast<ComputeUnit>(i % 5);
+      compute.unit = static_cast<ComputeUnit>(i % 6);
       compute.amount = (c + 1) * (i + 1) * 1000003 * (kernel + 1);
       // Every third one asynchronous under a tag of its own (version 5).
       compute.tag = i % 3 == 2 ? static_cast<std::uint16_t>(100 + i) : 0;
@@ -100,6 +107,7 @@ class FakeSource final : public TraceSource {
   WorkloadInfo m_info;
   std::uint64_t m_ctas;
   bool m_reduce = true;
+  bool m_latency = true;
   std::uint64_t m_kernel = 0, m_cta = 0;
 };
 
@@ -249,9 +257,16 @@ TEST_CASE("A version 2 trace replays, unless it holds an issue op of version 3",
 }
 
 TEST_CASE("A version 4 trace replays with every compute op synchronous", "[trace_file]") {
-  // Version 4 has no compute tags: the same ops come back with tag 0 on their compute ops, and
-  // the file is shorter by one varint byte per asynchronous op.
-  const std::string v4 = write_fake("v4.mwt", 20, 4), v5 = write_fake("v5.mwt", 20);
+  // Version 4 has no compute tags: the same ops come back with tag 0 on their compute ops. (The
+  // latency unit is version 5's too: those ops are fp32 ops here.)
+  const auto write = [](const std::string& name, std::uint32_t version) {
+    const std::string path = temp_path(name);
+    FakeSource source(20, {}, /*reduce=*/true, /*latency=*/false);
+    TraceWriter writer(path, version);
+    copy_trace(source, writer);
+    return path;
+  };
+  const std::string v4 = write("v4.mwt", 4), v5 = write("v5.mwt", 5);
   TraceReader r4(v4), r5(v5);
   REQUIRE(r4.version() == 4u);
   REQUIRE(r5.version() == 5u);
@@ -274,6 +289,11 @@ TEST_CASE("A version 4 trace replays with every compute op synchronous", "[trace
     }
   }
   REQUIRE(async_ops > 0);
+  // A latency op (unit 5) in a version 4 file is refused at that op.
+  const std::string with_latency = write_fake("v4_latency.mwt", 20, 4);
+  REQUIRE_THAT(read_error(with_latency),
+               Catch::Contains("invalid compute unit 5 in a version 4 trace"));
+  std::filesystem::remove(with_latency);
   std::filesystem::remove(v4);
   std::filesystem::remove(v5);
 }
