@@ -37,7 +37,8 @@
 ///   L2 flushed before each); --quick: the checks and two cases, 5 launches; --profile: four
 ///   cases once each, for ncu (no checks); --smcount: the SM-count experiment's cases;
 ///   --variants: three shapes, each timed as the forward, its products alone (no softmax) and
-///   its softmax alone (no wgmma), all else the same (with --profile: once each); --list: the
+///   its softmax alone (no wgmma), all else the same (with --profile: once each); --case
+///   B,H,Hkv,N,Nkv,d,causal (repeatable): those shapes instead of a list's; --list: the
 ///   sweep's shapes as CSV for models/cuda/torch_sdpa.py, nothing run; --sms N: in a green
 ///   context of N SMs (models/cuda/green_context.h). TFLOP/s counts 4 Nq Nkv d per head (half of
 ///   it when causal, FlashAttention's convention). Column sm_mhz: CTA 0's clock64 over
@@ -665,10 +666,11 @@ double flops(const Shape& s) {
 }
 
 [[noreturn]] void usage(const char* why) {
-  std::fprintf(stderr,
-               "flash3_attention: %s\nusage: flash3_attention [--quick | --profile | --smcount | "
-               "--list] [--sms N]\n",
-               why);
+  std::fprintf(
+      stderr,
+      "flash3_attention: %s\nusage: flash3_attention [--quick | --profile | --smcount | --variants | "
+      "--list] [--case B,H,Hkv,N,Nkv,d,causal] [--sms N]\n",
+      why);
   std::exit(2);
 }
 
@@ -677,6 +679,7 @@ double flops(const Shape& s) {
 int main(int argc, char** argv) {
   bool quick = false, profile = false, smcount = false, list = false, variants = false;
   int sms = 0;
+  std::vector<Shape> one;  // --case: these shapes instead of a list's
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--quick")
@@ -689,7 +692,14 @@ int main(int argc, char** argv) {
       list = true;
     else if (a == "--variants")
       variants = true;
-    else if (a == "--sms" && i + 1 < argc)
+    else if (a == "--case" && i + 1 < argc) {
+      Shape c{};
+      if (std::sscanf(argv[++i], "%d,%d,%d,%d,%d,%d,%d", &c.batch, &c.heads, &c.kv_heads, &c.nq,
+                      &c.nkv, &c.d, &c.causal) != 7 ||
+          (c.d != 64 && c.d != 128) || c.heads % c.kv_heads != 0)
+        usage("--case B,H,Hkv,N,Nkv,d,causal (d 64 or 128, H a multiple of Hkv)");
+      one.push_back(c);
+    } else if (a == "--sms" && i + 1 < argc)
       sms = std::atoi(argv[++i]);
     else
       usage(("unknown argument " + a).c_str());
@@ -698,7 +708,9 @@ int main(int argc, char** argv) {
   // The sweep: FlashAttention-3's benchmark shapes (16k tokens a batch, a model width of 2048:
   // heads = 2048 / d), both head sizes, causal or not; and grouped-query heads (8 K/V heads).
   std::vector<Shape> cases;
-  if (variants) {
+  if (!one.empty()) {
+    cases = one;
+  } else if (variants) {
     cases = {{2, 16, 16, 8192, 8192, 128, 0},
              {2, 16, 16, 8192, 8192, 128, 1},
              {4, 32, 32, 4096, 4096, 64, 0}};
