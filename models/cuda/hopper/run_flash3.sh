@@ -51,14 +51,7 @@ if ! nvcc "${flags[@]}" -Xptxas -v -o "$bin/fa3" "$here/flash3_attention.cu" \
 fi
 grep -E "Compiling entry|Used|spill|warning" "$bin/build" | sed -e 's/ptxas info    : //' | c++filt >>"$log"
 note "SASS: opcode counts per kernel"
-cuobjdump -sass "$bin/fa3" | awk '
-  /Function :/ { fn = $3; next }
-  /\/\*[0-9a-f]+\*\// {
-    line = $0; sub(/^[ \t]*\/\*[0-9a-f]+\*\/[ \t]*/, "", line); sub(/^@!?U?P[0-9T]+[ \t]+/, "", line)
-    split(line, f, /[ \t;.]+/); op = f[1]
-    if (op ~ /^(HGMMA|HMMA|UTMALDG|UTMASTG|SYNCS|USETMAXREG|LDL|STL|WARPGROUP|BAR|MUFU)/) n[fn " " op]++
-  }
-  END { for (k in n) print k, n[k] }' | sort | c++filt >>"$log" 2>&1
+sass_counts "$bin/fa3" >>"$log" 2>&1
 
 # A hang (a barrier never completing) costs at most a minute.
 note "run --quick (with the CPU checks)"

@@ -50,14 +50,7 @@ fi
 grep -E "Compiling entry|Used|spill|warning" "$bin/build" | sed -e 's/ptxas info    : //' | c++filt >>"$log"
 
 note "SASS: opcode counts per kernel"
-cuobjdump -sass "$bin/wgmma_gemm" | awk '
-  /Function :/ { fn = $3; next }
-  /\/\*[0-9a-f]+\*\// {
-    line = $0; sub(/^[ \t]*\/\*[0-9a-f]+\*\/[ \t]*/, "", line); sub(/^@!?U?P[0-9T]+[ \t]+/, "", line)
-    split(line, f, /[ \t;.]+/); op = f[1]
-    if (op ~ /^(HGMMA|HMMA|UTMALDG|UTMASTG|UTMA|SYNCS|USETMAXREG|LDL|STL|WARPGROUP|BAR)/) n[fn " " op]++
-  }
-  END { for (k in n) print k, n[k] }' | sort | c++filt >>"$log" 2>&1
+sass_counts "$bin/wgmma_gemm" >>"$log" 2>&1
 
 if want tma; then
   note "build and run tma_bw"
