@@ -111,6 +111,12 @@ CtaExecutor::TagState& CtaExecutor::tag_state(CtaSlot& c, std::uint16_t tag, Tic
   return c.tags.back();
 }
 
+void CtaExecutor::note_async_end(CtaSlot& c, std::uint16_t tag, Tick issue, Tick end) {
+  TagState& s = tag_state(c, tag, issue);
+  s.compute_end = std::max(s.compute_end, end);
+  c.async_end = std::max(c.async_end, end);
+}
+
 bool CtaExecutor::has_pending_tag(const CtaSlot& c, std::uint16_t tag) const {
   for (std::size_t i = c.backlog_head; i < c.backlog.size(); ++i) {
     if (c.backlog[i].tag == tag && c.backlog[i].tracked()) return true;
@@ -261,9 +267,7 @@ void CtaExecutor::step(std::uint32_t id, Tick t) {
           const Tick d = m_sm_clock.cycles_to_ticks(static_cast<double>(op.amount));
           const Tick end = checked_end(issue, d, "a latency op");
           if (op.tag != 0) {
-            TagState& s = tag_state(c, op.tag, issue);
-            s.compute_end = std::max(s.compute_end, end);
-            c.async_end = std::max(c.async_end, end);
+            note_async_end(c, op.tag, issue, end);
           } else {
             next = end;
             c.time.compute += d;
@@ -288,9 +292,7 @@ void CtaExecutor::step(std::uint32_t id, Tick t) {
           // Asynchronous (wgmma.mma_async): the pipe is booked, the CTA goes on; a wait on the
           // tag, and the CTA's end, wait for it.
           const Tick end = checked_end(begin, d, "an asynchronous compute op");
-          TagState& s = tag_state(c, op.tag, issue);
-          s.compute_end = std::max(s.compute_end, end);
-          c.async_end = std::max(c.async_end, end);
+          note_async_end(c, op.tag, issue, end);
           if (detail && d > 0)
             m_timeline->slice(c.sm, c.slot, kPipeSliceNames[pipe], begin, end, "");
           if (dropping && d > 0) m_timeline->drop_detail(begin);

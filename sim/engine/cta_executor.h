@@ -137,6 +137,9 @@ class CtaExecutor {
 
   TagState& tag_state(CtaSlot& c, std::uint16_t tag, Tick t);
   bool has_pending_tag(const CtaSlot& c, std::uint16_t tag) const;
+  /// An asynchronous compute op issued at `issue` under `tag` ends at `end`: waits on the tag and
+  /// the CTA's end wait for it.
+  void note_async_end(CtaSlot& c, std::uint16_t tag, Tick issue, Tick end);
 
   MemoryPath& m_memory;
   std::vector<Sm>& m_sms;
