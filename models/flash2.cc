@@ -228,7 +228,7 @@ class Flash2 final : public BackendWorkload<Flash2> {
         }
         if (sq > 0) q.bottomRows(e(sq)) = scratch(be, 0, sq, d);
         sc = scale * q * kb.transpose();
-        if (masked) mask_scores(sc, r0, c0);
+        if (masked) mask_hidden_scores(sc, m_grid.a, r0, c0);
         if (ss > 0) {
           scratch(be, sp.score_offset, ss, cols) = sc.bottomRows(e(ss));
           sc.bottomRows(e(ss)) = scratch(be, sp.score_offset, ss, cols);
@@ -265,18 +265,6 @@ class Flash2 final : public BackendWorkload<Flash2> {
     rec.smem(2 * crows * d * (split_out ? 4 : s));
     rec.store(o_out, box(o_out, o_row, rows, 0, d));
     rec.store(l_out, box(l_out, l_row, 1, r0, rows));
-  }
-
-  /// −∞ for the scores of tile `sc` (rows from r0, keys from c0) that the causal mask hides.
-  void mask_scores(Matrix& sc, std::uint64_t r0, std::uint64_t c0) const {
-    for (Eigen::Index r = 0; r < sc.rows(); ++r) {
-      const std::uint64_t visible = m_grid.a.keys_visible(r0 + static_cast<std::uint64_t>(r));
-      for (Eigen::Index c = 0; c < sc.cols(); ++c) {
-        if (c0 + static_cast<std::uint64_t>(c) >= visible) {
-          sc(r, c) = -std::numeric_limits<double>::infinity();
-        }
-      }
-    }
   }
 
   /// The split-KV combine, one CTA per (head, block of combine_rows rows: as many as its threads

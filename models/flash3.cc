@@ -210,7 +210,7 @@ class Flash3 final : public BackendWorkload<Flash3> {
         if (j < n) {
           rec.wait(s_tag(0));
           softmax(0, masked(j));
-          if constexpr (Backend::kNumeric) block_math(be, t, j, rows, math);
+          if constexpr (Backend::kNumeric) block_math(be, t, j, math);
         }
         // Consumer 1's turn, on the same terms (both consumers are then done with V_{j-2}).
         if (j > 0) {
@@ -248,8 +248,7 @@ class Flash3 final : public BackendWorkload<Flash3> {
 
   /// Block j of the tile: S = scale·Q·Kᵀ, the mask, the online softmax and O += P·V.
   template <class Backend>
-  void block_math(Backend& be, const Flash3Grid::Tile& t, std::uint64_t j, std::uint64_t rows,
-                  TileMath& math) const {
+  void block_math(Backend& be, const Flash3Grid::Tile& t, std::uint64_t j, TileMath& math) const {
     throw_if_interrupted();  // a CTA's numerics can take seconds at large N: poll per block
     const auto e = [](std::uint64_t x) { return static_cast<Eigen::Index>(x); };
     const AttentionShape& a = m_grid.a;
@@ -258,14 +257,7 @@ class Flash3 final : public BackendWorkload<Flash3> {
     const Matrix kb = be.t(m_k).block(e(kv_row), 0, e(keys), e(d));
     const Matrix vb = be.t(m_v).block(e(kv_row), 0, e(keys), e(d));
     Matrix sc = (1.0 / std::sqrt(static_cast<double>(d))) * math.q * kb.transpose();
-    const std::uint64_t r0 = t.qb * kBr;
-    for (Eigen::Index r = 0; r < e(rows); ++r) {
-      const std::uint64_t visible = a.keys_visible(r0 + static_cast<std::uint64_t>(r));
-      for (Eigen::Index c = 0; c < e(keys); ++c) {
-        if (k0 + static_cast<std::uint64_t>(c) >= visible)
-          sc(r, c) = -std::numeric_limits<double>::infinity();
-      }
-    }
+    mask_hidden_scores(sc, a, t.qb * kBr, k0);
     online_softmax_block(sc, math.m, math.l, math.o);
     math.o += sc * vb;
   }

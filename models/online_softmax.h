@@ -1,14 +1,29 @@
 #pragma once
-/// FlashAttention-2's online softmax over one block of scores, in double: the numerics of flash2's
-/// and flash3's kernel bodies on the Eigen backend.
+/// FlashAttention-2's online softmax over one block of scores, in double, and the causal mask
+/// before it: the numerics of flash2's and flash3's kernel bodies on the Eigen backend.
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
+#include "models/attention_params.h"
 #include "models/backend.h"
 
 namespace memwall {
+
+/// −∞ for the scores of block `sc` (rows from r0, keys from c0) that `a`'s causal mask hides
+/// (none without the mask).
+inline void mask_hidden_scores(EigenBackend::Matrix& sc, const AttentionShape& a, std::uint64_t r0,
+                               std::uint64_t c0) {
+  for (Eigen::Index r = 0; r < sc.rows(); ++r) {
+    const std::uint64_t visible = a.keys_visible(r0 + static_cast<std::uint64_t>(r));
+    for (Eigen::Index c = 0; c < sc.cols(); ++c) {
+      if (c0 + static_cast<std::uint64_t>(c) >= visible) {
+        sc(r, c) = -std::numeric_limits<double>::infinity();
+      }
+    }
+  }
+}
 
 /// For each row r of `sc` (one K/V block's scores, −∞ where masked): m_new = max(m(r), the row's
 /// max); the row becomes exp(sc − m_new) (zeros while the row has seen no key), l(r) = α·l(r) +
