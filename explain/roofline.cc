@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <limits>
 #include <string>
+#include <utility>
 
 #include "sim/core/error.h"
 #include "sim/core/json.h"
@@ -53,6 +54,24 @@ double seconds_member(const std::string& what, const JsonValue& object, const st
   return v.number;
 }
 
+/// The time each resource alone needs at its peak, and the largest of them (ties: the first of
+/// HBM, tensor, fp32, SFU).
+void set_bounds(KernelPoint& p, const RooflineChip& chip) {
+  p.hbm_s = static_cast<double>(p.dram_bytes) / chip.hbm_bandwidth;
+  p.tensor_s = static_cast<double>(p.tensor_flops) / chip.peak_tensor_flops;
+  p.fp32_s = static_cast<double>(p.fp32_flops) / chip.peak_fp32_flops;
+  p.sfu_s = static_cast<double>(p.sfu_ops) / chip.peak_sfu_ops;
+  const std::pair<double, const char*> bounds[] = {
+      {p.hbm_s, "HBM"}, {p.tensor_s, "tensor"}, {p.fp32_s, "fp32"}, {p.sfu_s, "SFU"}};
+  p.bound_s = -1;
+  for (const auto& [t, name] : bounds) {
+    if (t > p.bound_s) {
+      p.bound_s = t;
+      p.bound_by = name;
+    }
+  }
+}
+
 void read_run(const std::string& what, const JsonValue& run, const std::string& run_path,
               const std::string& fallback_name, const RooflineChip& chip,
               std::vector<KernelPoint>& out) {
@@ -88,6 +107,13 @@ void read_run(const std::string& what, const JsonValue& run, const std::string& 
     p.roof_flops = attainable_flops(chip.peak_tensor_flops, chip.hbm_bandwidth, p.intensity);
     p.fraction_of_roof = p.roof_flops > 0 ? p.achieved_flops / p.roof_flops : 0.0;
     p.plotted = p.flops > 0 && p.dram_bytes > 0 && p.time_s > 0;
+    if (k.get("tensor_flops") && k.get("fp32_flops") && k.get("sfu_ops")) {
+      p.has_pipes = true;
+      p.tensor_flops = count_member(what, k, path, "tensor_flops");
+      p.fp32_flops = count_member(what, k, path, "fp32_flops");
+      p.sfu_ops = count_member(what, k, path, "sfu_ops");
+      set_bounds(p, chip);
+    }
     out.push_back(p);
   }
 }
@@ -190,6 +216,41 @@ std::string chart(const Roofline& r, int width, int height) {
   return out;
 }
 
+/// The kernels' time bounds: each resource alone at its peak, the largest binding.
+std::string bounds_table(const Roofline& r) {
+  bool any = false;
+  for (const KernelPoint& k : r.kernels) any = any || k.has_pipes;
+  if (!any) return "";
+  std::string out =
+      "\ntime bounds (each alone at its peak: DRAM bytes / HBM bandwidth, tensor FLOPs / tensor\n"
+      "peak, fp32 FLOPs / fp32 peak, SFU ops / SFU peak; the largest binds, and a kernel reaches it\n"
+      "only by overlapping the others under it):\n";
+  char line[320];
+  std::snprintf(line, sizeof line, "   %-30s %10s %10s %10s %10s %10s %7s %10s %9s\n", "kernel",
+                "HBM", "tensor", "fp32", "SFU", "bound", "by", "time", "of bound");
+  out += line;
+  auto t = [](double s) {  // as the reports write times (format_duration), 0 as "0"
+    return s > 0 ? format_duration(static_cast<Tick>(std::llround(s * kTicksPerSecond)))
+                 : std::string("0");
+  };
+  for (std::size_t i = 0; i < r.kernels.size(); ++i) {
+    const KernelPoint& k = r.kernels[i];
+    const char mark = i < 26 ? static_cast<char>('A' + i) : ' ';
+    if (!k.has_pipes) {
+      std::snprintf(line, sizeof line, "%c  %-30s   no bounds: the report has no flops by pipe\n",
+                    mark, k.name.c_str());
+    } else {
+      std::snprintf(line, sizeof line, "%c  %-30s %10s %10s %10s %10s %10s %7s %10s %8.1f%%\n",
+                    mark, k.name.c_str(), t(k.hbm_s).c_str(), t(k.tensor_s).c_str(),
+                    t(k.fp32_s).c_str(), t(k.sfu_s).c_str(), t(k.bound_s).c_str(),
+                    k.bound_by.c_str(), t(k.time_s).c_str(),
+                    k.time_s > 0 ? 100.0 * k.bound_s / k.time_s : 0.0);
+    }
+    out += line;
+  }
+  return out;
+}
+
 }  // namespace
 
 RooflineChip roofline_chip(const HardwareConfig& config) {
@@ -198,6 +259,7 @@ RooflineChip roofline_chip(const HardwareConfig& config) {
   chip.name = config.name;
   chip.peak_tensor_flops = derived.peak_tensor_flops;
   chip.peak_fp32_flops = derived.peak_fp32_flops;
+  chip.peak_sfu_ops = derived.peak_sfu_ops;
   chip.hbm_bandwidth = derived.hbm_bandwidth.bytes_per_second;
   chip.ridge_tensor = derived.ridge_point_tensor;
   chip.ridge_fp32 = derived.ridge_point_fp32;
@@ -225,7 +287,8 @@ std::vector<KernelPoint> read_report_kernels(const std::string& text, const std:
 
 Roofline make_roofline(const RooflineChip& chip, const std::vector<double>& intensities,
                        std::vector<KernelPoint> kernels) {
-  if (!(chip.peak_tensor_flops > 0) || !(chip.peak_fp32_flops > 0) || !(chip.hbm_bandwidth > 0)) {
+  if (!(chip.peak_tensor_flops > 0) || !(chip.peak_fp32_flops > 0) || !(chip.peak_sfu_ops > 0) ||
+      !(chip.hbm_bandwidth > 0)) {
     throw UsageError("roofline: the chip's peaks and HBM bandwidth must be positive");
   }
   Roofline r;
@@ -247,10 +310,11 @@ std::string format_roofline(const Roofline& r, int width, int height) {
   char line[320];
   out += "roofline of " + c.name + "\n";
   std::snprintf(line, sizeof line,
-                "  peak tensor %s, peak fp32 %s, HBM %s\n"
+                "  peak tensor %s, peak fp32 %s, peak SFU %s, HBM %s\n"
                 "  ridge points: tensor %.1f FLOP/byte, fp32 %.2f FLOP/byte (peak / bandwidth)\n",
                 format_si(c.peak_tensor_flops, "FLOP/s").c_str(),
                 format_si(c.peak_fp32_flops, "FLOP/s").c_str(),
+                format_si(c.peak_sfu_ops, "op/s").c_str(),
                 format_bandwidth(Bandwidth{c.hbm_bandwidth}).c_str(), c.ridge_tensor, c.ridge_fp32);
   out += line;
   if (!r.points.empty()) {
@@ -287,6 +351,7 @@ std::string format_roofline(const Roofline& r, int width, int height) {
                     format_si(k.roof_flops, "FLOP/s").c_str(), 100.0 * k.fraction_of_roof);
       out += line;
     }
+    out += bounds_table(r);
   }
   out += "\n" + chart(r, width, height);
   return out;
@@ -301,6 +366,7 @@ std::string roofline_json(const Roofline& r) {
   w.string("name", c.name);
   w.number("peak_tensor_flops", c.peak_tensor_flops);
   w.number("peak_fp32_flops", c.peak_fp32_flops);
+  w.number("peak_sfu_ops", c.peak_sfu_ops);
   w.number("hbm_bandwidth", c.hbm_bandwidth);
   w.number("ridge_point_tensor", c.ridge_tensor);
   w.number("ridge_point_fp32", c.ridge_fp32);
@@ -326,6 +392,17 @@ std::string roofline_json(const Roofline& r) {
     w.number("roof_flops", k.roof_flops);
     w.number("fraction_of_roof", k.fraction_of_roof);
     w.boolean("plotted", k.plotted);
+    if (k.has_pipes) {
+      w.integer("tensor_flops", k.tensor_flops);
+      w.integer("fp32_flops", k.fp32_flops);
+      w.integer("sfu_ops", k.sfu_ops);
+      w.number("hbm_s", k.hbm_s);
+      w.number("tensor_s", k.tensor_s);
+      w.number("fp32_s", k.fp32_s);
+      w.number("sfu_s", k.sfu_s);
+      w.number("bound_s", k.bound_s);
+      w.string("bound_by", k.bound_by);
+    }
     w.close();
   }
   w.close();

@@ -1,7 +1,9 @@
 #pragma once
 /// The roofline of a chip: attainable throughput min(peak, I · bandwidth) at an arithmetic
 /// intensity I (FLOP per HBM byte), the ridge points where compute meets bandwidth, and where
-/// the kernels of a simulator report land under that roof.
+/// the kernels of a simulator report land under that roof — with each kernel's time bounds per
+/// pipe (tensor, fp32, SFU) and HBM, since attention's exponentials can bind before its
+/// matrix products do (the SFU's peak is a few hundredths of the tensor cores').
 
 #include <cstdint>
 #include <string>
@@ -16,6 +18,7 @@ struct RooflineChip {
   std::string name;
   double peak_tensor_flops = 0;  ///< FLOP/s, dense tensor-core peak, > 0
   double peak_fp32_flops = 0;  ///< FLOP/s, fp32 peak, > 0
+  double peak_sfu_ops = 0;  ///< op/s, special-function units' peak (exponentials), > 0
   double hbm_bandwidth = 0;  ///< bytes/s, > 0
   double ridge_tensor = 0;  ///< FLOP/byte, peak_tensor_flops / hbm_bandwidth
   double ridge_fp32 = 0;  ///< FLOP/byte, peak_fp32_flops / hbm_bandwidth
@@ -46,11 +49,24 @@ struct KernelPoint {
   double roof_flops = 0;  ///< attainable under the tensor roof at `intensity`
   double fraction_of_roof = 0;  ///< achieved_flops / roof_flops
   bool plotted = false;  ///< has FLOPs, DRAM bytes and time, so it has a place on the chart
+
+  /// The report's `flops` by pipe (`tensor_flops`, `fp32_flops`, `sfu_ops`), when it has them
+  /// (reports of memwall before they were counted do not: `has_pipes` false).
+  bool has_pipes = false;
+  std::uint64_t tensor_flops = 0;
+  std::uint64_t fp32_flops = 0;
+  std::uint64_t sfu_ops = 0;
+  /// The time each resource alone needs at the chip's peak, seconds: DRAM bytes / HBM bandwidth,
+  /// tensor FLOPs / tensor peak, fp32 FLOPs / fp32 peak, SFU ops / SFU peak (has_pipes only).
+  double hbm_s = 0, tensor_s = 0, fp32_s = 0, sfu_s = 0;
+  double bound_s = 0;  ///< the largest of them: no schedule of the kernel runs faster
+  std::string bound_by;  ///< "HBM", "tensor", "fp32" or "SFU": which one that is
 };
 
 /// Reads the simulator's `--json` report `text` (one run object, or an array of runs), taking
 /// each run's top-level figures and each `kernels[]` entry's name, flops, dram_read_bytes,
-/// dram_write_bytes and time_s. Throws UsageError "WHAT: byte N: KEY: REASON" on malformed
+/// dram_write_bytes and time_s, and tensor_flops, fp32_flops and sfu_ops where all three are
+/// there (then the kernel's time bounds are set). Throws UsageError "WHAT: byte N: KEY: REASON" on malformed
 /// JSON or a missing or mistyped key.
 std::vector<KernelPoint> read_report_kernels(const std::string& text, const std::string& what,
                                              const RooflineChip& chip);
@@ -68,7 +84,8 @@ Roofline make_roofline(const RooflineChip& chip, const std::vector<double>& inte
                        std::vector<KernelPoint> kernels = {});
 
 /// The roofline as text: the chip's peaks and ridge points, the attainable table, the kernels,
-/// and a log-log chart `width` × `height` characters (roofs drawn, kernels marked A, B, …).
+/// their time bounds (each pipe and the HBM at its peak, the largest binding), and a log-log
+/// chart `width` × `height` characters (roofs drawn, kernels marked A, B, …).
 std::string format_roofline(const Roofline& roofline, int width = 60, int height = 16);
 
 /// The roofline as JSON for a plot script: chip, ridge points, points, kernels, and the roof

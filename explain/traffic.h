@@ -1,6 +1,6 @@
 #pragma once
-/// The traffic calculator: HBM bytes of naive, FlashAttention-1 and FlashAttention-2 at one
-/// attention shape, straight from the closed forms of models/closed_forms.h (no simulation),
+/// The traffic calculator: HBM bytes of naive, FlashAttention-1, FlashAttention-2 and the
+/// Hopper FlashAttention-3-style forward at one attention shape, straight from the closed forms of models/closed_forms.h (no simulation),
 /// split by tensor, with the matmul FLOPs and the ratios between the variants.
 
 #include <cstdint>
@@ -25,8 +25,10 @@ struct TrafficVariant {
 /// The calculator's answer.
 struct TrafficTable {
   WorkloadParams shape;  ///< the shape and tiling asked for (unresolved)
-  std::vector<TrafficVariant> variants;  ///< naive, flash1 (when it could be sized), flash2
+  /// naive, flash1 (when it could be sized), flash2, flash3 (when its kernel takes the shape)
+  std::vector<TrafficVariant> variants;
   std::string flash1_missing;  ///< why flash1 is absent, empty when present
+  std::string flash3_missing;  ///< why flash3 is absent (its kernel's limits), empty when present
   /// 4·B·H·pairs·d: QKᵀ and PV over the (query, key) pairs the mask leaves visible (Nq·Nkv
   /// without it), the work every variant must do at least.
   double matmul_flops = 0;
@@ -35,9 +37,12 @@ struct TrafficTable {
   const TrafficVariant* find(WorkloadKind kind) const;
 };
 
-/// Resolves `shape` (its workload field is ignored) as naive, flash1 and flash2 and evaluates
-/// their closed forms. block_q/block_kv, when set, apply to all three; flash1 needs sram_bytes
-/// or both blocks, otherwise it is left out and `flash1_missing` says why. Throws UsageError on
+/// Resolves `shape` (its workload field is ignored) as naive, flash1, flash2 and flash3 and
+/// evaluates their closed forms. block_q/block_kv and splits, when set, apply to the first three
+/// (flash3's 128 x 128 tiles are its kernel's, and it has no split-KV); flash1 needs sram_bytes
+/// or both blocks, otherwise it is left out and `flash1_missing` says why; flash3 is left out,
+/// `flash3_missing` saying why, where its kernel does not run (sm.arch < 90, fp32, head_dim not
+/// 64 or 128). Throws UsageError on
 /// a shape the workloads reject (resolve_workload's message). With a `config`, its
 /// sm.smem_per_block is the on-chip memory M (sram_bytes) and the per-CTA shared-memory limit.
 TrafficTable compute_traffic(const WorkloadParams& shape, const HardwareConfig* config = nullptr);

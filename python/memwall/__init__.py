@@ -532,7 +532,7 @@ def race(seq: Union[int, Sequence[int]], *, head_dim: int = 64, tile: int = 64, 
 
 def traffic(seq: int, head_dim: int, *, config: Union[Config, str, None] = None,
             **params: ParamValue) -> Result:
-    """HBM bytes of naive vs flash1 vs flash2 at one shape, from closed forms (``memwall traffic``).
+    """HBM bytes of naive, flash1, flash2, flash3 at one shape, from closed forms (``memwall traffic``).
 
     The keys of its ``--json``; ``.text`` is the table it prints. ``config`` gives M and the
     per-CTA limit (its smem_per_block) instead of ``sram_bytes``.

@@ -1,4 +1,4 @@
-// `memwall traffic`: HBM bytes of naive, flash1 and flash2 at one shape, from the closed forms.
+// `memwall traffic`: HBM bytes of naive, flash1, flash2 and flash3 at one shape, from the closed forms.
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -34,7 +34,7 @@ void register_traffic_command(CLI::App& app, CliContext& /*ctx*/) {
   auto args = std::make_shared<TrafficArgs>();
   CLI::App* cmd = app.add_subcommand(
       "traffic",
-      "HBM bytes of naive vs flash1 vs flash2 attention at one shape, from the closed forms");
+      "HBM bytes of naive vs flash1 vs flash2 vs flash3 attention at one shape, from the closed forms");
   add_required(*cmd, "seq", args->shape);
   add_required(*cmd, "head_dim", args->shape);
   add_workload_option(*cmd, "heads", args->shape);

@@ -281,6 +281,11 @@ void CtaExecutor::step(std::uint32_t id, Tick t) {
           m_counters->warp_instructions += op.amount;
         } else {
           m_counters->flops += op.amount;
+          if (pipe == kTensorPipe) {
+            m_counters->tensor_flops += op.amount;
+          } else if (pipe == kSfuPipe) {
+            m_counters->sfu_ops += op.amount;
+          }
         }
         const bool mma_sync = op.kind == OpKind::compute && op.unit == ComputeUnit::mma_sync;
         const Tick d = sm.pipe_ticks(mma_sync ? kMmaSyncRate : pipe, op.amount);

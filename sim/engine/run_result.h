@@ -28,6 +28,8 @@ struct TrafficCounters {
   std::uint64_t l2_line_accesses = 0;  ///< L2 line lookups (loads and stores)
   std::uint64_t smem_bytes = 0;  ///< shared-memory bytes of smem ops
   std::uint64_t flops = 0;  ///< FLOPs/ops of compute ops (tensor, fp32, sfu)
+  std::uint64_t tensor_flops = 0;  ///< of those, the tensor pipe's (tensor and mma_sync ops)
+  std::uint64_t sfu_ops = 0;  ///< of those, the special-function units' (exp, reciprocal)
   std::uint64_t warp_instructions = 0;  ///< warp instructions of issue ops
   std::uint64_t ctas = 0;  ///< CTAs that ran
 

@@ -55,7 +55,7 @@ TEST_CASE("memwall traffic --json carries the closed-form bytes", "[cli][explain
   std::filesystem::remove(json);
   const JsonValue* variants = doc.get("variants");
   REQUIRE(variants != nullptr);
-  REQUIRE(variants->items.size() == 3u);
+  REQUIRE(variants->items.size() == 4u);  // naive, flash1, flash2, flash3
   for (const JsonValue& v : variants->items) {
     WorkloadParams p;
     p.workload = parse_workload_kind(v.get("workload")->text);

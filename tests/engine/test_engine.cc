@@ -390,6 +390,28 @@ TEST_CASE("Compute ops take FLOPs / (rate × efficiency × clock) and share the 
 }
 
 TEST_CASE(
+    "flops is counted by pipe too: tensor_flops (tensor and mma_sync), sfu_ops, the rest fp32",
+    "[run][compute]") {
+  const HardwareConfig c = small_config();
+  TestKernel k{kernel_info("mix"),
+               {{compute(ComputeUnit::tensor, 1000), compute(ComputeUnit::fp32, 70),
+                 compute(ComputeUnit::sfu, 30)},
+                {compute(ComputeUnit::mma_sync, 500), compute(ComputeUnit::sfu, 3),
+                 compute(ComputeUnit::issue, 11)}}};
+  const RunResult r = run(c, {k}, 0);
+  CHECK(r.traffic.flops == 1000 + 70 + 30 + 500 + 3);  // issue ops are warp instructions
+  CHECK(r.traffic.tensor_flops == 1500);
+  CHECK(r.traffic.sfu_ops == 33);
+  CHECK(r.kernels.at(0).traffic.tensor_flops == 1500);
+  const FigureStat* fp32 = nullptr;
+  for (const FigureStat& f : figure_stats()) {
+    if (f.name == "fp32_flops") fp32 = &f;
+  }
+  REQUIRE(fp32 != nullptr);
+  CHECK(fp32->count(r.traffic) == 70);
+}
+
+TEST_CASE(
     "mma_sync ops take FLOPs / (sm.mma_sync_flops_per_cycle × efficiency.mma_sync × "
     "sm.tensor_clock) on the tensor pipe, which tensor ops share at their own rate and "
     "efficiency",

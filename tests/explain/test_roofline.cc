@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -19,6 +20,7 @@ RooflineChip test_chip() {
   c.name = "test chip";
   c.peak_tensor_flops = 1000e12;
   c.peak_fp32_flops = 50e12;
+  c.peak_sfu_ops = 4e12;
   c.hbm_bandwidth = 4e12;
   c.ridge_tensor = c.peak_tensor_flops / c.hbm_bandwidth;
   c.ridge_fp32 = c.peak_fp32_flops / c.hbm_bandwidth;
@@ -63,6 +65,65 @@ TEST_CASE("A report's kernels land at flops per DRAM byte and flops per second",
   const std::string text = format_roofline(make_roofline(c, {}, k));
   CHECK(text.find("no DRAM bytes") != std::string::npos);
   CHECK(roofline_json(make_roofline(c, {}, k)).find("\"intensity\": null") != std::string::npos);
+}
+
+TEST_CASE("A kernel's time bound is its slowest resource alone at its peak", "[roofline]") {
+  const RooflineChip c = test_chip();
+  // One kernel per binding resource: (DRAM bytes, tensor FLOPs, fp32 FLOPs, SFU ops).
+  const std::uint64_t rows[4][4] = {{8'000'000'000, 1'000'000'000'000, 0, 0},
+                                    {4'000'000, 1'000'000'000'000, 10'000'000'000, 1'000'000'000},
+                                    {4'000'000, 0, 100'000'000'000, 0},
+                                    {4'000'000, 512'000'000'000, 1'000'000'000, 4'000'000'000}};
+  std::string text = R"({"kernels": [)";
+  for (int i = 0; i < 4; ++i) {
+    const std::uint64_t* r = rows[i];
+    const std::uint64_t flops = r[1] + r[2] + r[3];
+    text += std::string(i ? ", " : "") + R"({"name": "k)" + std::to_string(i) + R"(", "flops": )" +
+            std::to_string(flops) + R"(, "dram_read_bytes": )" + std::to_string(r[0]) +
+            R"(, "dram_write_bytes": 0, "time_s": 0.004, "tensor_flops": )" + std::to_string(r[1]) +
+            R"(, "fp32_flops": )" + std::to_string(r[2]) + R"(, "sfu_ops": )" +
+            std::to_string(r[3]) + "}";
+  }
+  text += "]}";
+  const std::vector<KernelPoint> k = read_report_kernels(text, "bounds.json", c);
+  REQUIRE(k.size() == 4u);
+  const char* by[4] = {"HBM", "tensor", "fp32", "SFU"};
+  for (int i = 0; i < 4; ++i) {
+    INFO("kernel " << i);
+    const std::uint64_t* r = rows[i];
+    REQUIRE(k[i].has_pipes);
+    CHECK(k[i].hbm_s == Approx(static_cast<double>(r[0]) / c.hbm_bandwidth));
+    CHECK(k[i].tensor_s == Approx(static_cast<double>(r[1]) / c.peak_tensor_flops));
+    CHECK(k[i].fp32_s == Approx(static_cast<double>(r[2]) / c.peak_fp32_flops));
+    CHECK(k[i].sfu_s == Approx(static_cast<double>(r[3]) / c.peak_sfu_ops));
+    CHECK(k[i].bound_s == std::max({k[i].hbm_s, k[i].tensor_s, k[i].fp32_s, k[i].sfu_s}));
+    CHECK(k[i].bound_by == by[i]);
+  }
+  const Roofline roof = make_roofline(c, {}, k);
+  const std::string out = format_roofline(roof);
+  CHECK(out.find("time bounds") != std::string::npos);
+  // The SFU-bound kernel: 4e9 ops at 4e12 op/s = 1 ms of the 4 ms it took.
+  const std::size_t at = out.find("\nD  run/k3 ", out.find("time bounds"));
+  REQUIRE(at != std::string::npos);
+  const std::string row = out.substr(at + 1, out.find('\n', at + 1) - at - 1);
+  CHECK(row.find(" SFU ") != std::string::npos);
+  CHECK(row.find(" 4 ms ") != std::string::npos);
+  CHECK(row.ends_with(" 25.0%"));
+  CHECK(roofline_json(roof).find("\"bound_by\": \"SFU\"") != std::string::npos);
+}
+
+TEST_CASE("A report without flops by pipe places its kernels and says it has no bounds",
+          "[roofline]") {
+  const RooflineChip c = test_chip();
+  const std::vector<KernelPoint> k = read_report_kernels(fixture(), "roofline_report.json", c);
+  REQUIRE_FALSE(k.empty());
+  for (const KernelPoint& p : k) CHECK_FALSE(p.has_pipes);
+  // The table is there only when some kernel has the split.
+  CHECK(format_roofline(make_roofline(c, {}, k)).find("time bounds") == std::string::npos);
+  std::vector<KernelPoint> mixed = k;
+  mixed.front().has_pipes = true;
+  CHECK(format_roofline(make_roofline(c, {}, mixed)).find("no bounds: the report has no flops") !=
+        std::string::npos);
 }
 
 TEST_CASE("A report that is an array of runs names each kernel by its run", "[roofline]") {
