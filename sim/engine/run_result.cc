@@ -40,7 +40,7 @@ constexpr FigureStat kFigureStats[] = {
     {"fp32_flops", "fp32 FLOPs", "", Unit::kFlops,
      "of the FLOPs, the fp32 pipe's (flops - tensor - sfu)", nullptr, nullptr,
      [](const TrafficCounters& c) { return c.flops - c.tensor_flops - c.sfu_ops; }},
-    {"sfu_ops", "SFU ops", "", Unit::kFlops,
+    {"sfu_ops", "SFU ops", "", Unit::kOps,
      "of the FLOPs, the special-function units' ops (exponentials, reciprocals)",
      &TrafficCounters::sfu_ops},
     {"warp_instructions", "warp instructions issued", "", Unit::kCount,

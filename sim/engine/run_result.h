@@ -50,7 +50,7 @@ double achieved_dram_bandwidth(const TrafficCounters& traffic, Tick time);
 /// TrafficCounters (summed over kernels) or a value derived from the counters and the span.
 struct FigureStat {
   /// How a figure reads, for the writers that format it for people.
-  enum class Unit : std::uint8_t { kSeconds, kBytes, kCount, kFlops, kFraction, kBandwidth };
+  enum class Unit : std::uint8_t { kSeconds, kBytes, kCount, kFlops, kOps, kFraction, kBandwidth };
   std::string_view name;
   /// Its row in the `--html` page's figure table; empty: an engine counter without a reading of
   /// its own there (the JSON and the sweep columns still carry it).

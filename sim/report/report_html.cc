@@ -115,6 +115,7 @@ std::string figures_rows(const std::vector<Figures>& cols, const std::string& ex
         case FigureStat::Unit::kCount: return count_cell(key, n);
         case FigureStat::Unit::kFraction: return fraction_cell(key, v);
         case FigureStat::Unit::kFlops: return cell(key, std::to_string(n), format_si(v, "FLOP"));
+        case FigureStat::Unit::kOps: return cell(key, std::to_string(n), format_si(v, "op"));
         case FigureStat::Unit::kBandwidth:
           return cell(key, json_number_text(v), format_si(v, "B/s"));
       }

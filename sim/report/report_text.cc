@@ -73,6 +73,7 @@ std::string figure_text(const FigureStat& f, const TrafficCounters& c, Tick span
     case FigureStat::Unit::kCount: return std::to_string(f.count(c));
     case FigureStat::Unit::kFraction: return percent(f.value(c, span));
     case FigureStat::Unit::kFlops: return format_si(f.value(c, span), "FLOP");
+    case FigureStat::Unit::kOps: return format_si(f.value(c, span), "op");
     case FigureStat::Unit::kBandwidth: return format_bandwidth(Bandwidth{f.value(c, span)});
   }
   return "";
