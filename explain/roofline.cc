@@ -181,7 +181,11 @@ std::string chart(const Roofline& r, int width, int height) {
   }
   for (std::size_t i = 0; i < r.kernels.size() && i < 26; ++i) {
     const KernelPoint& k = r.kernels[i];
-    if (k.plotted) put(row_of(k.achieved_flops), col_of(k.intensity), static_cast<char>('A' + i));
+    if (!k.plotted) continue;
+    const int row = row_of(k.achieved_flops), col = col_of(k.intensity);
+    const char here = grid[static_cast<std::size_t>(row)][static_cast<std::size_t>(col)];
+    // Two kernels in one cell (flash2 and flash3 at one shape): '+', the tables tell them apart.
+    put(row, col, here >= 'A' && here <= 'Z' ? '+' : static_cast<char>('A' + i));
   }
 
   std::string out = "FLOP/s (log)\n";
@@ -212,7 +216,8 @@ std::string chart(const Roofline& r, int width, int height) {
   out += axis + "\n";
   out += std::string(static_cast<std::size_t>(width) - 4, ' ') + "FLOP/byte (log)\n";
   out +=
-      "  '/' I x HBM bandwidth   '=' tensor peak   '-' fp32 peak   'o' asked intensities   A.. kernels\n";
+      "  '/' I x HBM bandwidth   '=' tensor peak   '-' fp32 peak   'o' asked intensities   A.. kernels"
+      "   '+' several\n";
   return out;
 }
 

@@ -195,4 +195,14 @@ TEST_CASE("The chart is the asked size and marks the roofs and the kernels", "[r
   }
   CHECK(rows == 16);
   for (char mark : {'/', '=', '-', 'o', 'A', 'B'}) CHECK(plot.find(mark) != std::string::npos);
+  CHECK(plot.find('+') == std::string::npos);
+
+  // A second copy of kernel A lands in its cell: the cell says '+', and A is gone from the chart.
+  std::vector<KernelPoint> twice = r.kernels;
+  twice.push_back(twice.front());
+  const std::string both = format_roofline(make_roofline(c, {10.0}, twice), 60, 16);
+  const std::string chart = both.substr(both.find("FLOP/s (log)\n"));
+  const std::string rows_only = chart.substr(0, chart.find("       +---"));
+  CHECK(rows_only.find('+') != std::string::npos);
+  CHECK(rows_only.find('A') == std::string::npos);
 }
