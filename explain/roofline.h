@@ -66,8 +66,8 @@ struct KernelPoint {
 /// Reads the simulator's `--json` report `text` (one run object, or an array of runs), taking
 /// each run's top-level figures and each `kernels[]` entry's name, flops, dram_read_bytes,
 /// dram_write_bytes and time_s, and tensor_flops, fp32_flops and sfu_ops where all three are
-/// there (then the kernel's time bounds are set). Throws UsageError "WHAT: byte N: KEY: REASON" on malformed
-/// JSON or a missing or mistyped key.
+/// there (then the kernel's time bounds are set). Throws UsageError "WHAT: byte N: KEY: REASON"
+/// on malformed JSON or a missing or mistyped key.
 std::vector<KernelPoint> read_report_kernels(const std::string& text, const std::string& what,
                                              const RooflineChip& chip);
 

@@ -1,7 +1,8 @@
 #pragma once
 /// The traffic calculator: HBM bytes of naive, FlashAttention-1, FlashAttention-2 and the
-/// Hopper FlashAttention-3-style forward at one attention shape, straight from the closed forms of models/closed_forms.h (no simulation),
-/// split by tensor, with the matmul FLOPs and the ratios between the variants.
+/// Hopper FlashAttention-3-style forward at one attention shape, straight from the closed forms
+/// of models/closed_forms.h (no simulation), split by tensor, with the matmul FLOPs and the
+/// ratios between the variants.
 
 #include <cstdint>
 #include <string>
