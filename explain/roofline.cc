@@ -234,9 +234,8 @@ std::string bounds_table(const Roofline& r) {
   std::snprintf(line, sizeof line, "   %-30s %10s %10s %10s %10s %10s %7s %10s %9s\n", "kernel",
                 "HBM", "tensor", "fp32", "SFU", "bound", "by", "time", "of bound");
   out += line;
-  auto t = [](double s) {  // as the reports write times (format_duration), 0 as "0"
-    return s > 0 ? format_duration(static_cast<Tick>(std::llround(s * kTicksPerSecond)))
-                 : std::string("0");
+  auto t = [](double s) {  // as the reports write times, 0 as "0"
+    return s > 0 ? format_duration_seconds(s) : std::string("0");
   };
   for (std::size_t i = 0; i < r.kernels.size(); ++i) {
     const KernelPoint& k = r.kernels[i];

@@ -235,6 +235,11 @@ std::string format_duration(Tick t) {
   return buf;
 }
 
+std::string format_duration_seconds(double seconds) {
+  return format_duration(
+      static_cast<Tick>(std::llround(seconds * static_cast<double>(kTicksPerSecond))));
+}
+
 std::string format_shortest(double v) {
   char buf[64];
   const auto result = std::to_chars(buf, buf + sizeof buf, v);

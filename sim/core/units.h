@@ -105,6 +105,8 @@ std::string format_bandwidth(Bandwidth bw);
 std::string format_frequency(Frequency f);
 /// Formats a duration, e.g. "273 ns", "1.20 ms".
 std::string format_duration(Tick t);
+/// Formats a duration given in seconds as format_duration does (rounded to a tick).
+std::string format_duration_seconds(double seconds);
 /// Formats a count with an SI prefix and a unit, e.g. format_si(9.89e14, "FLOP/s") = "989 TFLOP/s".
 std::string format_si(double value, std::string_view unit);
 /// The shortest text that reads back as exactly `v` (std::to_chars), e.g. "2.6149801e-05".

@@ -35,9 +35,7 @@ std::string printf_text(const char* format, double v) {
 }
 
 /// Seconds shown as the text report shows a duration (the JSON's value, rounded to a tick).
-std::string duration_text(double s) {
-  return format_duration(static_cast<Tick>(std::llround(s * static_cast<double>(kTicksPerSecond))));
-}
+std::string duration_text(double s) { return format_duration_seconds(s); }
 
 std::string percent_text(double f) { return printf_text("%.1f%%", 100.0 * f); }
 

@@ -66,9 +66,7 @@ struct Column {
 /// A registered figure as the text report shows it, by its unit.
 std::string figure_text(const FigureStat& f, const TrafficCounters& c, Tick span) {
   switch (f.unit) {
-    case FigureStat::Unit::kSeconds:
-      return format_duration(
-          static_cast<Tick>(std::llround(f.value(c, span) * static_cast<double>(kTicksPerSecond))));
+    case FigureStat::Unit::kSeconds: return format_duration_seconds(f.value(c, span));
     case FigureStat::Unit::kBytes: return bytes(f.count(c));
     case FigureStat::Unit::kCount: return std::to_string(f.count(c));
     case FigureStat::Unit::kFraction: return percent(f.value(c, span));
