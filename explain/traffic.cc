@@ -69,6 +69,8 @@ TrafficTable compute_traffic(const WorkloadParams& asked, const HardwareConfig* 
           "Br = min(Bc, d)); give --sram SIZE or --config FILE, or both --block-q and --block-kv";
       continue;
     }
+    TrafficVariant v;
+    v.kind = kind;
     if (kind == WorkloadKind::flash3) {
       // The Hopper kernel's tiles are its own (128 x 128) and it has no split-KV: the tiling
       // asked for is the other variants'.
@@ -76,17 +78,16 @@ TrafficTable compute_traffic(const WorkloadParams& asked, const HardwareConfig* 
       p.block_kv.reset();
       p.splits.reset();
       try {
-        p = resolve_workload(p);
+        v.params = resolve_workload(p);
       } catch (const UsageError& e) {
         std::string_view why = e.what();
         if (why.starts_with("flash3: ")) why.remove_prefix(8);
         table.flash3_missing = "flash3 is left out: " + std::string(why);
         continue;
       }
+    } else {
+      v.params = resolve_workload(p);
     }
-    TrafficVariant v;
-    v.kind = kind;
-    v.params = resolve_workload(p);
     v.traffic = closed_form_traffic(v.params);
     table.variants.push_back(v);
   }
