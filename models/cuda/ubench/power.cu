@@ -20,11 +20,14 @@
 ///   wgmma-const the same on one constant tile pair (fp16 2^-10)
 ///   hbm         1024 threads, each 4 independent 16-byte ld.global.cg per step from a 4 GiB
 ///               buffer, the CTAs' chunks far apart (DRAM read stream)
+///   l2          the same from the first 24 MiB of the buffer (an L2-resident read stream)
+///   smem        512 threads, each 4 independent 16-byte ld.shared per step over 64 KiB of random
+///               words (shared-memory read stream)
 ///
 /// Usage: power [--warm S] [--measure S] [--modes a,b,...] [--sms n,n,...] > power.csv
 ///   mode,sms,launches,seconds,energy_j,power_w,sm_mhz,nvml_sm_mhz,event_reasons,
 ///   work,work_per_s,work_per_cycle_per_sm
-///   work: FLOP (ffma, mma, wgmma), ops (ex2), bytes (hbm), 0 (idle, sleep); work_per_cycle_per_sm
+///   work: FLOP (ffma, mma, wgmma), ops (ex2), bytes (hbm, l2, smem), 0 (idle, sleep); work_per_cycle_per_sm
 ///   at the measured sm_mhz. event_reasons: NVML's clock event reasons (hex) after the window.
 /// NVML is opened with dlopen (libnvidia-ml.so.1, part of the driver). Reads the GPU's state,
 /// never changes its clocks or settings.
@@ -306,13 +309,43 @@ __global__ void __launch_bounds__(kHbmThreads, 1)
   s.end(stamp);
 }
 
+/// Each thread reads 4 independent 16-byte words of shared memory per step, walking 64 KiB.
+__global__ void __launch_bounds__(512, 1)
+    smem_kernel(int iters, unsigned* out, unsigned long long* stamp) {
+  extern __shared__ __align__(128) unsigned char smem[];
+  Span s;
+  s.begin();
+  constexpr int kVectors = 65536 / 16;
+  uint4* v = reinterpret_cast<uint4*>(smem);
+  for (int i = threadIdx.x; i < kVectors; i += blockDim.x) {
+    const unsigned h = hash32(blockIdx.x * 65536u + unsigned(i));
+    v[i] = make_uint4(h, hash32(h), hash32(h + 1), hash32(h + 2));
+  }
+  __syncthreads();
+  unsigned acc = 0;
+  int at = threadIdx.x;
+#pragma unroll 1
+  for (int i = 0; i < iters; ++i) {
+    uint4 w[4];
+#pragma unroll
+    for (int u = 0; u < 4; ++u) {
+      w[u] = *reinterpret_cast<volatile uint4*>(&v[(at + u * 512) % kVectors]) ;
+    }
+#pragma unroll
+    for (int u = 0; u < 4; ++u) acc ^= w[u].x ^ w[u].y ^ w[u].z ^ w[u].w;
+    at = (at + 4 * 512) % kVectors;
+  }
+  if (acc == 0x12345678u) out[0] = acc;
+  s.end(stamp);
+}
+
 // ---- driver -------------------------------------------------------------------------------------
 
 struct Args {
   double warm_s = 0.6;
   double measure_s = 0.8;
   std::vector<std::string> modes{"idle", "sleep", "ffma", "ex2", "mma", "wgmma", "wgmma-const",
-                                 "hbm"};
+                                 "hbm", "l2", "smem"};
   std::vector<int> sms{132, 99, 66, 33, 16};
 };
 
@@ -382,9 +415,14 @@ double launch(const std::string& mode, int sms, int iters, const Device& dev) {
     wgmma_kernel<<<sms, 256, dev.smem>>>(iters, mode == "wgmma", dev.out, dev.stamp);
     return 2.0 * 64 * kWgmmaN * kWgmmaK * 16.0 * 2 * sms * iters;
   }
-  if (mode == "hbm") {
-    const unsigned long long stride = dev.vectors / (unsigned long long)dev.prop.multiProcessorCount;
-    hbm_kernel<<<sms, kHbmThreads, dev.smem>>>(iters, dev.buffer, dev.vectors, stride,
+  if (mode == "smem") {
+    smem_kernel<<<sms, 512, dev.smem>>>(iters, reinterpret_cast<unsigned*>(dev.out), dev.stamp);
+    return 16.0 * 4 * 512.0 * sms * iters;
+  }
+  if (mode == "hbm" || mode == "l2") {
+    const unsigned long long vectors = mode == "l2" ? (24ull << 20) / 16 : dev.vectors;
+    const unsigned long long stride = vectors / (unsigned long long)dev.prop.multiProcessorCount;
+    hbm_kernel<<<sms, kHbmThreads, dev.smem>>>(iters, dev.buffer, vectors, stride,
                                               reinterpret_cast<unsigned*>(dev.out), dev.stamp);
     return 16.0 * kHbmLoads * kHbmThreads * sms * iters;
   }
@@ -407,6 +445,7 @@ int main(int argc, char** argv) {
   ubench::require_one_cta_per_sm(mma_kernel, 256, dev.smem);
   ubench::require_one_cta_per_sm(wgmma_kernel, 256, dev.smem);
   ubench::require_one_cta_per_sm(hbm_kernel, kHbmThreads, dev.smem);
+  ubench::require_one_cta_per_sm(smem_kernel, 512, dev.smem);
   const size_t buffer_bytes = size_t(4) << 30;
   dev.vectors = buffer_bytes / 16;
   UB_CHECK(cudaMalloc(&dev.buffer, buffer_bytes));
