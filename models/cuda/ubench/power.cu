@@ -329,7 +329,10 @@ __global__ void __launch_bounds__(512, 1)
     uint4 w[4];
 #pragma unroll
     for (int u = 0; u < 4; ++u) {
-      w[u] = *reinterpret_cast<volatile uint4*>(&v[(at + u * 512) % kVectors]) ;
+      const unsigned addr = unsigned(__cvta_generic_to_shared(&v[(at + u * 512) % kVectors]));
+      asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                   : "=r"(w[u].x), "=r"(w[u].y), "=r"(w[u].z), "=r"(w[u].w)
+                   : "r"(addr));
     }
 #pragma unroll
     for (int u = 0; u < 4; ++u) acc ^= w[u].x ^ w[u].y ^ w[u].z ^ w[u].w;
