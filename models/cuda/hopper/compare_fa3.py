@@ -75,7 +75,8 @@ def main():
                                         f"sm.tensor_clock={mhz}", *pinned[c]]
     results = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=a.j) as pool:
-        futures = {pool.submit(run_case, a.memwall, c, args): job for job, args in jobs.items()}
+        futures = {pool.submit(run_case, a.memwall, job[0], args): job
+                   for job, args in jobs.items()}
         for fut in concurrent.futures.as_completed(futures):
             results[futures[fut]] = fut.result()
     out_rows = []
