@@ -55,6 +55,7 @@ CtaExecutor::CtaExecutor(const HardwareConfig& config, MemoryPath& memory, std::
       m_issue_window(config.sim.issue_window),
       m_pipe_serial(config.efficiency.pipe_serial),
       m_sm_clock(config.sm.clock),
+      m_full_sm_clock(config.sm.clock),
       m_warp_load_bytes_per_s(config.sm.warp_load_bandwidth.bytes_per_second),
       m_issue_per_cycle(config.sm.issue_per_cycle),
       m_port_bytes_per_s(config.xbar.port_bandwidth.bytes_per_second) {}

@@ -61,6 +61,9 @@ class CtaExecutor {
   /// Starts a kernel of `slots` slots (CtaScheduler::slot_count) and CTAs of `threads_per_cta`
   /// threads, whose counters (FLOPs, warp instructions, shared-memory bytes) go to `counters`.
   void begin_kernel(std::size_t slots, std::uint32_t threads_per_cta, TrafficCounters& counters);
+  /// Latency ops count their cycles at `scale` × sm.clock from now on (the power limiter's clock;
+  /// the SMs' pipes are set by Sm::set_clock_scale).
+  void set_clock_scale(double scale) { m_sm_clock = Frequency{m_full_sm_clock.hertz * scale}; }
 
   /// The op list of slot `id`, for the caller to fill before start().
   std::vector<Op>& ops(std::uint32_t id) { return m_slots[id].ops; }
@@ -151,7 +154,8 @@ class CtaExecutor {
   Tick m_op_overhead;
   Tick m_issue_window;  ///< sim.issue_window
   double m_pipe_serial;  ///< efficiency.pipe_serial
-  Frequency m_sm_clock;  ///< sm.clock: a latency op's cycles
+  Frequency m_sm_clock;  ///< the SM clock now (sm.clock × the power limiter's scale): latency ops
+  Frequency m_full_sm_clock;  ///< sm.clock
   double m_warp_load_bytes_per_s;  ///< sm.warp_load_bandwidth
   double m_issue_per_cycle;  ///< sm.issue_per_cycle: the SM's sub-partitions
   double m_port_bytes_per_s;  ///< xbar.port_bandwidth

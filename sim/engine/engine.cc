@@ -33,7 +33,8 @@ Engine::Engine(const HardwareConfig& config, TraceSource& source, const SimOptio
       m_sms(config.sm.count, Sm(config)),
       m_sm_time(config.sm.count),
       m_scheduler(config.sm.count),
-      m_executor(config, m_memory, m_sms, m_queue, timeline, *this) {
+      m_executor(config, m_memory, m_sms, m_queue, timeline, *this),
+      m_power(config.power) {
   m_budget.take(fixed_memory_bytes(config), "the model of the chip",
                 "the chip's SMs, L2 sets and HBM banks");
   m_memory.set_memory_budget(&m_budget);
@@ -119,6 +120,12 @@ KernelResult Engine::run_kernel(const KernelInfo& info, Tick start) {
   m_exhausted = false;
   m_memory.set_kernel_counters(&k.traffic);
   const std::uint64_t row_misses_before = m_memory.hbm().row_misses();
+  m_window_start = start;
+  m_window_base = k.traffic;
+  m_kernel_joules = 0;
+  m_kernel_sm_cycles = 0;
+  m_next_window =
+      m_power.limited() ? checked_end(start, m_config.power.window, "a power window") : kMaxTick;
 
   // First wave: breadth-first over the SMs, one CTA per SM per pass.
   const Tick t0 = m_kernel_end;
@@ -127,6 +134,7 @@ KernelResult Engine::run_kernel(const KernelInfo& info, Tick start) {
   std::uint64_t handled = 0;
   while (!m_queue.empty()) {
     const Event e = m_queue.pop();
+    if (e.tick >= m_next_window) power_window(e.tick, true);
     if (e.kind == CtaExecutor::kFinish) {
       cta_done(e.target, e.tick);
     } else if (e.kind == CtaExecutor::kStream) {
@@ -140,6 +148,9 @@ KernelResult Engine::run_kernel(const KernelInfo& info, Tick start) {
   // evicted included) has crossed the channels, so that its DRAM bandwidth never exceeds the peak.
   k.end = std::max(m_kernel_end, m_memory.hbm().busy_until());
   k.traffic.dram_row_misses = m_memory.hbm().row_misses() - row_misses_before;
+  power_window(std::max(k.end, m_window_start), false);
+  k.traffic.energy_pj = static_cast<std::uint64_t>(std::llround(m_kernel_joules * 1e12));
+  k.traffic.sm_cycles = static_cast<std::uint64_t>(std::llround(m_kernel_sm_cycles));
 
   // Stall breakdown: each SM's busy time split in proportion to its CTAs' time split.
   const Tick span = k.end - k.start;
@@ -177,6 +188,32 @@ void Engine::take_resource_use(KernelResult& k) {
       }
     }
   }
+}
+
+void Engine::power_window(Tick t, bool adjust) {
+  const TrafficCounters& now = m_kernel->traffic;
+  const TrafficCounters& then = m_window_base;
+  PowerWork work;
+  work.tensor_flops = static_cast<double>(now.tensor_flops - then.tensor_flops);
+  work.sfu_ops = static_cast<double>(now.sfu_ops - then.sfu_ops);
+  work.fp32_flops = static_cast<double>(now.flops - then.flops) - work.tensor_flops - work.sfu_ops;
+  work.smem_bytes = static_cast<double>(now.smem_bytes - then.smem_bytes);
+  work.l2_bytes = static_cast<double>(now.l2_read_bytes - then.l2_read_bytes + now.l2_write_bytes -
+                                      then.l2_write_bytes);
+  work.dram_bytes = static_cast<double>(now.dram_read_bytes - then.dram_read_bytes +
+                                        now.dram_write_bytes - then.dram_write_bytes);
+  const double span_s = seconds(t - m_window_start);
+  m_kernel_joules += m_power.joules(work, span_s, m_clock_scale);
+  m_kernel_sm_cycles += span_s * m_config.sm.clock.hertz * m_clock_scale;
+  m_window_base = now;
+  m_window_start = t;
+  if (!adjust) return;
+  m_next_window = checked_end(t, m_config.power.window, "a power window");
+  const double scale = m_power.next_scale(work, span_s, m_clock_scale);
+  if (scale == m_clock_scale) return;
+  m_clock_scale = scale;
+  for (Sm& sm : m_sms) sm.set_clock_scale(scale);
+  m_executor.set_clock_scale(scale);
 }
 
 bool Engine::start_cta(std::uint32_t sm, std::uint32_t j, Tick t) {

@@ -18,6 +18,7 @@
 #include "sim/engine/run_result.h"
 #include "sim/engine/simulator.h"
 #include "sim/hw/config.h"
+#include "sim/hw/power.h"
 #include "sim/hw/sm.h"
 #include "traces/op.h"
 #include "traces/trace_source.h"
@@ -57,6 +58,9 @@ class Engine final : private CtaExecutor::Host {
   void cta_done(std::uint32_t id, Tick t) override;
   /// Moves the kernel's use of ports, slices, channels and pipes into `k.resources`.
   void take_resource_use(KernelResult& k);
+  /// Closes the power window that ends at `t`: adds its energy and SM cycles to the kernel's,
+  /// and when `adjust`, lets the power limiter set the SM clock for the next window.
+  void power_window(Tick t, bool adjust);
 
   const HardwareConfig& m_config;
   TraceSource& m_source;
@@ -75,6 +79,14 @@ class Engine final : private CtaExecutor::Host {
   std::uint64_t m_next_index = 0;
   std::uint64_t m_slot_capacity = 0;  ///< slots counted against the memory budget so far
   bool m_exhausted = false;
+  // The power model (sim/hw/power.h): the limiter's clock scale carries from kernel to kernel.
+  PowerModel m_power;
+  double m_clock_scale = 1.0;  ///< the SM clock over sm.clock, as the limiter last set it
+  Tick m_window_start = 0;  ///< where the current power window began
+  Tick m_next_window = kMaxTick;  ///< the first event at or after this closes the window
+  TrafficCounters m_window_base;  ///< the kernel's counters when the window began
+  double m_kernel_joules = 0;  ///< the kernel's energy so far
+  double m_kernel_sm_cycles = 0;  ///< its SM cycles so far
 };
 
 }  // namespace memwall

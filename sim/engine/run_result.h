@@ -32,6 +32,8 @@ struct TrafficCounters {
   std::uint64_t sfu_ops = 0;  ///< of those, the special-function units' (exp, reciprocal)
   std::uint64_t warp_instructions = 0;  ///< warp instructions of issue ops
   std::uint64_t ctas = 0;  ///< CTAs that ran
+  std::uint64_t energy_pj = 0;  ///< board energy over the span (power model), picojoules
+  std::uint64_t sm_cycles = 0;  ///< SM clock cycles over the span (the power limiter's clock)
 
   /// hits / (hits + misses), 0 when no sector was loaded.
   double l2_hit_rate() const {
@@ -50,7 +52,17 @@ double achieved_dram_bandwidth(const TrafficCounters& traffic, Tick time);
 /// TrafficCounters (summed over kernels) or a value derived from the counters and the span.
 struct FigureStat {
   /// How a figure reads, for the writers that format it for people.
-  enum class Unit : std::uint8_t { kSeconds, kBytes, kCount, kFlops, kOps, kFraction, kBandwidth };
+  enum class Unit : std::uint8_t {
+    kSeconds,
+    kBytes,
+    kCount,
+    kFlops,
+    kOps,
+    kFraction,
+    kBandwidth,
+    kWatts,
+    kHertz
+  };
   std::string_view name;
   /// Its row in the `--html` page's figure table; empty: an engine counter without a reading of
   /// its own there (the JSON and the sweep columns still carry it).

@@ -129,6 +129,25 @@ struct EfficiencyConfig {
   Tick launch_overhead = 0;  ///< fixed cost per kernel launch
 };
 
+/// The board's power and the limiter that holds it under a limit by lowering the SM clock
+/// (sim/hw/power.h). Power at SM clock scale s (the clock over sm.clock) is
+/// static_watts + s^voltage_exponent × Σ energy × rate over the pipes' and the memory's work;
+/// every energy is at sm.clock's voltage. All zero: no power model (the clock stays sm.clock).
+struct PowerConfig {
+  double limit_watts = 0;  ///< the sustained board power the limiter holds; 0: no limit
+  double static_watts = 0;  ///< the board awake at sm.clock with no pipe busy
+  double tensor_pj_per_flop = 0;  ///< a tensor-pipe FLOP (tensor and mma_sync ops)
+  double fp32_pj_per_flop = 0;  ///< an fp32 FLOP (an FMA counts 2)
+  double sfu_pj_per_op = 0;  ///< a special-function op
+  double smem_pj_per_byte = 0;  ///< a byte of a shared-memory op
+  double l2_pj_per_byte = 0;  ///< a byte between an SM and the L2 (loads and stores)
+  double dram_pj_per_byte = 0;  ///< a byte read from or written to HBM (beyond its L2 byte)
+  double voltage_exponent = 2;  ///< energy per op ∝ s^this as the limiter lowers the voltage
+  Tick window = 1'000'000;  ///< how often the limiter sets the clock (simulated time), > 0
+  /// Whether the limiter acts (a limit and a static power are given).
+  bool limited() const { return limit_watts > 0; }
+};
+
 /// Settings of the simulator itself (not of the chip).
 struct SimConfig {
   Tick issue_window = 100'000;  ///< how far ahead of the next event a CTA books its SM port, > 0
@@ -144,6 +163,7 @@ struct HardwareConfig {
   L2Config l2;
   HbmConfig hbm;
   EfficiencyConfig efficiency;
+  PowerConfig power;
   SimConfig sim;
 };
 

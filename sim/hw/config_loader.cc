@@ -534,6 +534,12 @@ void validate_with_positions(const HardwareConfig& c, const PositionOf& at) {
   step_pipe("sm.fp32_flops_per_cycle", c.sm.fp32_flops_per_cycle, c.efficiency.fp32, c.sm.clock);
   step_pipe("sm.sfu_ops_per_cycle", c.sm.sfu_ops_per_cycle, c.efficiency.sfu, c.sm.clock);
   step_pipe("sm.issue_per_cycle", c.sm.issue_per_cycle, 1.0, c.sm.clock);
+  if (c.power.limited() && !(c.power.limit_watts > c.power.static_watts)) {
+    fail("power.limit_watts",
+         format_si(c.power.limit_watts, "W") + " is not above power.static_watts (" +
+             format_si(c.power.static_watts, "W") +
+             "): no clock keeps the board under it, since the static power alone reaches it");
+  }
   if (c.sm.smem_per_block > c.sm.smem_per_sm) {
     fail("sm.smem_per_block", format_bytes(c.sm.smem_per_block) + " is more than sm.smem_per_sm (" +
                                   format_bytes(c.sm.smem_per_sm) + "): a CTA using it fits no SM");

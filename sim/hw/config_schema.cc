@@ -293,6 +293,57 @@ const KeyDecl kSchema[] = {
      "0 ns", false, "HardwareConfig::efficiency.launch_overhead (Tick, ps)", Bound::kNonNegative, 0,
      MEMWALL_FIELD(efficiency.launch_overhead, Tick)},
 
+    {"power.limit_watts", KeyType::kReal, "665",
+     "The sustained board power, in watts, that the power limiter holds the chip to by "
+     "lowering the SM clock (sm.clock and sm.tensor_clock scale together; the crossbar, L2 and "
+     "HBM keep their rates). 0: no limit. Every power.window the limiter sets the clock at which "
+     "the last window's work would draw this power (sim/hw/power.h, docs/simulator.md).",
+     "0", false, "HardwareConfig::power.limit_watts (double)", Bound::kNonNegative, 1e6,
+     MEMWALL_FIELD(power.limit_watts, double)},
+    {"power.static_watts", KeyType::kReal, "122",
+     "Board power, in watts, with the chip awake at sm.clock and no pipe busy (SMs resident or "
+     "not).",
+     "0", false, "HardwareConfig::power.static_watts (double)", Bound::kNonNegative, 1e6,
+     MEMWALL_FIELD(power.static_watts, double)},
+    {"power.tensor_pj_per_flop", KeyType::kReal, "0.89",
+     "Energy of one tensor-pipe FLOP (tensor and mma_sync ops), in picojoules, at sm.clock's "
+     "voltage.",
+     "0", false, "HardwareConfig::power.tensor_pj_per_flop (double)", Bound::kNonNegative, 1e6,
+     MEMWALL_FIELD(power.tensor_pj_per_flop, double)},
+    {"power.fp32_pj_per_flop", KeyType::kReal, "5.9",
+     "Energy of one fp32 FLOP (an FMA counts 2), in picojoules, at sm.clock's voltage.", "0", false,
+     "HardwareConfig::power.fp32_pj_per_flop (double)", Bound::kNonNegative, 1e6,
+     MEMWALL_FIELD(power.fp32_pj_per_flop, double)},
+    {"power.sfu_pj_per_op", KeyType::kReal, "21",
+     "Energy of one special-function op (exp, reciprocal), in picojoules, at sm.clock's "
+     "voltage.",
+     "0", false, "HardwareConfig::power.sfu_pj_per_op (double)", Bound::kNonNegative, 1e6,
+     MEMWALL_FIELD(power.sfu_pj_per_op, double)},
+    {"power.smem_pj_per_byte", KeyType::kReal, "10.5",
+     "Energy of one byte of a shared-memory op, in picojoules, at sm.clock's voltage.", "0", false,
+     "HardwareConfig::power.smem_pj_per_byte (double)", Bound::kNonNegative, 1e6,
+     MEMWALL_FIELD(power.smem_pj_per_byte, double)},
+    {"power.l2_pj_per_byte", KeyType::kReal, "30",
+     "Energy of one byte between an SM and the L2 (SM->L2 read and write bytes), in "
+     "picojoules, at sm.clock's voltage.",
+     "0", false, "HardwareConfig::power.l2_pj_per_byte (double)", Bound::kNonNegative, 1e6,
+     MEMWALL_FIELD(power.l2_pj_per_byte, double)},
+    {"power.dram_pj_per_byte", KeyType::kReal, "60",
+     "Energy of one byte read from or written to HBM, in picojoules, beyond the L2 byte it "
+     "also is.",
+     "0", false, "HardwareConfig::power.dram_pj_per_byte (double)", Bound::kNonNegative, 1e6,
+     MEMWALL_FIELD(power.dram_pj_per_byte, double)},
+    {"power.voltage_exponent", KeyType::kReal, "2",
+     "How the energy of an op falls with the clock the limiter sets: × s^this, s = the clock "
+     "over sm.clock (the voltage falls with the clock; energy goes as its square).",
+     "2", false, "HardwareConfig::power.voltage_exponent (double)", Bound::kNonNegative, 10,
+     MEMWALL_FIELD(power.voltage_exponent, double)},
+    {"power.window", KeyType::kDuration, "1 us",
+     "How often, in simulated time, the power limiter sets the SM clock from the last window's "
+     "work. A model setting: shorter follows a kernel's phases more closely.",
+     "1 us", false, "HardwareConfig::power.window (Tick, ps)", Bound::kPositive, 0,
+     MEMWALL_FIELD(power.window, Tick)},
+
     {"sim.issue_window", KeyType::kDuration, "100 ns",
      "How far ahead of the earliest other event a CTA may book its SM port when it issues the lines "
      "of a box. A simulator setting, not a chip fact: boxes are issued in chunks so that shared "

@@ -84,6 +84,13 @@ Sm::Sm(const HardwareConfig& c) {
   m_ps_per_unit[kSmemPipe] = ps_per_unit(c.sm.smem_bandwidth.bytes_per_second);
   m_ps_per_unit[kIssuePipe] = ps_per_unit(c.sm.issue_per_cycle * hz);
   m_smem_on_tensor = c.sm.smem_pipe == SmemPipe::kTensor;
+  m_full_clock_ps_per_unit = m_ps_per_unit;
+}
+
+void Sm::set_clock_scale(double scale) {
+  for (std::size_t i = 0; i < m_ps_per_unit.size(); ++i) {
+    m_ps_per_unit[i] = m_full_clock_ps_per_unit[i] / scale;
+  }
 }
 
 Tick Sm::pipe_ticks(std::size_t pipe, std::uint64_t amount) const {

@@ -63,6 +63,10 @@ class Sm {
   /// a non-zero amount. Throws UsageError if the pipe has zero throughput in the config.
   Tick pipe_ticks(std::size_t pipe, std::uint64_t amount) const;
 
+  /// Runs the SM's pipes (shared memory included) at `scale` × their sm.clock rates from now on:
+  /// the power limiter's clock (sim/hw/power.h). Ops already booked keep their durations.
+  void set_clock_scale(double scale);
+
   /// Reserves `pipe` for `duration` from the earliest tick >= `t` it is free; returns the start.
   /// With sm.smem_pipe = tensor, kSmemPipe is booked on the tensor pipe (at its own rate).
   Tick reserve_pipe(std::size_t pipe, Tick t, Tick duration);
@@ -88,6 +92,7 @@ class Sm {
  private:
   std::array<double, kPipeCount + 1>
       m_ps_per_unit{};  ///< ps per FLOP/op/byte (and mma_sync FLOP), 0 = no such pipe
+  std::array<double, kPipeCount + 1> m_full_clock_ps_per_unit{};  ///< the same at sm.clock
   std::array<Tick, kPipeCount> m_pipe_free{};  ///< tick at which each pipe is next free
   std::array<Tick, kPipeCount> m_pipe_busy{};  ///< ticks booked per op kind
   bool m_smem_on_tensor = false;  ///< sm.smem_pipe = tensor

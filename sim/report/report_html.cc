@@ -116,6 +116,8 @@ std::string figures_rows(const std::vector<Figures>& cols, const std::string& ex
         case FigureStat::Unit::kOps: return cell(key, std::to_string(n), format_si(v, "op"));
         case FigureStat::Unit::kBandwidth:
           return cell(key, json_number_text(v), format_si(v, "B/s"));
+        case FigureStat::Unit::kWatts: return cell(key, json_number_text(v), format_si(v, "W"));
+        case FigureStat::Unit::kHertz: return cell(key, json_number_text(v), format_si(v, "Hz"));
       }
       return std::string();
     });

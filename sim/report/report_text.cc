@@ -73,6 +73,8 @@ std::string figure_text(const FigureStat& f, const TrafficCounters& c, Tick span
     case FigureStat::Unit::kFlops: return format_si(f.value(c, span), "FLOP");
     case FigureStat::Unit::kOps: return format_si(f.value(c, span), "op");
     case FigureStat::Unit::kBandwidth: return format_bandwidth(Bandwidth{f.value(c, span)});
+    case FigureStat::Unit::kWatts: return format_si(f.value(c, span), "W");
+    case FigureStat::Unit::kHertz: return format_si(f.value(c, span), "Hz");
   }
   return "";
 }

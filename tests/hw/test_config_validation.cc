@@ -335,3 +335,13 @@ TEST_CASE(
   // The bound is not in the way of any real chip, nor of one a thousand times slower.
   CHECK_NOTHROW(load_config(path, {"hbm.bandwidth=3 GB/s", "sm.clock=1 MHz", "hbm.latency=1 s"}));
 }
+
+TEST_CASE("A power limit at or below the static power is rejected at the limit's key", "[config]") {
+  const Case c = bad("hbm:", "power:\n  limit_watts: 100\n  static_watts: 120\nhbm:", "100\n");
+  CHECK(c.message == c.expected_prefix +
+                         "power.limit_watts: 100 W is not above power.static_watts (120 W): no "
+                         "clock keeps the board under it, since the static power alone reaches it");
+  const Case typo = bad("hbm:", "power:\n  limit_wats: 700\nhbm:", "limit_wats");
+  CHECK(typo.message == typo.expected_prefix +
+                            "power.limit_wats: unknown key (did you mean \"power.limit_watts\"?)");
+}

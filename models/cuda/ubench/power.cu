@@ -69,8 +69,8 @@ struct Nvml {
         dlsym(lib, "nvmlDeviceGetHandleByIndex_v2"));
     energy = reinterpret_cast<int (*)(NvmlDevice, unsigned long long*)>(
         dlsym(lib, "nvmlDeviceGetTotalEnergyConsumption"));
-    clock = reinterpret_cast<int (*)(NvmlDevice, int, unsigned*)>(
-        dlsym(lib, "nvmlDeviceGetClockInfo"));
+    clock =
+        reinterpret_cast<int (*)(NvmlDevice, int, unsigned*)>(dlsym(lib, "nvmlDeviceGetClockInfo"));
     void* r = dlsym(lib, "nvmlDeviceGetCurrentClocksEventReasons");
     if (r == nullptr) r = dlsym(lib, "nvmlDeviceGetCurrentClocksThrottleReasons");
     reasons = reinterpret_cast<int (*)(NvmlDevice, unsigned long long*)>(r);
@@ -222,8 +222,7 @@ __global__ void __launch_bounds__(256, 1)
             "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
             "{%8,%9}, {%0,%1,%2,%3};"
             : "+f"(c[k][0]), "+f"(c[k][1]), "+f"(c[k][2]), "+f"(c[k][3])
-            : "r"(a[v][0]), "r"(a[v][1]), "r"(a[v][2]), "r"(a[v][3]), "r"(b[v][0]),
-              "r"(b[v][1]));
+            : "r"(a[v][0]), "r"(a[v][1]), "r"(a[v][2]), "r"(a[v][3]), "r"(b[v][0]), "r"(b[v][1]));
       }
     }
   }
@@ -347,8 +346,8 @@ __global__ void __launch_bounds__(512, 1)
 struct Args {
   double warm_s = 0.6;
   double measure_s = 0.8;
-  std::vector<std::string> modes{"idle", "sleep", "ffma", "ex2", "mma", "wgmma", "wgmma-const",
-                                 "hbm", "l2", "smem"};
+  std::vector<std::string> modes{"idle",  "sleep",       "ffma", "ex2", "mma",
+                                 "wgmma", "wgmma-const", "hbm",  "l2",  "smem"};
   std::vector<int> sms{132, 99, 66, 33, 16};
 };
 
@@ -368,9 +367,12 @@ Args parse(int argc, char** argv) {
   Args a;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string key = argv[i], value = argv[i + 1];
-    if (key == "--warm") a.warm_s = std::stod(value);
-    else if (key == "--measure") a.measure_s = std::stod(value);
-    else if (key == "--modes") a.modes = split(value);
+    if (key == "--warm")
+      a.warm_s = std::stod(value);
+    else if (key == "--measure")
+      a.measure_s = std::stod(value);
+    else if (key == "--modes")
+      a.modes = split(value);
     else if (key == "--sms") {
       a.sms.clear();
       for (const auto& v : split(value)) a.sms.push_back(std::stoi(v));
@@ -426,7 +428,7 @@ double launch(const std::string& mode, int sms, int iters, const Device& dev) {
     const unsigned long long vectors = mode == "l2" ? (24ull << 20) / 16 : dev.vectors;
     const unsigned long long stride = vectors / (unsigned long long)dev.prop.multiProcessorCount;
     hbm_kernel<<<sms, kHbmThreads, dev.smem>>>(iters, dev.buffer, vectors, stride,
-                                              reinterpret_cast<unsigned*>(dev.out), dev.stamp);
+                                               reinterpret_cast<unsigned*>(dev.out), dev.stamp);
     return 16.0 * kHbmLoads * kHbmThreads * sms * iters;
   }
   std::fprintf(stderr, "power: unknown mode %s\n", mode.c_str());
@@ -457,8 +459,9 @@ int main(int argc, char** argv) {
   UB_CHECK(cudaMalloc(&dev.stamp, 16));
   UB_CHECK(cudaDeviceSynchronize());
 
-  std::printf("mode,sms,launches,seconds,energy_j,power_w,sm_mhz,nvml_sm_mhz,event_reasons,"
-              "work,work_per_s,work_per_cycle_per_sm\n");
+  std::printf(
+      "mode,sms,launches,seconds,energy_j,power_w,sm_mhz,nvml_sm_mhz,event_reasons,"
+      "work,work_per_s,work_per_cycle_per_sm\n");
   for (const auto& mode : args.modes) {
     for (int sms : args.sms) {
       if (sms < 1 || sms > dev.prop.multiProcessorCount) continue;

@@ -1,0 +1,89 @@
+// The power limiter in the engine: a compute-bound kernel over the limit runs at the clock where
+// it draws the limit, and its time, energy and SM cycles follow from the config.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "sim/engine/simulator.h"
+#include "sim/hw/power.h"
+#include "tests/support/engine.h"
+
+using namespace memwall;
+using namespace memwall::test;
+
+namespace {
+
+/// Every SM busy with `ops` tensor ops of `flops` each, one CTA per SM.
+RunResult tensor_bound(const HardwareConfig& c, int ops, std::uint64_t flops) {
+  TestKernel k{kernel_info("mma"), {}};
+  for (std::uint32_t i = 0; i < c.sm.count; ++i) {
+    std::vector<Op> cta;
+    for (int j = 0; j < ops; ++j) cta.push_back(compute(ComputeUnit::tensor, flops));
+    k.ctas.push_back(cta);
+  }
+  VectorTraceSource source(one_tensor_workload(0), {k});
+  return simulate(c, source);
+}
+
+/// small_config() with a power model whose tensor work at full clock draws `full_watts` above
+/// `static` watts.
+HardwareConfig powered(double static_watts, double full_watts, double limit_watts) {
+  HardwareConfig c = small_config();
+  const double flops_per_s = c.sm.tensor_flops_per_cycle * c.sm.clock.hertz * c.sm.count;
+  c.power.static_watts = static_watts;
+  c.power.tensor_pj_per_flop = full_watts / flops_per_s * 1e12;
+  c.power.limit_watts = limit_watts;
+  c.power.voltage_exponent = 2;
+  c.power.window = 1'000'000;  // 1 us
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("Without a limit, a kernel's energy is static power over its span plus its work's",
+          "[run][power]") {
+  const HardwareConfig c = powered(100, 300, 0);
+  const RunResult r = tensor_bound(c, 100, 1'000'000);
+  const KernelResult& k = r.kernels.at(0);
+  const double span = seconds(k.duration());
+  const double joules =
+      100 * span + static_cast<double>(k.traffic.tensor_flops) * c.power.tensor_pj_per_flop * 1e-12;
+  CHECK(static_cast<double>(k.traffic.energy_pj) == Approx(joules * 1e12).epsilon(1e-9));
+  CHECK(static_cast<double>(k.traffic.sm_cycles) == Approx(span * c.sm.clock.hertz).margin(1));
+  // The full-clock time: ops × flops / (rate × clock) per SM.
+  const double op_s = 1e6 / (c.sm.tensor_flops_per_cycle * c.sm.clock.hertz);
+  CHECK(span == Approx(100 * op_s).epsilon(1e-6));
+}
+
+TEST_CASE(
+    "Over its limit, a tensor-bound kernel runs at the clock where its power is the limit: "
+    "s^(β+1) = (limit - static) / full-clock dynamic power",
+    "[run][power]") {
+  const double static_w = 100, full_w = 800, limit_w = 400;
+  const HardwareConfig c = powered(static_w, full_w, limit_w);
+  const double s = std::pow((limit_w - static_w) / full_w, 1.0 / 3.0);  // β = 2
+  // 1 us ops for 2 ms at full clock: the first window runs at full clock, the rest at s.
+  const RunResult r = tensor_bound(c, 2000, 1'024'000);
+  const KernelResult& k = r.kernels.at(0);
+  const double span = seconds(k.duration());
+  const double full_span = 2000 * 1e-6;
+  CHECK(span == Approx(full_span / s).epsilon(0.002));
+  CHECK(static_cast<double>(k.traffic.sm_cycles) / span ==
+        Approx(s * c.sm.clock.hertz).epsilon(0.002));
+  CHECK(static_cast<double>(k.traffic.energy_pj) * 1e-12 / span == Approx(limit_w).epsilon(0.002));
+  // Without the limit the same kernel takes the full-clock time and draws static + full power.
+  HardwareConfig unlimited = c;
+  unlimited.power.limit_watts = 0;
+  const KernelResult& u = tensor_bound(unlimited, 2000, 1'024'000).kernels.at(0);
+  CHECK(seconds(u.duration()) == Approx(full_span).epsilon(1e-6));
+  CHECK(static_cast<double>(u.traffic.energy_pj) * 1e-12 / seconds(u.duration()) ==
+        Approx(static_w + full_w).epsilon(1e-6));
+}
+
+TEST_CASE("A kernel under its limit keeps the full clock", "[run][power]") {
+  const HardwareConfig c = powered(100, 200, 400);
+  const KernelResult& k = tensor_bound(c, 200, 1'024'000).kernels.at(0);
+  CHECK(seconds(k.duration()) == Approx(200 * 1e-6).epsilon(1e-6));
+  CHECK(static_cast<double>(k.traffic.sm_cycles) ==
+        Approx(seconds(k.duration()) * c.sm.clock.hertz).margin(1));
+}
