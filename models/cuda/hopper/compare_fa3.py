@@ -7,7 +7,10 @@ config and prints one table per config: measured ms (CUDA events, median), the S
 launch, simulated ms and its error, the same simulated at that launch's SM clock (--set sm.clock
 and sm.tensor_clock to the measured sm_mhz, with the SM port's and the L2's bandwidths kept at
 the config's bytes per second: the power limit lowers the SMs' clock, and B/cycle figures would
-otherwise follow it), and the model's SM->L2 bytes. Nothing is fitted here.
+otherwise follow it), and the model's SM->L2 bytes. Where the config has a power limiter
+(power.limit_watts), the table also gives the clock the simulated tensor work ran at (the mean SM
+clock, sm_clock_hz, times sm.tensor_clock / sm.clock) beside the measured one, and the summary
+their mean error. Nothing is fitted here.
 
 Usage: python3 models/cuda/hopper/compare_fa3.py [--memwall build/memwall]
            [--measured traces/measured/h200-flash3/fa3.csv ...] [--config h200 ...] [-j 2]
@@ -40,6 +43,18 @@ def memory_rates(memwall, config):
     return out
 
 
+def tensor_clock_ratio(memwall, config):
+    """sm.tensor_clock / sm.clock of `config` (1 without a tensor clock): the clock the tensor
+    work of a flash3 launch runs at, over the SM clock the report's sm_clock_hz is in."""
+    shown = subprocess.run([memwall, "config", "show", config], capture_output=True, text=True,
+                           check=True).stdout
+    hz = {}
+    for key in ("clock", "tensor_clock"):
+        m = re.search(rf"^\s*{key}\s+([0-9.]+) (GHz|MHz|Hz)", shown, re.M)
+        hz[key] = float(m.group(1)) * {"GHz": 1e9, "MHz": 1e6, "Hz": 1}[m.group(2)] if m else 0.0
+    return hz["tensor_clock"] / hz["clock"] if hz["tensor_clock"] > 0 else 1.0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--memwall", default="build/memwall")
@@ -56,6 +71,7 @@ def main():
         with open(path, newline="") as f:
             rows += list(csv.DictReader(f))
     pinned = {c: memory_rates(a.memwall, c) for c in configs}
+    ratio = {c: tensor_clock_ratio(a.memwall, c) for c in configs}
     jobs = {}
     for r in rows:
         key = tuple(int(r[c]) for c in SHAPE) + (int(r["sms"]),)
@@ -82,10 +98,10 @@ def main():
     out_rows = []
     for c in configs:
         print(f"\n### {c}\n")
-        print("| B | H | Hkv | N | d | causal | SMs | SM MHz | measured ms | simulated ms | error "
-              "| at its clock ms | error | SM->L2 read | SM->L2 write |")
-        print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-        errs, clocked_errs = [], []
+        print("| B | H | Hkv | N | d | causal | SMs | SM MHz | simulated MHz | measured ms "
+              "| simulated ms | error | at its clock ms | error | SM->L2 read | SM->L2 write |")
+        print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        errs, clocked_errs, clock_errs = [], [], []
         for r in rows:
             kern = results[(c, r["_key"])]["kernels"][0]
             clocked_ms = results[(c, r["_clocked"])]["kernels"][0]["time_s"] * 1e3
@@ -93,12 +109,16 @@ def main():
             err, clocked_err = sim_ms / meas_ms - 1, clocked_ms / meas_ms - 1
             errs.append(abs(err))
             clocked_errs.append(abs(clocked_err))
+            sim_mhz = kern.get("sm_clock_hz", 0) * ratio[c] / 1e6
+            clock_errs.append(sim_mhz / float(r["sm_mhz"]) - 1)
             print(f"| {r['batch']} | {r['heads']} | {r['kv_heads']} | {r['seq']} | {r['head_dim']} "
-                  f"| {r['causal']} | {r['sms']} | {r['sm_mhz']} | {meas_ms:.4f} | {sim_ms:.4f} "
+                  f"| {r['causal']} | {r['sms']} | {r['sm_mhz']} | {sim_mhz:.0f} | {meas_ms:.4f} "
+                  f"| {sim_ms:.4f} "
                   f"| {err:+.1%} | {clocked_ms:.4f} | {clocked_err:+.1%} | {kern['l2_read_bytes']} "
                   f"| {kern['l2_write_bytes']} |")
             out_rows.append({"config": c, **{k: r[k] for k in SHAPE}, "sms": r["sms"],
-                             "sm_mhz": r["sm_mhz"], "measured_ms": r["ms"],
+                             "sm_mhz": r["sm_mhz"], "simulated_mhz": f"{sim_mhz:.1f}",
+                             "measured_ms": r["ms"],
                              "simulated_ms": f"{sim_ms:.6f}", "error": f"{err:.4f}",
                              "simulated_ms_at_clock": f"{clocked_ms:.6f}",
                              "error_at_clock": f"{clocked_err:.4f}",
@@ -108,6 +128,10 @@ def main():
             e.sort()
             print(f"\n{c}{what}: time MAPE {sum(e) / len(e):.1%}, median {e[len(e) // 2]:.1%}, "
                   f"worst {e[-1]:.1%} over {len(e)} kernels")
+        worst = max(clock_errs, key=abs)
+        print(f"\n{c}: simulated SM clock against each launch's: mean error "
+              f"{sum(clock_errs) / len(clock_errs):+.1%}, mean absolute "
+              f"{sum(map(abs, clock_errs)) / len(clock_errs):.1%}, worst {worst:+.1%}")
     if a.csv:
         with open(a.csv, "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=list(out_rows[0].keys()), lineterminator="\n")
