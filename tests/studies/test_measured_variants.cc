@@ -150,11 +150,13 @@ TEST_CASE(
       // Re-measured 2026-12-02 with the combine of FlashAttention-2's design (its L_accum loads
       // spread over the threads, a warp per row's logsumexp, 4 (d = 128) or 8 (d = 64) rows per
       // CTA): split decode from 21.3% / 62.0% to 9.2% / 27.1%; the unchanged kernels moved by
-      // run-to-run noise (causal 6.6% / 10.3% to 6.8% / 11.9%).
-      {"causal prefill", [](const WorkloadParams& p) { return p.causal; }, 0.068, 0.119, 0.060},
+      // run-to-run noise (causal 6.6% / 10.3% to 6.8% / 11.9%). With the power limiter
+      // (2026-12-04, calibration re-fitted on it): causal 6.8% / 11.9% to 7.9% / 12.7%, decode
+      // unsplit 3.3% / 6.3% to 3.8% / 7.2%, split 9.2% / 27.1% to 8.8% / 23.6%.
+      {"causal prefill", [](const WorkloadParams& p) { return p.causal; }, 0.079, 0.127, 0.060},
       {"decode, unsplit", [](const WorkloadParams& p) { return p.seq == 1 && *p.splits == 1; },
-       0.033, 0.063, 0.116},
-      {"decode, split", [](const WorkloadParams& p) { return *p.splits > 1; }, 0.092, 0.271, 0.174},
+       0.038, 0.072, 0.116},
+      {"decode, split", [](const WorkloadParams& p) { return *p.splits > 1; }, 0.088, 0.236, 0.174},
   };
   std::size_t covered = 0;
   for (const Family& f : families) {
