@@ -140,7 +140,7 @@ def shown_value(text: str, value: float) -> bool:
     m = re.fullmatch(r"(-?[\d.]+(?:e[-+]?\d+)?) (ps|ns|us|ms|s)", text)
     if m:
         return math.isclose(float(m.group(1)) * TIME[m.group(2)], value, rel_tol=5e-3, abs_tol=1e-12)
-    m = re.fullmatch(r"(-?[\d.]+(?:e[-+]?\d+)?) ([kKMGTP]?)(FLOP|op|B/s)", text)
+    m = re.fullmatch(r"(-?[\d.]+(?:e[-+]?\d+)?) ([kKMGTP]?)(FLOP|op|B/s|W|Hz)", text)
     if m:
         return math.isclose(float(m.group(1)) * PREFIX[m.group(2)], value, rel_tol=5e-3)
     # The resolved config, in base units as the JSON has it: "1.98e+09 Hz", "1.42e-07 s", "0.46".

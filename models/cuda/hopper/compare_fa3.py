@@ -7,7 +7,8 @@ config and prints one table per config: measured ms (CUDA events, median), the S
 launch, simulated ms and its error, the same simulated at that launch's SM clock (--set sm.clock
 and sm.tensor_clock to the measured sm_mhz, with the SM port's and the L2's bandwidths kept at
 the config's bytes per second: the power limit lowers the SMs' clock, and B/cycle figures would
-otherwise follow it), and the model's SM->L2 bytes. Where the config has a power limiter
+otherwise follow it; the config's power limiter off, so that the clock stays the one set), and
+the model's SM->L2 bytes. Where the config has a power limiter
 (power.limit_watts), the table also gives the clock the simulated tensor work ran at (the mean SM
 clock, sm_clock_hz, times sm.tensor_clock / sm.clock) beside the measured one, and the summary
 their mean error. Nothing is fitted here.
@@ -87,8 +88,10 @@ def main():
         r["_clocked"] = key + (r["sm_mhz"],)
         for c in configs:
             jobs[(c, key)] = args
+            # At the launch's clock: the power limiter off, so that the clock stays the one set.
             jobs[(c, r["_clocked"])] = [*args, "--set", f"sm.clock={mhz}", "--set",
-                                        f"sm.tensor_clock={mhz}", *pinned[c]]
+                                        f"sm.tensor_clock={mhz}", "--set", "power.limit_watts=0",
+                                        *pinned[c]]
     results = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=a.j) as pool:
         futures = {pool.submit(run_case, a.memwall, job[0], args): job
