@@ -63,6 +63,8 @@ demo: build
 	@echo "  DRAM       bytes moved between the L2 and HBM (the chip's memory); SM->L2: bytes the SMs"
 	@echo "             asked of the L2 (hits and misses); shared memory: bytes of the SMs' on-chip SRAM"
 	@echo "  CTA        a thread block, the unit the GPU schedules onto an SM"
+	@echo "  SM clock   the mean SM clock: the board's power limiter lowers it while the work would"
+	@echo "             draw more than the limit (board power: what the power model gives the run)"
 	@echo "  SM time    each SM's time split four ways: compute (a pipe busy), memory latency (waiting"
 	@echo "             as long as an unloaded path takes), memory bandwidth (queueing behind other"
 	@echo "             requests), idle (no CTA resident)"

@@ -49,22 +49,22 @@ constexpr FigureStat kFigureStats[] = {
      "(DRAM read + write bytes) / span, bytes per second", nullptr,
      [](const TrafficCounters& c, Tick span) { return achieved_dram_bandwidth(c, span); }},
     {"ctas", "CTAs", "CTAs", Unit::kCount, "CTAs that ran", &TrafficCounters::ctas},
-    {"energy_pj", "board energy (pJ)", "", Unit::kCount,
-     "board energy over the span by the config's power model (power.*), picojoules; 0 without one",
-     &TrafficCounters::energy_pj},
-    {"power_w", "board power", "", Unit::kWatts,
-     "energy_pj / span: the mean board power, watts (power model; 0 without one)", nullptr,
-     [](const TrafficCounters& c, Tick span) {
-       return span == 0 ? 0.0 : static_cast<double>(c.energy_pj) * 1e-12 / seconds(span);
-     }},
     {"sm_cycles", "SM clock cycles", "", Unit::kCount,
      "SM clock cycles over the span: sm.clock, or lower where the power limiter slowed it",
      &TrafficCounters::sm_cycles},
-    {"sm_clock_hz", "SM clock", "", Unit::kHertz,
+    {"sm_clock_hz", "SM clock", "SM clock", Unit::kHertz,
      "sm_cycles / span: the mean SM clock, hertz (sm.clock unless power.limit_watts slowed it)",
      nullptr,
      [](const TrafficCounters& c, Tick span) {
        return span == 0 ? 0.0 : static_cast<double>(c.sm_cycles) / seconds(span);
+     }},
+    {"energy_pj", "board energy (pJ)", "", Unit::kCount,
+     "board energy over the span by the config's power model (power.*), picojoules; 0 without one",
+     &TrafficCounters::energy_pj},
+    {"power_w", "board power", "board power", Unit::kWatts,
+     "energy_pj / span: the mean board power, watts (power model; 0 without one)", nullptr,
+     [](const TrafficCounters& c, Tick span) {
+       return span == 0 ? 0.0 : static_cast<double>(c.energy_pj) * 1e-12 / seconds(span);
      }},
 };
 

@@ -73,7 +73,11 @@ std::string figure_text(const FigureStat& f, const TrafficCounters& c, Tick span
     case FigureStat::Unit::kFlops: return format_si(f.value(c, span), "FLOP");
     case FigureStat::Unit::kOps: return format_si(f.value(c, span), "op");
     case FigureStat::Unit::kBandwidth: return format_bandwidth(Bandwidth{f.value(c, span)});
-    case FigureStat::Unit::kWatts: return format_si(f.value(c, span), "W");
+    case FigureStat::Unit::kWatts: {
+      // No power model (no energies in the config): no figure, rather than 0 W.
+      const double watts = f.value(c, span);
+      return watts > 0 ? format_si(watts, "W") : "-";
+    }
     case FigureStat::Unit::kHertz: return format_si(f.value(c, span), "Hz");
   }
   return "";

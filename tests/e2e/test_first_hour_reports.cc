@@ -390,7 +390,7 @@ TEST_CASE("Finding 21: make demo says which config it simulates and why, and exp
   CHECK(out.find("DEMO_CONFIG=h200-calibrated") != std::string::npos);
   CHECK(out.find("config configs/h200.yaml\n") != std::string::npos);
   for (const char* term :
-       {"DRAM ", "SM->L2", "CTA ", "SM time ", "1 GiB = 2^30 bytes", "1 TB/s ="}) {
+       {"DRAM ", "SM->L2", "CTA ", "SM clock ", "SM time ", "1 GiB = 2^30 bytes", "1 TB/s ="}) {
     CHECK(out.find(term, out.find("How to read it:")) != std::string::npos);
   }
 }
