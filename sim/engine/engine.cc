@@ -149,6 +149,14 @@ KernelResult Engine::run_kernel(const KernelInfo& info, Tick start) {
   k.end = std::max(m_kernel_end, m_memory.hbm().busy_until());
   k.traffic.dram_row_misses = m_memory.hbm().row_misses() - row_misses_before;
   power_window(std::max(k.end, m_window_start), false);
+  // Both counters are whole numbers of at most 2^63: a config whose energies are absurd for the
+  // work (the schema allows 10^6 pJ per unit) could pass that, and is refused rather than wrapped.
+  constexpr double kCounterLimit = 9.2e18;
+  if (!(m_kernel_joules * 1e12 < kCounterLimit) || !(m_kernel_sm_cycles < kCounterLimit)) {
+    throw UsageError("kernel \"" + k.name + "\": its energy by the power model (" +
+                     format_si(m_kernel_joules, "J") + ") or its SM cycles are more than the " +
+                     "report's counters hold (2^63 pJ, 2^63 cycles): check the power.* energies");
+  }
   k.traffic.energy_pj = static_cast<std::uint64_t>(std::llround(m_kernel_joules * 1e12));
   k.traffic.sm_cycles = static_cast<std::uint64_t>(std::llround(m_kernel_sm_cycles));
 

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "sim/core/error.h"
 #include "sim/engine/simulator.h"
 #include "sim/hw/power.h"
 #include "tests/support/engine.h"
@@ -86,4 +87,16 @@ TEST_CASE("A kernel under its limit keeps the full clock", "[run][power]") {
   CHECK(seconds(k.duration()) == Approx(200 * 1e-6).epsilon(1e-6));
   CHECK(static_cast<double>(k.traffic.sm_cycles) ==
         Approx(seconds(k.duration()) * c.sm.clock.hertz).margin(1));
+}
+
+TEST_CASE("A kernel whose modelled energy passes the report's counter is refused, not wrapped",
+          "[run][power]") {
+  HardwareConfig c = powered(100, 300, 0);
+  c.power.tensor_pj_per_flop = 1e6;  // the schema's largest
+  try {
+    tensor_bound(c, 100, std::uint64_t{1} << 40);
+    FAIL("expected a UsageError");
+  } catch (const UsageError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("more than the report's counters hold"));
+  }
 }
