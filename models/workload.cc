@@ -67,6 +67,8 @@ EigenBackend Workload::make_data(std::uint64_t seed) const {
                                                         static_cast<Eigen::Index>(m_cols[i]));
     if (m_input[i]) {
       for (Eigen::Index r = 0; r < m.rows(); ++r) {
+        // Filling the inputs of a large shape takes seconds under the sanitizers: poll per row.
+        if ((r & 0xFF) == 0) throw_if_interrupted();
         for (Eigen::Index c = 0; c < m.cols(); ++c) m(r, c) = uniform(rng);
       }
     }

@@ -75,7 +75,8 @@ TEST_CASE(
   // Without the limit the same kernel takes the full-clock time and draws static + full power.
   HardwareConfig unlimited = c;
   unlimited.power.limit_watts = 0;
-  const KernelResult& u = tensor_bound(unlimited, 2000, 1'024'000).kernels.at(0);
+  const RunResult unlimited_run = tensor_bound(unlimited, 2000, 1'024'000);
+  const KernelResult& u = unlimited_run.kernels.at(0);
   CHECK(seconds(u.duration()) == Approx(full_span).epsilon(1e-6));
   CHECK(static_cast<double>(u.traffic.energy_pj) * 1e-12 / seconds(u.duration()) ==
         Approx(static_w + full_w).epsilon(1e-6));
@@ -83,7 +84,8 @@ TEST_CASE(
 
 TEST_CASE("A kernel under its limit keeps the full clock", "[run][power]") {
   const HardwareConfig c = powered(100, 200, 400);
-  const KernelResult& k = tensor_bound(c, 200, 1'024'000).kernels.at(0);
+  const RunResult r = tensor_bound(c, 200, 1'024'000);
+  const KernelResult& k = r.kernels.at(0);
   CHECK(seconds(k.duration()) == Approx(200 * 1e-6).epsilon(1e-6));
   CHECK(static_cast<double>(k.traffic.sm_cycles) ==
         Approx(seconds(k.duration()) * c.sm.clock.hertz).margin(1));
