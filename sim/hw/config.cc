@@ -4,11 +4,13 @@
 
 namespace memwall {
 
-const char* to_string(SmemPipe pipe) { return pipe == SmemPipe::kTensor ? "tensor" : "own"; }
+const char* to_string(PipeBooking pipe) {
+  return pipe == PipeBooking::kTensor ? "tensor" : "own";
+}
 
-SmemPipe parse_smem_pipe(const std::string& text) {
-  if (text == "own") return SmemPipe::kOwn;
-  if (text == "tensor") return SmemPipe::kTensor;
+PipeBooking parse_pipe_booking(const std::string& text) {
+  if (text == "own") return PipeBooking::kOwn;
+  if (text == "tensor") return PipeBooking::kTensor;
   throw UnitError("\"" + text + "\" is neither `own` nor `tensor`");
 }
 

@@ -12,16 +12,16 @@
 
 namespace memwall {
 
-/// Where an SM books shared-memory traffic (sm.smem_pipe).
-enum class SmemPipe : std::uint8_t {
+/// Where an SM books shared-memory traffic (sm.smem_pipe) or warp instructions (sm.issue_pipe).
+enum class PipeBooking : std::uint8_t {
   kOwn = 0,  ///< "own": a pipe of its own, overlapping the tensor pipe
-  kTensor = 1,  ///< "tensor": on the tensor pipe (mma.sync kernels load operands between MMAs)
+  kTensor = 1,  ///< "tensor": on the tensor pipe, taking turns with the MMAs
 };
 
 /// "own" or "tensor".
-const char* to_string(SmemPipe pipe);
+const char* to_string(PipeBooking pipe);
 /// Parses "own" or "tensor"; throws UnitError otherwise.
-SmemPipe parse_smem_pipe(const std::string& text);
+PipeBooking parse_pipe_booking(const std::string& text);
 
 /// Streaming multiprocessors: count, clock, occupancy limits, per-cycle throughputs.
 struct SmConfig {
@@ -56,7 +56,11 @@ struct SmConfig {
   /// Where shared-memory traffic is booked: its own pipe, overlapping the tensor pipe, or the
   /// tensor pipe (MMA operands are loaded from shared memory by the warps that issue the MMAs,
   /// as mma.sync kernels do).
-  SmemPipe smem_pipe = SmemPipe::kOwn;
+  PipeBooking smem_pipe = PipeBooking::kOwn;
+  /// Where ops of unit `issue` are booked: their own pipe (the schedulers, overlapping the tensor
+  /// pipe) or the tensor pipe (at the issue rate), when the schedulers cannot issue a kernel's
+  /// other instructions while its MMAs run.
+  PipeBooking issue_pipe = PipeBooking::kOwn;
 };
 
 /// The crossbar (NoC) between SMs and L2 slices.

@@ -110,12 +110,24 @@ const KeyDecl kSchema[] = {
      "Where shared-memory traffic is booked: `own` (a pipe of its own, which overlaps the tensor "
      "pipe) or `tensor` (the tensor pipe: kernels built on mma.sync load their MMA operands from "
      "shared memory, with ldmatrix, in the warps that issue the MMAs, so the two take turns).",
-     "own", false, "HardwareConfig::sm.smem_pipe (SmemPipe)", Bound::kNone, 0,
+     "own", false, "HardwareConfig::sm.smem_pipe (PipeBooking)", Bound::kNone, 0,
      [](HardwareConfig& c, const KeyValue& v) {
-       c.sm.smem_pipe = parse_smem_pipe(std::get<std::string>(v));
+       c.sm.smem_pipe = parse_pipe_booking(std::get<std::string>(v));
      },
      [](const HardwareConfig& c) -> KeyValue {
        return KeyValue{std::in_place_type<std::string>, std::string(to_string(c.sm.smem_pipe))};
+     }},
+    {"sm.issue_pipe", KeyType::kString, "tensor",
+     "Where ops of unit `issue` (the warp instructions a kernel declares) are booked: `own` (the "
+     "schedulers' issue slots, a pipe that overlaps the tensor pipe) or `tensor` (the tensor pipe, "
+     "at sm.issue_per_cycle: with one or two warps per scheduler an mma.sync kernel's MMAs and its "
+     "other instructions take turns, traces/measured/h200-issue-probe).",
+     "own", false, "HardwareConfig::sm.issue_pipe (PipeBooking)", Bound::kNone, 0,
+     [](HardwareConfig& c, const KeyValue& v) {
+       c.sm.issue_pipe = parse_pipe_booking(std::get<std::string>(v));
+     },
+     [](const HardwareConfig& c) -> KeyValue {
+       return KeyValue{std::in_place_type<std::string>, std::string(to_string(c.sm.issue_pipe))};
      }},
 
     {"sm.arch", KeyType::kInteger, "90",

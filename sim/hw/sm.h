@@ -68,11 +68,12 @@ class Sm {
   void set_clock_scale(double scale);
 
   /// Reserves `pipe` for `duration` from the earliest tick >= `t` it is free; returns the start.
-  /// With sm.smem_pipe = tensor, kSmemPipe is booked on the tensor pipe (at its own rate).
+  /// With sm.smem_pipe = tensor, kSmemPipe is booked on the tensor pipe (at its own rate); with
+  /// sm.issue_pipe = tensor, so is kIssuePipe (at its own rate).
   Tick reserve_pipe(std::size_t pipe, Tick t, Tick duration);
 
-  /// Ticks booked on behalf of ops of each kind (indexed like pipes; smem ops count under
-  /// kSmemPipe even when booked on the tensor pipe) since the last take_pipe_busy.
+  /// Ticks booked on behalf of ops of each kind (indexed like pipes; smem and issue ops count
+  /// under their own index even when booked on the tensor pipe) since the last take_pipe_busy.
   std::array<Tick, kPipeCount> take_pipe_busy() {
     const std::array<Tick, kPipeCount> b = m_pipe_busy;
     m_pipe_busy = {};
@@ -96,6 +97,7 @@ class Sm {
   std::array<Tick, kPipeCount> m_pipe_free{};  ///< tick at which each pipe is next free
   std::array<Tick, kPipeCount> m_pipe_busy{};  ///< ticks booked per op kind
   bool m_smem_on_tensor = false;  ///< sm.smem_pipe = tensor
+  bool m_issue_on_tensor = false;  ///< sm.issue_pipe = tensor
   std::uint32_t m_resident = 0;
   Tick m_busy_since = 0;
   Tick m_busy_ticks = 0;

@@ -556,12 +556,35 @@ TEST_CASE("sm.smem_pipe = tensor books shared-memory traffic on the tensor pipe"
   REQUIRE(smem != tensor);
   // Two CTAs on the one SM: one reads shared memory, the other runs MMAs.
   const TestKernel k{kernel_info("mma"), {{smem_op(bytes)}, {compute(ComputeUnit::tensor, flops)}}};
-  c.sm.smem_pipe = SmemPipe::kOwn;
+  c.sm.smem_pipe = PipeBooking::kOwn;
   CHECK(run(c, {k}, 0).time == std::max(smem, tensor));  // two pipes: they overlap
-  c.sm.smem_pipe = SmemPipe::kTensor;
+  c.sm.smem_pipe = PipeBooking::kTensor;
   const RunResult shared = run(c, {k}, 0);
   CHECK(shared.time == smem + tensor);  // one pipe: they take turns, each at its own rate
   CHECK(shared.traffic.smem_bytes == bytes);
+  CHECK(shared.traffic.flops == flops);
+}
+
+TEST_CASE("sm.issue_pipe = tensor books declared warp instructions on the tensor pipe",
+          "[run][compute]") {
+  HardwareConfig c = small_config();
+  c.sm.count = 1;
+  c.sm.tensor_clock = Frequency{c.sm.clock.hertz / 2};  // the schedulers keep sm.clock
+  const std::uint64_t flops = 1'000'000, instructions = 300'000;
+  const Tick tensor = static_cast<Tick>(std::llround(
+      static_cast<double>(flops) / (c.sm.tensor_flops_per_cycle * c.sm.tensor_clock.hertz) * 1e12));
+  const Tick issue = static_cast<Tick>(std::llround(
+      static_cast<double>(instructions) / (c.sm.issue_per_cycle * c.sm.clock.hertz) * 1e12));
+  REQUIRE(issue != tensor);
+  // Two CTAs on the one SM: one issues instructions, the other runs MMAs.
+  const TestKernel k{kernel_info("mma"),
+                     {{compute(ComputeUnit::issue, instructions)},
+                      {compute(ComputeUnit::tensor, flops)}}};
+  CHECK(run(c, {k}, 0).time == std::max(issue, tensor));  // the default, own: they overlap
+  c.sm.issue_pipe = PipeBooking::kTensor;
+  const RunResult shared = run(c, {k}, 0);
+  CHECK(shared.time == issue + tensor);  // one pipe: they take turns, each at its own rate
+  CHECK(shared.traffic.warp_instructions == instructions);
   CHECK(shared.traffic.flops == flops);
 }
 

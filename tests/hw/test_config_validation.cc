@@ -247,7 +247,22 @@ TEST_CASE("sm.smem_pipe takes own or tensor and nothing else", "[config]") {
     CHECK(to_string(cfg.sm.smem_pipe) == std::string(ok));
   }
   CHECK(load_config(dir.write("gpu.yaml", kSmallConfig)).sm.smem_pipe ==
-        SmemPipe::kOwn);  // the default
+        PipeBooking::kOwn);  // the default
+}
+
+TEST_CASE("sm.issue_pipe takes own or tensor and nothing else", "[config]") {
+  const std::string line = "  fp32_flops_per_cycle: 128";
+  const Case c = bad(line, line + "\n  issue_pipe: sfu", "sfu");
+  CHECK_THAT(c.message, Catch::StartsWith(c.expected_prefix +
+                                          "sm.issue_pipe: \"sfu\" is neither `own` nor `tensor`"));
+  TempDir dir;
+  for (const char* ok : {"own", "tensor"}) {
+    const HardwareConfig cfg = load_config(
+        dir.write("gpu.yaml", replaced(kSmallConfig, line, line + "\n  issue_pipe: " + ok)));
+    CHECK(to_string(cfg.sm.issue_pipe) == std::string(ok));
+  }
+  CHECK(load_config(dir.write("gpu.yaml", kSmallConfig)).sm.issue_pipe ==
+        PipeBooking::kOwn);  // the default
 }
 
 TEST_CASE("An empty name is rejected", "[config]") {

@@ -79,7 +79,7 @@ WorkloadParams small_attention(WorkloadKind kind, std::uint64_t heads, std::uint
 /// the fit cannot move).
 HardwareConfig small_mma_config() {
   HardwareConfig c = test::small_config();
-  c.sm.smem_pipe = SmemPipe::kTensor;
+  c.sm.smem_pipe = PipeBooking::kTensor;
   return c;
 }
 

@@ -127,8 +127,8 @@ TEST_CASE("smem-direct lets the h200's shared-memory reads overlap its MMAs", "[
       run_what_if_list("smem-direct", "configs/h200.yaml", {}, resolved, false, 2);
   REQUIRE(rows.size() == 2);
   const HardwareConfig direct = load_config("configs/h200.yaml", rows[1].overrides);
-  REQUIRE(load_config("configs/h200.yaml").sm.smem_pipe == SmemPipe::kTensor);
-  CHECK(direct.sm.smem_pipe == SmemPipe::kOwn);
+  REQUIRE(load_config("configs/h200.yaml").sm.smem_pipe == PipeBooking::kTensor);
+  CHECK(direct.sm.smem_pipe == PipeBooking::kOwn);
   CHECK(rows[1].outcome.time == simulate(direct, *make_model_source(resolved)).time);
   CHECK(rows[1].outcome.time < rows[0].outcome.time);  // one pipe fewer to take turns on
   CHECK(rows[1].outcome.dram_bytes == rows[0].outcome.dram_bytes);
