@@ -4,9 +4,7 @@
 
 namespace memwall {
 
-const char* to_string(PipeBooking pipe) {
-  return pipe == PipeBooking::kTensor ? "tensor" : "own";
-}
+const char* to_string(PipeBooking pipe) { return pipe == PipeBooking::kTensor ? "tensor" : "own"; }
 
 PipeBooking parse_pipe_booking(const std::string& text) {
   if (text == "own") return PipeBooking::kOwn;

@@ -21,6 +21,15 @@ constexpr double kPiB = kGiB * 1024 * 1024;
         return KeyValue{std::in_place_type<T>, static_cast<T>(c.member)}; \
       }
 
+// The same for a PipeBooking field (sm.smem_pipe, sm.issue_pipe), written as `own` or `tensor`.
+#define MEMWALL_PIPE_BOOKING(member)                                                        \
+  [](HardwareConfig& c, const KeyValue& v) {                                                \
+    c.member = parse_pipe_booking(std::get<std::string>(v));                                \
+  },                                                                                        \
+      [](const HardwareConfig& c) -> KeyValue {                                             \
+        return KeyValue{std::in_place_type<std::string>, std::string(to_string(c.member))}; \
+      }
+
 using U64 = std::uint64_t;
 
 // The table. Order matters: sm.clock precedes every key that may be given per cycle.
@@ -111,24 +120,14 @@ const KeyDecl kSchema[] = {
      "pipe) or `tensor` (the tensor pipe: kernels built on mma.sync load their MMA operands from "
      "shared memory, with ldmatrix, in the warps that issue the MMAs, so the two take turns).",
      "own", false, "HardwareConfig::sm.smem_pipe (PipeBooking)", Bound::kNone, 0,
-     [](HardwareConfig& c, const KeyValue& v) {
-       c.sm.smem_pipe = parse_pipe_booking(std::get<std::string>(v));
-     },
-     [](const HardwareConfig& c) -> KeyValue {
-       return KeyValue{std::in_place_type<std::string>, std::string(to_string(c.sm.smem_pipe))};
-     }},
+     MEMWALL_PIPE_BOOKING(sm.smem_pipe)},
     {"sm.issue_pipe", KeyType::kString, "tensor",
      "Where ops of unit `issue` (the warp instructions a kernel declares) are booked: `own` (the "
      "schedulers' issue slots, a pipe that overlaps the tensor pipe) or `tensor` (the tensor pipe, "
      "at sm.issue_per_cycle: with one or two warps per scheduler an mma.sync kernel's MMAs and its "
      "other instructions take turns, traces/measured/h200-issue-probe).",
      "own", false, "HardwareConfig::sm.issue_pipe (PipeBooking)", Bound::kNone, 0,
-     [](HardwareConfig& c, const KeyValue& v) {
-       c.sm.issue_pipe = parse_pipe_booking(std::get<std::string>(v));
-     },
-     [](const HardwareConfig& c) -> KeyValue {
-       return KeyValue{std::in_place_type<std::string>, std::string(to_string(c.sm.issue_pipe))};
-     }},
+     MEMWALL_PIPE_BOOKING(sm.issue_pipe)},
 
     {"sm.arch", KeyType::kInteger, "90",
      "Compute capability x 10 (80 Ampere, 89 Ada, 90 Hopper): whose ptxas register counts the "

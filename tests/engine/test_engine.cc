@@ -577,9 +577,9 @@ TEST_CASE("sm.issue_pipe = tensor books declared warp instructions on the tensor
       static_cast<double>(instructions) / (c.sm.issue_per_cycle * c.sm.clock.hertz) * 1e12));
   REQUIRE(issue != tensor);
   // Two CTAs on the one SM: one issues instructions, the other runs MMAs.
-  const TestKernel k{kernel_info("mma"),
-                     {{compute(ComputeUnit::issue, instructions)},
-                      {compute(ComputeUnit::tensor, flops)}}};
+  const TestKernel k{
+      kernel_info("mma"),
+      {{compute(ComputeUnit::issue, instructions)}, {compute(ComputeUnit::tensor, flops)}}};
   CHECK(run(c, {k}, 0).time == std::max(issue, tensor));  // the default, own: they overlap
   c.sm.issue_pipe = PipeBooking::kTensor;
   const RunResult shared = run(c, {k}, 0);

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <utility>
 
 #include "sim/core/error.h"
 #include "sim/hw/config_loader.h"
@@ -235,34 +236,23 @@ TEST_CASE("Finding 20: an L2 size written in MB says that MB is decimal and sugg
             .l2.size.count == 1048576);
 }
 
-TEST_CASE("sm.smem_pipe takes own or tensor and nothing else", "[config]") {
+TEST_CASE("sm.smem_pipe and sm.issue_pipe take own or tensor and nothing else", "[config]") {
   const std::string line = "  fp32_flops_per_cycle: 128";
-  const Case c = bad(line, line + "\n  smem_pipe: tmem", "tmem");
-  CHECK_THAT(c.message, Catch::StartsWith(c.expected_prefix +
-                                          "sm.smem_pipe: \"tmem\" is neither `own` nor `tensor`"));
-  TempDir dir;
-  for (const char* ok : {"own", "tensor"}) {
-    const HardwareConfig cfg = load_config(
-        dir.write("gpu.yaml", replaced(kSmallConfig, line, line + "\n  smem_pipe: " + ok)));
-    CHECK(to_string(cfg.sm.smem_pipe) == std::string(ok));
+  for (const auto& [key, member] : {std::pair{"smem_pipe", &SmConfig::smem_pipe},
+                                    std::pair{"issue_pipe", &SmConfig::issue_pipe}}) {
+    INFO(key);
+    const Case c = bad(line, line + "\n  " + key + ": tmem", "tmem");
+    CHECK_THAT(c.message, Catch::StartsWith(c.expected_prefix + "sm." + key +
+                                            ": \"tmem\" is neither `own` nor `tensor`"));
+    TempDir dir;
+    for (const char* ok : {"own", "tensor"}) {
+      const HardwareConfig cfg = load_config(
+          dir.write("gpu.yaml", replaced(kSmallConfig, line, line + "\n  " + key + ": " + ok)));
+      CHECK(to_string(cfg.sm.*member) == std::string(ok));
+    }
+    CHECK(load_config(dir.write("gpu.yaml", kSmallConfig)).sm.*member ==
+          PipeBooking::kOwn);  // the default
   }
-  CHECK(load_config(dir.write("gpu.yaml", kSmallConfig)).sm.smem_pipe ==
-        PipeBooking::kOwn);  // the default
-}
-
-TEST_CASE("sm.issue_pipe takes own or tensor and nothing else", "[config]") {
-  const std::string line = "  fp32_flops_per_cycle: 128";
-  const Case c = bad(line, line + "\n  issue_pipe: sfu", "sfu");
-  CHECK_THAT(c.message, Catch::StartsWith(c.expected_prefix +
-                                          "sm.issue_pipe: \"sfu\" is neither `own` nor `tensor`"));
-  TempDir dir;
-  for (const char* ok : {"own", "tensor"}) {
-    const HardwareConfig cfg = load_config(
-        dir.write("gpu.yaml", replaced(kSmallConfig, line, line + "\n  issue_pipe: " + ok)));
-    CHECK(to_string(cfg.sm.issue_pipe) == std::string(ok));
-  }
-  CHECK(load_config(dir.write("gpu.yaml", kSmallConfig)).sm.issue_pipe ==
-        PipeBooking::kOwn);  // the default
 }
 
 TEST_CASE("An empty name is rejected", "[config]") {
