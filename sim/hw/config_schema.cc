@@ -225,8 +225,9 @@ const KeyDecl kSchema[] = {
      "HardwareConfig::hbm.row_miss_penalty (Tick, ps)", Bound::kNonNegative, 0,
      MEMWALL_FIELD(hbm.row_miss_penalty, Tick)},
     {"hbm.banks_per_channel", KeyType::kInteger, "16",
-     "Banks per channel for the row-buffer model, each with one open row (HBM3: 4 bank groups x 4 "
-     "banks per pseudo-channel, JESD238).",
+     "Banks per channel for the row-buffer model, each with one open row (HBM3, JESD238: two "
+     "pseudo-channels per channel, each 4 bank groups x 4 banks per stack ID, so at least 32; "
+     "GDDR6: 16).",
      "16", false, "HardwareConfig::hbm.banks_per_channel (uint32)", Bound::kPositive, 1024,
      MEMWALL_FIELD(hbm.banks_per_channel, U64)},
     {"hbm.interleave", KeyType::kSize, "256 B",
