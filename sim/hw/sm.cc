@@ -82,9 +82,10 @@ Sm::Sm(const HardwareConfig& c) {
   m_ps_per_unit[1] = ps_per_unit(c.sm.fp32_flops_per_cycle * c.efficiency.fp32 * hz);
   m_ps_per_unit[2] = ps_per_unit(c.sm.sfu_ops_per_cycle * c.efficiency.sfu * hz);
   m_ps_per_unit[kSmemPipe] = ps_per_unit(c.sm.smem_bandwidth.bytes_per_second);
-  m_smem_on_tensor = c.sm.smem_pipe == PipeBooking::kTensor;
-  m_issue_on_tensor = c.sm.issue_pipe == PipeBooking::kTensor;
   m_ps_per_unit[kIssuePipe] = ps_per_unit(c.sm.issue_per_cycle * hz);
+  for (std::size_t p = 0; p < kPipeCount; ++p) m_booked_on[p] = p;
+  if (c.sm.smem_pipe == PipeBooking::kTensor) m_booked_on[kSmemPipe] = kTensorPipe;
+  if (c.sm.issue_pipe == PipeBooking::kTensor) m_booked_on[kIssuePipe] = kTensorPipe;
   m_full_clock_ps_per_unit = m_ps_per_unit;
 }
 
@@ -113,9 +114,7 @@ Tick Sm::pipe_ticks(std::size_t pipe, std::uint64_t amount) const {
 }
 
 Tick Sm::reserve_pipe(std::size_t pipe, Tick t, Tick duration) {
-  const bool on_tensor =
-      (pipe == kSmemPipe && m_smem_on_tensor) || (pipe == kIssuePipe && m_issue_on_tensor);
-  Tick& free = m_pipe_free[on_tensor ? kTensorPipe : pipe];
+  Tick& free = m_pipe_free[m_booked_on[pipe]];
   const Tick start = std::max(t, free);
   free = checked_end(start, duration, "an op on an SM pipe");
   m_pipe_busy[pipe] += duration;

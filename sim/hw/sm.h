@@ -96,8 +96,9 @@ class Sm {
   std::array<double, kPipeCount + 1> m_full_clock_ps_per_unit{};  ///< the same at sm.clock
   std::array<Tick, kPipeCount> m_pipe_free{};  ///< tick at which each pipe is next free
   std::array<Tick, kPipeCount> m_pipe_busy{};  ///< ticks booked per op kind
-  bool m_smem_on_tensor = false;  ///< sm.smem_pipe = tensor
-  bool m_issue_on_tensor = false;  ///< sm.issue_pipe = tensor
+  /// The pipe each kind of op books: itself, or the tensor pipe for shared memory and issue
+  /// ops when sm.smem_pipe / sm.issue_pipe = tensor.
+  std::array<std::size_t, kPipeCount> m_booked_on{};
   std::uint32_t m_resident = 0;
   Tick m_busy_since = 0;
   Tick m_busy_ticks = 0;
