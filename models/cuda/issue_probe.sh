@@ -64,7 +64,7 @@ for m in smsp__inst_executed.sum smsp__issue_active.sum sm__inst_executed_pipe_t
          sm__cycles_elapsed.avg.per_second gpu__time_duration.sum smsp__warps_active.avg.per_cycle_active \
          l1tex__data_pipe_lsu_wavefronts_mem_shared.sum launch__grid_size launch__occupancy_limit_registers \
          sm__ctas_launched.sum; do
-  base=${m%.*}
+  base=${m%%.*}  # the counter, less its roll-up suffixes (.sum, .avg.per_second)
   [[ $m == launch__* ]] && base=$m
   if grep -qE "^${base}( |$)" "$tmp/metrics.txt" || [[ $m == launch__* ]]; then
     metrics+="${metrics:+,}$m"

@@ -80,7 +80,7 @@ def read(path):
 
 
 def main():
-    path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "issue.csv")
+    path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "probe", "issue.csv")
     launches = read(path)
     expected = cases()
     rows = []
@@ -104,7 +104,7 @@ def main():
             rows.append(dict(setting=setting, case=case, family=family, d=d, n=n, causal=causal,
                              tile=(bq, bkv, stages), inst=inst,
                              hmma=hmma, cycles=cycles, tensor=tensor, issue=issue,
-                             clock=m["sm__cycles_elapsed.avg.per_second"],
+                             clock=cycles / (m["gpu__time_duration.sum"] * 1e-9),
                              warps=m.get("smsp__warps_active.avg.per_cycle_active", math.nan)))
 
     print("per launch (cycles: ncu's sm__cycles_elapsed.avg; tensor, issue: the two bounds in SM")
