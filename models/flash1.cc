@@ -6,6 +6,7 @@
 
 #include "models/attention_params.h"
 #include "models/checked_bytes.h"
+#include "models/compiled_instructions.h"
 #include "models/launch.h"
 #include "models/reference.h"
 #include "models/spill.h"
@@ -39,6 +40,7 @@ class Flash1 final : public BackendWorkload<Flash1> {
     m_l = add_tensor("l", p.batch_heads(), p.seq, 4);
     m_m = add_tensor("m", p.batch_heads(), p.seq, 4);
     m_plan = plan_spill(p, kFlash1Loop);
+    m_issue = kernel_instructions("flash2_fwd", p.head_dim, *p.block_q, *p.block_kv, 2).terms;
     if (m_plan.active) {
       m_spill = add_tensor("spill", m_plan.scratch_rows, m_plan.scratch_elements, s);
     }
@@ -85,7 +87,7 @@ class Flash1 final : public BackendWorkload<Flash1> {
     const double scale = 1.0 / std::sqrt(static_cast<double>(d));
     // Spilling (m_plan.active): the rows that do not fit live in this head's row of "spill".
     const SpillPlan& sp = m_plan;
-    constexpr std::uint16_t kSpillTag = 2;
+    constexpr std::uint16_t kSpillTag = 2, kWork = 3;
     const auto spill_box = [&](std::uint64_t offset, std::uint64_t elements) {
       return box(m_spill, bh, 1, offset, elements);
     };
@@ -118,21 +120,26 @@ class Flash1 final : public BackendWorkload<Flash1> {
         if (sq > 0 || sk > 0) rec.wait(kSpillTag);
         rec.smem((rows + cols) * d * s);  // line 9: S = QKᵀ
         rec.compute(ComputeUnit::mma_sync, 2 * rows * cols * d);
+        // The tile's warp instructions: flash2's kernel's for the same tile body (S, online
+        // softmax, PV; models/compiled_instructions.h), no CUDA kernel of its own to count them.
+        // The element-wise work among them is booked on its pipes asynchronously.
+        rec.compute(ComputeUnit::issue, m_issue.per_step);
         if (ss > 0) {  // score rows with no room: S written, read back by the softmax
           rec.store(m_spill, spill_box(sp.score_offset, ss * cols));
           rec.load(m_spill, spill_box(sp.score_offset, ss * cols), kSpillTag);
           rec.wait(kSpillTag);
         }
-        if (masked) rec.compute(ComputeUnit::fp32, rows * cols);  // −∞ above the diagonal
-        rec.compute(ComputeUnit::fp32, 4 * rows * cols + 6 * rows);  // lines 10–11
-        rec.compute(ComputeUnit::sfu, rows * cols + 2 * rows);
+        if (masked) rec.compute(ComputeUnit::fp32, rows * cols, kWork);  // −∞ above the diagonal
+        rec.compute(ComputeUnit::fp32, 4 * rows * cols + 6 * rows, kWork);  // lines 10–11
+        rec.compute(ComputeUnit::sfu, rows * cols + 2 * rows, kWork);
         if (ss > 0) rec.store(m_spill, spill_box(sp.score_offset, ss * cols));  // P̃
         if (sk > 0) rec.load(m_spill, spill_box(v_offset, sk * d), kSpillTag);
         if (ss > 0) rec.load(m_spill, spill_box(sp.score_offset, ss * cols), kSpillTag);
         if (sk > 0 || ss > 0) rec.wait(kSpillTag);
         rec.smem(cols * d * s);  // line 12: P̃V
         rec.compute(ComputeUnit::mma_sync, 2 * rows * cols * d);
-        rec.compute(ComputeUnit::fp32, 3 * rows * d);  // line 12: rescale and divide
+        rec.compute(ComputeUnit::fp32, 3 * rows * d, kWork);  // line 12: rescale and divide
+        rec.wait(kWork);
         if constexpr (Backend::kNumeric) {
           throw_if_interrupted();  // a head's numerics can take seconds at large N: poll per block
           update(be, bh, r0, rows, c0, cols, scale, Spilled{sq, sk, ss}, masked);
@@ -219,6 +226,7 @@ class Flash1 final : public BackendWorkload<Flash1> {
 
   AttentionShape m_shape;
   std::uint8_t m_q = 0, m_k = 0, m_v = 0, m_o = 0, m_l = 0, m_m = 0, m_spill = 0;
+  InstructionTerms m_issue;  ///< flash2's kernel's per-tile warp instructions
   SpillPlan m_plan;  ///< inactive unless the tiles exceed the limit and allow_spill is set
 };
 

@@ -9,6 +9,7 @@
 
 #include "models/attention_params.h"
 #include "models/checked_bytes.h"
+#include "models/compiled_instructions.h"
 #include "models/launch.h"
 #include "models/online_softmax.h"
 #include "models/reference.h"
@@ -100,6 +101,12 @@ class Flash2 final : public BackendWorkload<Flash2> {
       m_l_accum = add_tensor("L_accum", m_grid.splits * a.batch_heads, a.nq, 4);
     }
     m_plan = plan_spill(p, flash2_loop(p));
+    // The CUDA harness runs the plain kernel for plain attention and the variant kernel for the
+    // causal, GQA, Nq ≠ Nkv and split-KV cases (models/cuda/flash2_attention.cu).
+    const bool variant = a.causal || a.group > 1 || a.nq != a.nkv || m_grid.splits > 1;
+    m_issue = kernel_instructions(variant ? "flash2_fwd_variant" : "flash2_fwd", p.head_dim,
+                                  m_grid.br, m_grid.bc, *p.stages)
+                  .terms;
     if (m_plan.active) {
       m_spill = add_tensor("spill", m_plan.scratch_rows, m_plan.scratch_elements, s);
     }
@@ -169,6 +176,12 @@ class Flash2 final : public BackendWorkload<Flash2> {
 
     rec.load(m_q, box(m_q, bh * nq + r0, rows, 0, d), 0);
     for (std::uint64_t j = jb; j < std::min(jb + stages, je); ++j) issue_kv(j);
+    // The kernel's warp instructions (models/compiled_instructions.h): its per-CTA share once
+    // the first loads are in flight, each K/V tile's with the tile. The softmax's fp32 and SFU
+    // work is among them: booked on its pipes asynchronously (tag `work`), the pipes' use and
+    // FLOPs counted, the issue slots the time.
+    const auto work = static_cast<std::uint16_t>(stages + 2);
+    rec.compute(ComputeUnit::issue, m_issue.per_cta);
     rec.wait(0);
     if (sq > 0) rec.store(m_spill, box(m_spill, cta, 1, 0, sq * d));  // Q rows with no room
 
@@ -199,6 +212,7 @@ class Flash2 final : public BackendWorkload<Flash2> {
       // the whole K tile from shared memory.
       rec.smem((crows * q_passes + kFlashWarps * cols) * d * s);
       rec.compute(ComputeUnit::mma_sync, 2 * crows * cols * d);
+      rec.compute(ComputeUnit::issue, m_issue.per_step + (masked ? m_issue.per_masked_step : 0));
       if (ss > 0) {  // score rows with no room: S written, read back by the softmax
         rec.store(m_spill, box(m_spill, cta, 1, sp.score_offset, ss * cols));
         rec.load(m_spill, box(m_spill, cta, 1, sp.score_offset, ss * cols), spill_tag);
@@ -206,10 +220,10 @@ class Flash2 final : public BackendWorkload<Flash2> {
       }
       // A block the causal diagonal crosses: each score compared with its row's limit and
       // replaced by −∞ above it.
-      if (masked) rec.compute(ComputeUnit::fp32, crows * cols);
+      if (masked) rec.compute(ComputeUnit::fp32, crows * cols, work);
       // Online softmax: scale, row max, subtract, row sum, rescale of ℓ and O.
-      rec.compute(ComputeUnit::fp32, 4 * crows * cols + crows * d + 2 * crows);
-      rec.compute(ComputeUnit::sfu, crows * cols + crows);
+      rec.compute(ComputeUnit::fp32, 4 * crows * cols + crows * d + 2 * crows, work);
+      rec.compute(ComputeUnit::sfu, crows * cols + crows, work);
       if (ss > 0) rec.store(m_spill, box(m_spill, cta, 1, sp.score_offset, ss * cols));  // P
       if (sk > 0) rec.load(m_spill, box(m_spill, cta, 1, kv_slot(j, true), sk * d), spill_tag);
       if (ss > 0) rec.load(m_spill, box(m_spill, cta, 1, sp.score_offset, ss * cols), spill_tag);
@@ -241,12 +255,14 @@ class Flash2 final : public BackendWorkload<Flash2> {
         if (sk > 0) vb.bottomRows(e(sk)) = scratch(be, kv_slot(j, true), sk, d);
         o += sc * vb;
       }
+      rec.wait(work);
       rec.barrier();  // every warp is done with this stage's buffers
       if (j + stages < je) issue_kv(j + stages);
     }
 
-    rec.compute(ComputeUnit::fp32, crows * d + crows);  // O / ℓ, L = m + log ℓ
-    rec.compute(ComputeUnit::sfu, 2 * crows);  // reciprocal and log per row
+    rec.compute(ComputeUnit::fp32, crows * d + crows, work);  // O / ℓ, L = m + log ℓ
+    rec.compute(ComputeUnit::sfu, 2 * crows, work);  // reciprocal and log per row
+    rec.wait(work);
     const std::uint8_t o_out = split_out ? m_o_accum : m_o, l_out = split_out ? m_l_accum : m_l;
     const std::uint64_t o_row = split_out ? acc_row : bh * nq + r0;
     const std::uint64_t l_row = split_out ? split * a.batch_heads + bh : bh;
@@ -334,6 +350,7 @@ class Flash2 final : public BackendWorkload<Flash2> {
   Flash2Grid m_grid;
   std::uint8_t m_q = 0, m_k = 0, m_v = 0, m_o = 0, m_l = 0, m_spill = 0;
   std::uint8_t m_o_accum = 0, m_l_accum = 0;
+  InstructionTerms m_issue;  ///< the forward kernel's warp instructions
   SpillPlan m_plan;  ///< inactive unless the tiles exceed the limit and allow_spill is set
 };
 

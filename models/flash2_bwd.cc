@@ -9,6 +9,7 @@
 #include "models/attention_backward.h"
 #include "models/attention_params.h"
 #include "models/checked_bytes.h"
+#include "models/compiled_instructions.h"
 #include "models/launch.h"
 #include "models/reference.h"
 #include "models/workload.h"
@@ -81,6 +82,8 @@ class Flash2Bwd final : public AttentionBackwardWorkload<Flash2Bwd> {
     m_dq_accum = add_tensor("dQ_accum", rows, d, 4);
     m_dq = add_tensor("dQ", rows, d, s);
     add_kv_gradients();
+    m_issue = kernel_instructions(m_a.causal ? "flash2_bwd_causal" : "flash2_bwd", d, br(), bc(), 0)
+                  .terms;
   }
 
   /// O and L of the forward pass on Q, K, V (the masked softmax per query head).
@@ -161,6 +164,11 @@ class Flash2Bwd final : public AttentionBackwardWorkload<Flash2Bwd> {
     rec.load(m_v, box(m_v, kv_row, cols, 0, d), 0);
     const std::uint64_t first = m_a.first_q_block(br(), c0);
     issue(first);
+    // The kernel's warp instructions (models/compiled_instructions.h): per CTA once the first
+    // loads are in flight, per pair with its products. The element-wise work (mask, P, dS, dK's
+    // scale) is among them: booked on its pipes asynchronously (tag 3), the issue slots the time.
+    constexpr std::uint16_t kWork = 3;
+    rec.compute(ComputeUnit::issue, m_issue.per_cta);
     rec.wait(0);
     Matrix kb, vb, dk, dv;
     if constexpr (Backend::kNumeric) {
@@ -176,10 +184,12 @@ class Flash2Bwd final : public AttentionBackwardWorkload<Flash2Bwd> {
       rec.wait(tag_of(i));
       rec.smem(block_smem_bytes(br(), bc(), d, s));
       rec.compute(ComputeUnit::mma_sync, 10 * rows * cols * d);
-      if (m_a.block_masked(r0, c0, cols)) rec.compute(ComputeUnit::fp32, rows * cols);
+      rec.compute(ComputeUnit::issue, m_issue.per_step);
+      if (m_a.block_masked(r0, c0, cols)) rec.compute(ComputeUnit::fp32, rows * cols, kWork);
       // P = exp(scale·S − L) and dS = P∘(dP − D).
-      rec.compute(ComputeUnit::fp32, 4 * rows * cols);
-      rec.compute(ComputeUnit::sfu, rows * cols);
+      rec.compute(ComputeUnit::fp32, 4 * rows * cols, kWork);
+      rec.compute(ComputeUnit::sfu, rows * cols, kWork);
+      rec.wait(kWork);
       if constexpr (Backend::kNumeric) {
         throw_if_interrupted();
         const Matrix q = be.t(m_q).middleRows(e(row), e(rows));
@@ -201,7 +211,8 @@ class Flash2Bwd final : public AttentionBackwardWorkload<Flash2Bwd> {
       rec.reduce(m_dq_accum, box(m_dq_accum, row, rows, 0, d));  // atomic adds of dS·K
       rec.barrier();
     }
-    rec.compute(ComputeUnit::fp32, cols * d);  // dK scaled once
+    rec.compute(ComputeUnit::fp32, cols * d, kWork);  // dK scaled once
+    rec.wait(kWork);
     const bool grouped = m_a.group > 1;
     const std::uint8_t out_k = grouped ? m_dk_x : m_dk, out_v = grouped ? m_dv_x : m_dv;
     const std::uint64_t out_row = grouped ? bh * m_a.nkv + c0 : kv_row;
@@ -231,6 +242,7 @@ class Flash2Bwd final : public AttentionBackwardWorkload<Flash2Bwd> {
 
   std::uint8_t m_q = 0, m_k = 0, m_v = 0, m_o = 0, m_do = 0, m_l = 0, m_d = 0;
   std::uint8_t m_dq_accum = 0, m_dq = 0;
+  InstructionTerms m_issue;  ///< the main kernel's warp instructions
 };
 
 constexpr ParamSpec kParams[] = {

@@ -6,6 +6,7 @@
 
 #include "models/attention_params.h"
 #include "models/checked_bytes.h"
+#include "models/compiled_instructions.h"
 #include "models/launch.h"
 #include "models/reference.h"
 #include "models/wgmma_gemm.h"
@@ -71,6 +72,8 @@ class Naive final : public BackendWorkload<Naive> {
     m_s = add_tensor("S", rows, m_shape.nkv, s);
     m_p = add_tensor("P", rows, m_shape.nkv, s);
     m_o = add_tensor("O", rows, p.head_dim, s);
+    m_qk_issue = kernel_instructions("qk", p.head_dim, *p.block_q, *p.block_kv, 0).terms;
+    m_pv_issue = kernel_instructions("pv", p.head_dim, *p.block_q, *p.block_k, 0).terms;
   }
 
  private:
@@ -111,7 +114,11 @@ class Naive final : public BackendWorkload<Naive> {
     rec.wait(0);
     rec.smem((kQkWarpsN * rows + kQkWarpsM * cols) * d * s);  // Q and K fragments, per warp
     rec.compute(ComputeUnit::mma_sync, 2 * rows * cols * d);
-    rec.compute(ComputeUnit::fp32, rows * cols);  // the scale
+    // The kernel's warp instructions (models/compiled_instructions.h), the scale among them:
+    // booked on the fp32 pipe asynchronously (tag 1), the issue slots the time.
+    rec.compute(ComputeUnit::issue, m_qk_issue.per_cta);
+    rec.compute(ComputeUnit::fp32, rows * cols, 1);  // the scale
+    rec.wait(1);
     if constexpr (Backend::kNumeric) {
       const double scale = 1.0 / std::sqrt(static_cast<double>(d));
       const auto e = [](std::uint64_t x) { return static_cast<Eigen::Index>(x); };
@@ -244,12 +251,16 @@ class Naive final : public BackendWorkload<Naive> {
     EigenBackend::Matrix acc;
     if constexpr (Backend::kNumeric) acc = EigenBackend::Matrix::Zero(e(rows), e(d));
     issue(0);
+    // The kernel's warp instructions (models/compiled_instructions.h): per CTA once the first
+    // loads are in flight, and per chunk with its products.
+    rec.compute(ComputeUnit::issue, m_pv_issue.per_cta);
     for (std::uint64_t c = 0; c < chunks; ++c) {
       const std::uint64_t k0 = c * bk, kw = std::min(bk, nkv - k0);
       if (c + 1 < chunks) issue(c + 1);
       rec.wait(static_cast<std::uint16_t>(c & 1));
       rec.smem((kPvWarpsN * rows * kw + kPvWarpsM * kw * d) * s);  // P and V fragments, per warp
       rec.compute(ComputeUnit::mma_sync, 2 * rows * kw * d);
+      rec.compute(ComputeUnit::issue, m_pv_issue.per_step);
       if constexpr (Backend::kNumeric) {
         acc += be.t(m_p).block(e(bh * n + r0), e(k0), e(rows), e(kw)) *
                be.t(m_v).block(e(kv_row + k0), 0, e(kw), e(d));
@@ -262,6 +273,7 @@ class Naive final : public BackendWorkload<Naive> {
   }
 
   AttentionShape m_shape;
+  InstructionTerms m_qk_issue, m_pv_issue;  ///< the mma.sync kernels' warp instructions
   std::uint8_t m_q = 0, m_k = 0, m_v = 0, m_s = 0, m_p = 0, m_o = 0;
 };
 

@@ -8,6 +8,7 @@
 #include "models/attention_backward.h"
 #include "models/attention_params.h"
 #include "models/checked_bytes.h"
+#include "models/compiled_instructions.h"
 #include "models/launch.h"
 #include "models/reference.h"
 #include "models/workload.h"
@@ -47,6 +48,9 @@ class NaiveBwd final : public AttentionBackwardWorkload<NaiveBwd> {
     m_ds = add_tensor("dS", rows, m_a.nkv, s);
     m_dq = add_tensor("dQ", rows, d, s);
     add_kv_gradients();
+    m_dv_issue = kernel_instructions("naive_bwd_dv", d, bm(), bk(), 0).terms;
+    m_dq_issue = kernel_instructions("naive_bwd_dq", d, bm(), bk(), 0).terms;
+    m_dp_issue = kernel_instructions("qk", d, bm(), bn(), 0).terms;
   }
 
   /// The forward's P: the masked softmax of scale·QKᵀ per query head.
@@ -101,12 +105,17 @@ class NaiveBwd final : public AttentionBackwardWorkload<NaiveBwd> {
     Matrix acc;
     if constexpr (Backend::kNumeric) acc = Matrix::Zero(e(rows), e(d));
     issue(0);
+    // The kernel's warp instructions (models/compiled_instructions.h; dK's kernel is dV's): per
+    // CTA once the first loads are in flight, and per chunk with its products; dK's scale among
+    // them, on the fp32 pipe asynchronously (tag 2).
+    rec.compute(ComputeUnit::issue, m_dv_issue.per_cta);
     for (std::uint64_t c = 0; c < chunks; ++c) {
       const std::uint64_t k0 = c * bk(), kw = std::min(bk(), nq - k0);
       if (c + 1 < chunks) issue(c + 1);
       rec.wait(static_cast<std::uint16_t>(c & 1));
       rec.smem((kProductWarpsN * rows * kw + kProductWarpsM * kw * d) * s);  // per warp
       rec.compute(ComputeUnit::mma_sync, 2 * rows * kw * d);
+      rec.compute(ComputeUnit::issue, m_dv_issue.per_step);
       if constexpr (Backend::kNumeric) {
         throw_if_interrupted();
         acc += be.t(a).block(e(bh * nq + k0), e(c0), e(kw), e(rows)).transpose() *
@@ -114,7 +123,8 @@ class NaiveBwd final : public AttentionBackwardWorkload<NaiveBwd> {
       }
       rec.barrier();
     }
-    if (is_dk) rec.compute(ComputeUnit::fp32, rows * d);
+    if (is_dk) rec.compute(ComputeUnit::fp32, rows * d, 2);
+    rec.wait(2);
     const bool grouped = m_a.group > 1;
     const std::uint8_t out = grouped ? (is_dk ? m_dk_x : m_dv_x) : (is_dk ? m_dk : m_dv);
     const std::uint64_t out_row = (grouped ? bh : m_a.kv_head(bh)) * m_a.nkv + c0;
@@ -139,6 +149,7 @@ class NaiveBwd final : public AttentionBackwardWorkload<NaiveBwd> {
     rec.wait(0);
     rec.smem((kDpWarpsN * rows + kDpWarpsM * cols) * d * s);  // dO and V fragments, per warp
     rec.compute(ComputeUnit::mma_sync, 2 * rows * cols * d);
+    rec.compute(ComputeUnit::issue, m_dp_issue.per_cta);  // naive's qk kernel's instructions
     if constexpr (Backend::kNumeric) {
       be.t(m_dp).block(e(bh * nq + r0), e(c0), e(rows), e(cols)) =
           be.t(m_do).middleRows(e(bh * nq + r0), e(rows)) *
@@ -185,12 +196,15 @@ class NaiveBwd final : public AttentionBackwardWorkload<NaiveBwd> {
     Matrix acc;
     if constexpr (Backend::kNumeric) acc = Matrix::Zero(e(rows), e(d));
     issue(0);
+    // The kernel's warp instructions, as dV's above (the scale asynchronous under tag 2).
+    rec.compute(ComputeUnit::issue, m_dq_issue.per_cta);
     for (std::uint64_t c = 0; c < chunks; ++c) {
       const std::uint64_t k0 = c * bk(), kw = std::min(bk(), nkv - k0);
       if (c + 1 < chunks) issue(c + 1);
       rec.wait(static_cast<std::uint16_t>(c & 1));
       rec.smem((kProductWarpsN * rows * kw + kProductWarpsM * kw * d) * s);  // per warp
       rec.compute(ComputeUnit::mma_sync, 2 * rows * kw * d);
+      rec.compute(ComputeUnit::issue, m_dq_issue.per_step);
       if constexpr (Backend::kNumeric) {
         throw_if_interrupted();
         acc += be.t(m_ds).block(e(bh * nq + r0), e(k0), e(rows), e(kw)) *
@@ -198,7 +212,8 @@ class NaiveBwd final : public AttentionBackwardWorkload<NaiveBwd> {
       }
       rec.barrier();
     }
-    rec.compute(ComputeUnit::fp32, rows * d);
+    rec.compute(ComputeUnit::fp32, rows * d, 2);
+    rec.wait(2);
     if constexpr (Backend::kNumeric)
       be.t(m_dq).middleRows(e(bh * nq + r0), e(rows)) = scale() * acc;
     rec.smem(2 * rows * d * s);  // the dQ tile staged through shared memory (written, read)
@@ -207,6 +222,7 @@ class NaiveBwd final : public AttentionBackwardWorkload<NaiveBwd> {
 
   std::uint8_t m_q = 0, m_k = 0, m_v = 0, m_do = 0, m_p = 0, m_dp = 0, m_ds = 0;
   std::uint8_t m_dq = 0;
+  InstructionTerms m_dv_issue, m_dq_issue, m_dp_issue;  ///< the kernels' warp instructions
 };
 
 constexpr ParamSpec kParams[] = {

@@ -51,7 +51,7 @@ std::string seconds_text(Tick t) {
 }  // namespace
 
 std::vector<std::string> what_if_names() {
-  return {"perfect-l2", "infinite-sram", "hbm-x2", "l2-x2", "smem-direct"};
+  return {"perfect-l2", "infinite-sram", "hbm-x2", "l2-x2", "smem-direct", "issue-overlap"};
 }
 
 WhatIf make_what_if(std::string_view name, const HardwareConfig& base, Bytes footprint) {
@@ -81,6 +81,12 @@ WhatIf make_what_if(std::string_view name, const HardwareConfig& base, Bytes foo
         "shared-memory reads overlap the MMAs instead of taking turns with them (as "
         "when the tensor cores read operands from shared memory, wgmma)";
     w.overrides = {"sm.smem_pipe=own"};
+  } else if (name == "issue-overlap") {
+    w.description =
+        "the schedulers issue a kernel's other instructions while its MMAs run instead of "
+        "taking turns with them (as with more warps per scheduler, or FlashAttention-3's "
+        "ping-pong of two warpgroups)";
+    w.overrides = {"sm.issue_pipe=own"};
   } else {
     std::string known;
     for (const auto& n : what_if_names()) known += (known.empty() ? "" : ", ") + n;

@@ -72,7 +72,7 @@ std::vector<WhatIfRow> run_what_ifs(const std::vector<WhatIf>& what_ifs,
 inline constexpr const char* kWhatIfHelp =
     "Also simulate variants of the machine and tabulate the time saved: perfect-l2, "
     "infinite-sram (1 GiB of shared memory per SM and CTA, and its bandwidth x1000), hbm-x2, "
-    "l2-x2, smem-direct (comma list; each is an explicit --set shown in the table)";
+    "l2-x2, smem-direct, issue-overlap (comma list; each is an explicit --set shown in the table)";
 
 /// `memwall run --what-if LIST` for one workload: loads `config` with `sets`, builds the what-ifs
 /// of `list` for it (the footprint is the workload's tensors), and simulates `resolved` (a

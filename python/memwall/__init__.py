@@ -292,11 +292,11 @@ def run(config: Union[Config, str], workload: Union[str, Sequence[str]] = "flash
     ``config`` is a Config or a file/preset name; ``params`` are the workload's parameters
     (listed below). A list of workloads (or "naive,flash2") gives Reports, side by side.
     ``what_if`` (names of ``memwall run --what-if``: perfect-l2, infinite-sram, hbm-x2, l2-x2,
-    smem-direct) also simulates those variants of the machine, ``jobs`` at a time: the result's
-    ``what_if`` is the ``--what-if-json`` object and ``what_if_text`` its table. ``timeline``
-    writes the Perfetto/Chrome trace-event timeline of ``--timeline`` (one workload; at most
-    ``timeline_budget`` op-level events and CTA slices, as ``--timeline-budget``). ``html`` writes
-    the self-contained page of ``--html``.
+    smem-direct, issue-overlap) also simulates those variants of the machine, ``jobs`` at a
+    time: the result's ``what_if`` is the ``--what-if-json`` object and ``what_if_text`` its
+    table. ``timeline`` writes the Perfetto/Chrome trace-event timeline of ``--timeline`` (one
+    workload; at most ``timeline_budget`` op-level events and CTA slices, as
+    ``--timeline-budget``). ``html`` writes the self-contained page of ``--html``.
     """
     names = workload.split(",") if isinstance(workload, str) else list(workload)
     what_if_list = "" if what_if is None else (what_if if isinstance(what_if, str) else ",".join(what_if))

@@ -292,7 +292,7 @@ void register_run_commands(CLI::App& app, CliContext& /*ctx*/) {
       "--set l2.size=\"100 MiB\"\n"
       "  memwall run --config h200 --workload naive --seq 1024 --flush-l2\n"
       "  memwall run --config h100-sxm --workload naive,flash2 --seq 4096 --heads 16 "
-      "--what-if perfect-l2,infinite-sram,hbm-x2,l2-x2,smem-direct");
+      "--what-if perfect-l2,infinite-sram,hbm-x2,l2-x2,smem-direct,issue-overlap");
   cmd->callback([run] { run_command(*run); });
 
   auto replay = std::make_shared<ReplayOptions>();

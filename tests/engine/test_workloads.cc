@@ -9,6 +9,7 @@
 #include <string>
 
 #include "models/closed_forms.h"
+#include "models/compiled_instructions.h"
 #include "models/model_source.h"
 #include "sim/engine/simulator.h"
 #include "sim/hw/config_loader.h"
@@ -182,20 +183,60 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "naive softmax issues 188 warp instructions per row and 167.75 per 256 keys, as "
-    "naive_softmax_kernel does, and nothing else declares instructions",
+    "naive attention's launches issue their CUDA kernels' warp instructions: softmax 188 per "
+    "row and 167.75 per 256 keys, qk its per-tile count, pv its per-chunk and per-CTA terms",
     "[run][issue]") {
   const HardwareConfig h200 = load_config("h200");
-  for (const std::uint64_t n : {256, 1000, 1024}) {
-    INFO(n);
-    const std::uint64_t bh = 3;
-    const RunResult r = simulate_model(h200, attention(WorkloadKind::naive, n, 64, bh));
-    for (const KernelResult& k : r.kernels) {
-      INFO(k.name);
-      const std::uint64_t expected =
-          k.name == "softmax" ? bh * n * (188 + ceil_div(671 * n, 1024)) : 0;
-      CHECK(k.traffic.warp_instructions == expected);
+  for (const std::uint64_t d : {64, 128}) {
+    const InstructionTerms qk = kernel_instructions("qk", d, 128, 128, 0).terms;
+    const InstructionTerms pv = kernel_instructions("pv", d, 128, 64, 0).terms;
+    REQUIRE(qk.per_cta > 0);
+    REQUIRE(pv.per_step > 0);
+    for (const std::uint64_t n : {256, 1000, 1024}) {
+      INFO("d " << d << ", N " << n);
+      const std::uint64_t bh = 3, tiles = ceil_div(n, 128);
+      const RunResult r = simulate_model(h200, attention(WorkloadKind::naive, n, d, bh));
+      for (const KernelResult& k : r.kernels) {
+        INFO(k.name);
+        std::uint64_t expected = bh * n * (188 + ceil_div(671 * n, 1024));  // softmax
+        if (k.name == "qk") expected = bh * tiles * tiles * qk.per_cta;
+        if (k.name == "pv") expected = bh * tiles * (pv.per_cta + ceil_div(n, 64) * pv.per_step);
+        CHECK(k.traffic.warp_instructions == expected);
+      }
     }
+  }
+}
+
+TEST_CASE(
+    "flash2 issues its kernel's warp instructions per K/V tile, per masked tile and per CTA, "
+    "and its backward per (K/V block, Q block) pair and per CTA",
+    "[run][issue]") {
+  const HardwareConfig h200 = load_config("h200");
+  const std::uint64_t bh = 2, n = 1000;
+  const std::uint64_t t = ceil_div(n, 128);  // Q blocks, and K/V blocks at 128
+  SECTION("forward, the plain kernel at d = 64 (128 x 128 tiles)") {
+    const InstructionTerms f = kernel_instructions("flash2_fwd", 64, 128, 128, 2).terms;
+    const RunResult r = simulate_model(h200, attention(WorkloadKind::flash2, n, 64, bh));
+    CHECK(r.kernels.at(0).traffic.warp_instructions == bh * t * (f.per_cta + t * f.per_step));
+  }
+  SECTION("forward, the variant kernel with the causal mask (one masked tile per Q block)") {
+    const InstructionTerms f = kernel_instructions("flash2_fwd_variant", 64, 128, 128, 2).terms;
+    WorkloadParams p = attention(WorkloadKind::flash2, n, 64, bh);
+    p.causal = true;
+    const RunResult r = simulate_model(h200, p);
+    // Q block i visits K/V blocks 0..i, the last masked.
+    const std::uint64_t visited = t * (t + 1) / 2;
+    CHECK(r.kernels.at(0).traffic.warp_instructions ==
+          bh * (t * f.per_cta + visited * f.per_step + t * f.per_masked_step));
+  }
+  SECTION("backward at d = 128 (64 x 128 blocks)") {
+    const InstructionTerms f = kernel_instructions("flash2_bwd", 128, 64, 128, 0).terms;
+    const RunResult r = simulate_model(h200, attention(WorkloadKind::flash2_bwd, n, 128, bh));
+    const auto main = std::find_if(r.kernels.begin(), r.kernels.end(),
+                                   [](const KernelResult& k) { return k.name == "flash2_bwd"; });
+    REQUIRE(main != r.kernels.end());
+    const std::uint64_t kv_blocks = ceil_div(n, 128), q_blocks = ceil_div(n, 64);
+    CHECK(main->traffic.warp_instructions == bh * kv_blocks * (f.per_cta + q_blocks * f.per_step));
   }
 }
 

@@ -52,6 +52,8 @@ TEST_CASE("Each what-if is an explicit override computed from the base config", 
   CHECK(parse_bandwidth("3000 GB/s").bytes_per_second == 2 * base.hbm.bandwidth.bytes_per_second);
   CHECK(make_what_if("smem-direct", base, footprint).overrides ==
         std::vector<std::string>{"sm.smem_pipe=own"});
+  CHECK(make_what_if("issue-overlap", base, footprint).overrides ==
+        std::vector<std::string>{"sm.issue_pipe=own"});
   CHECK(make_what_if("perfect-l2", base, parse_bytes("4 GiB")).overrides ==
         std::vector<std::string>{"l2.size=1 GiB"});
   CHECK_THROWS_WITH(parse_what_ifs("hbm-x3", base, footprint),
@@ -116,22 +118,35 @@ TEST_CASE("What-ifs on the simulator: the base row is the plain run, each varian
                     Catch::Contains("did you mean"));
 }
 
-TEST_CASE("smem-direct lets the h200's shared-memory reads overlap its MMAs", "[what-if]") {
+TEST_CASE(
+    "smem-direct and issue-overlap let shared-memory reads and warp instructions overlap "
+    "the MMAs",
+    "[what-if]") {
   WorkloadParams p;
   p.workload = WorkloadKind::flash2;
   p.heads = 64;  // 512 CTAs: several share each SM and its pipes
   p.seq = 1024;
   p.head_dim = 64;
   const WorkloadParams resolved = resolve_workload(p);
-  const std::vector<WhatIfRow> rows =
-      run_what_if_list("smem-direct", "configs/h200.yaml", {}, resolved, false, 2);
-  REQUIRE(rows.size() == 2);
-  const HardwareConfig direct = load_config("configs/h200.yaml", rows[1].overrides);
-  REQUIRE(load_config("configs/h200.yaml").sm.smem_pipe == PipeBooking::kTensor);
-  CHECK(direct.sm.smem_pipe == PipeBooking::kOwn);
-  CHECK(rows[1].outcome.time == simulate(direct, *make_model_source(resolved)).time);
-  CHECK(rows[1].outcome.time < rows[0].outcome.time);  // one pipe fewer to take turns on
-  CHECK(rows[1].outcome.dram_bytes == rows[0].outcome.dram_bytes);
+  // The A100 preset books shared memory on the tensor pipe, the H200's the warp instructions.
+  for (const auto& [what_if, config] : {std::pair{"smem-direct", "configs/a100-80gb.yaml"},
+                                        std::pair{"issue-overlap", "configs/h200.yaml"}}) {
+    INFO(what_if);
+    const std::vector<WhatIfRow> rows = run_what_if_list(what_if, config, {}, resolved, false, 2);
+    REQUIRE(rows.size() == 2);
+    const HardwareConfig base = load_config(config);
+    const HardwareConfig changed = load_config(config, rows[1].overrides);
+    if (std::string(what_if) == "smem-direct") {
+      REQUIRE(base.sm.smem_pipe == PipeBooking::kTensor);
+      CHECK(changed.sm.smem_pipe == PipeBooking::kOwn);
+    } else {
+      REQUIRE(base.sm.issue_pipe == PipeBooking::kTensor);
+      CHECK(changed.sm.issue_pipe == PipeBooking::kOwn);
+    }
+    CHECK(rows[1].outcome.time == simulate(changed, *make_model_source(resolved)).time);
+    CHECK(rows[1].outcome.time < rows[0].outcome.time);  // one pipe fewer to take turns on
+    CHECK(rows[1].outcome.dram_bytes == rows[0].outcome.dram_bytes);
+  }
 }
 
 TEST_CASE("The what-if report of a run reads the workload back from the run's parameters",

@@ -130,6 +130,7 @@ def main():
 
     print("\nwarp instructions per launch = a * tiles + m * masked tiles + c * CTAs (whole chip;")
     print("the counts do not depend on the SM setting). Residual: largest |count - fit|.")
+    terms_lines = []
     for fam, d, tile in groups:
         sel = [r for r in rows if (r["family"], r["d"], r["tile"]) == (fam, d, tile)
                and r["setting"] == "none"]
@@ -148,6 +149,29 @@ def main():
         print(f"  {fam:8} d = {d:3} {tile[0]:3}x{tile[1]:<3} s{tile[2]}: {terms}; residual "
               f"{resid:,.1f} of {len(sel)} launches; HMMA per tile {min(hm):,.1f}..{max(hm):,.1f}; "
               f"same on 16 SMs: {same}")
+        if fam == "variant":  # the unmasked launches alone, then the masked tiles' extra
+            plain = [r for r in sel if not r["causal"]]
+            a = np.array([structure(*r["case"]) for r in plain], dtype=float)[:, [0, 2]]
+            (per_tile, per_cta), *_ = np.linalg.lstsq(a, [r["inst"] for r in plain], rcond=None)
+            extra = [(r["inst"] - per_tile * structure(*r["case"])[0]
+                      - per_cta * structure(*r["case"])[2]) / structure(*r["case"])[1]
+                     for r in sel if r["causal"]]
+            print(f"    unmasked launches alone: {per_tile:,.2f} per tile, {per_cta:,.2f} per CTA; "
+                  f"each masked tile's extra {min(extra):,.3f}..{max(extra):,.3f}")
+            coef = [per_tile, round(max(extra)), per_cta]
+            cols = [0, 1, 2]
+        full = {0: 0.0, 1: 0.0, 2: 0.0}
+        full.update({c: coef[k] for k, c in enumerate(cols)})
+        kernel = {"flash2": "flash2_fwd", "variant": "flash2_fwd_variant"}.get(fam, fam)
+        # qk: one tile per CTA, written as the CTA's term; pv: per 64-key chunk (its loop's step)
+        step, cta = (0.0, full[0]) if fam == "qk" else (full[0], full[2])
+        if fam == "pv":
+            step /= 2
+        terms_lines.append(f"terms {kernel} {d} {tile[0]} {64 if fam == 'pv' else tile[1]} "
+                           f"{tile[2]} {step:.0f} {full[1]:.0f} {cta:.0f}")
+    print("\nthe terms as models/compiled_instructions.cc holds them (kernel, head dim, its two "
+          "block\nparameters, stages; warp instructions per step, per masked step, per CTA):")
+    print("\n".join(terms_lines))
 
 
 if __name__ == "__main__":

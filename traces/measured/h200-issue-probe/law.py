@@ -104,6 +104,9 @@ def flash2_bwd():
         print(f"  d = {d:3}, causal {c}: a = {coef[0]:,.1f}, b = {coef[1]:,.1f}{extra}; largest "
               f"residual "
               f"{np.max(np.abs(a @ coef - y)):.1f} over {len(y)} cases")
+        # Its tiles: 128 x 128 at d = 64, 64 x 128 at d = 128 (models/cuda/flash2_backward.cu).
+        TERMS.append(f"terms flash2_bwd{'_causal' if c else ''} {d} {128 if d == 64 else 64} 128 0 "
+                     f"{coef[0]:.0f} 0 {coef[1]:.0f}")
 
 
 def naive_bwd():
@@ -132,9 +135,16 @@ def naive_bwd():
                      f"a = {coef[0]:,.1f}, b = {coef[1]:,.1f}")
             print(f"  d = {d:3} {k}: {terms}; largest residual "
                   f"{np.max(np.abs(a[:, cols] @ coef - y)):.1f} over {len(y)} cases")
+            if k in ("dv", "dq"):  # dk is dv's kernel; dp is naive's qk kernel (analyze.py)
+                TERMS.append(f"terms naive_bwd_{k} {d} 128 64 0 {coef[0]:.0f} 0 {coef[1]:.0f}")
 
+
+TERMS = []
 
 if __name__ == "__main__":
     pipe_probe()
     flash2_bwd()
     naive_bwd()
+    print("\nthe terms as models/compiled_instructions.cc holds them (kernel, head dim, its two "
+          "block\nparameters, stages; warp instructions per step, per masked step, per CTA):")
+    print("\n".join(TERMS))
