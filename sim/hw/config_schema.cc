@@ -350,10 +350,13 @@ const KeyDecl kSchema[] = {
      "over sm.clock (the voltage falls with the clock; energy goes as its square).",
      "2", false, "HardwareConfig::power.voltage_exponent (double)", Bound::kNonNegative, 10,
      MEMWALL_FIELD(power.voltage_exponent, double)},
-    {"power.window", KeyType::kDuration, "1 us",
+    {"power.window", KeyType::kDuration, "5 us",
      "How often, in simulated time, the power limiter sets the SM clock from the last window's "
-     "work. A model setting: shorter follows a kernel's phases more closely.",
-     "1 us", false, "HardwareConfig::power.window (Tick, ps)", Bound::kPositive, 0,
+     "work. A model setting: shorter follows a kernel's phases more closely, but a window must "
+     "outlast the SM pipes' bookings ahead of time (a compute op's work counts when it is booked, "
+     "and a pipe shared by several CTAs is booked microseconds ahead), else a burst of bookings "
+     "makes the clock jump.",
+     "5 us", false, "HardwareConfig::power.window (Tick, ps)", Bound::kPositive, 0,
      MEMWALL_FIELD(power.window, Tick)},
 
     {"sim.issue_window", KeyType::kDuration, "100 ns",

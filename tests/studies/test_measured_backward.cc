@@ -158,23 +158,24 @@ TEST_CASE(
     "flash2-bwd on the H200 up to N = 4096: simulated SM->L2 bytes exact, time errors as "
     "recorded",
     "[measured][flash2-bwd]") {
-  // The main kernel at d = 64 is 23-28% fast: its P/dS element work (mask, exponentials, dS) in
-  // issue slots, twice as many elements per block pair as at d = 128, is not in the model
-  // (models/flash2_bwd.cc books it as fp32/sfu throughput; the measured instruction counts are
-  // in traces/measured/h200-flash2-bwd/README.md). The two small launches (3-40 us) miss by
-  // up to 35% both ways; the grouped-query sum (31 us) is up to 58% fast. Since the HBM reads at
-  // its measured rate (4.53 TB/s, not the 3.90 of the one fitted rate before) the streaming
-  // dot(dO, O) is off by 22% on average (was 16-19%; fast: 12.3 against 17.4 us at N = 4096,
-  // d = 128, where the chip reads its 32 MiB at 1.9 TB/s, held by the bytes each SM keeps in
-  // flight, which the model does not limit). Recorded 2026-12-04 with the power limiter and the
-  // calibration re-fitted on it (before: flash2_bwd 25.9 / 5.4%, dot_do_o 21.5 / 22.1%).
-  const Family families[] = {{64, "flash2_bwd", 0.264, 0.278, 8},
-                             {128, "flash2_bwd", 0.062, 0.076, 12},
-                             {64, "flash2_bwd_dot_do_o", 0.227, 0.254, 8},
-                             {128, "flash2_bwd_dot_do_o", 0.228, 0.300, 12},
-                             {64, "flash2_bwd_convert_dq", 0.160, 0.327, 8},
-                             {128, "flash2_bwd_convert_dq", 0.122, 0.194, 12},
-                             {128, "flash2_bwd_sum_dkv", 0.373, 0.570, 4}};
+  // The main kernel books its measured warp instructions per block pair with its MMAs
+  // (models/compiled_instructions.h): d = 64 is 12% fast (26% before it did), d = 128 7% slow
+  // (6% fast before). The kernel takes about twice its tensor + issue cycles (one CTA of eight
+  // warps per SM whose phases wait on each other; traces/measured/h200-issue-probe), which the
+  // engine's sequential phases reproduce only in part. The two small launches (3-40 us) miss by
+  // up to 33% both ways; the grouped-query sum (31 us) is up to 58% fast. The streaming
+  // dot(dO, O) is 27-30% fast on average (12.3 against 17.4 us at N = 4096, d = 128, where the
+  // chip reads its 32 MiB at 1.9 TB/s, held by the bytes each SM keeps in flight, which the model
+  // does not limit); it lost 5-7 points when the calibration's launch overhead went from 3.25 to
+  // 2.72 us with the instructions declared. Recorded 2026-12-05 (before: flash2_bwd 26.4 / 6.2%,
+  // dot_do_o 22.7 / 22.8%, convert 16.0 / 12.2%).
+  const Family families[] = {{64, "flash2_bwd", 0.118, 0.135, 8},
+                             {128, "flash2_bwd", 0.074, 0.081, 12},
+                             {64, "flash2_bwd_dot_do_o", 0.299, 0.321, 8},
+                             {128, "flash2_bwd_dot_do_o", 0.272, 0.330, 12},
+                             {64, "flash2_bwd_convert_dq", 0.078, 0.160, 8},
+                             {128, "flash2_bwd_convert_dq", 0.139, 0.232, 12},
+                             {128, "flash2_bwd_sum_dkv", 0.385, 0.575, 4}};
   require_times(kFlash2Bwd, bwd_cases(kFlash2Bwd, WorkloadKind::flash2_bwd), 4096, families);
 }
 
@@ -192,16 +193,16 @@ TEST_CASE(
     "recorded",
     "[measured][naive-bwd]") {
   // With the shared memory each warp reads booked as the kernel reads it (A once per warp
-  // column, B once per warp row, the output staged), the products are within 0-23% both ways
-  // (model fast at d = 64, slow at d = 128 from N = 2048), dp up to 32% (N = 512, d = 128, slow),
-  // the softmax backward within 11%. Recorded 2026-12-04 with the power limiter and the
-  // calibration re-fitted on it: d = 64 1-3 points better, d = 128 1-2 points worse (the d = 128
-  // products, already slow, are the most tensor-dense and so the most slowed by the limiter).
+  // column, B once per warp row, the output staged) and the products' measured warp
+  // instructions booked with their MMAs (models/compiled_instructions.h), the products are
+  // within 4-7% on average (worst 9.9%; 7-12% and 23% before the instructions), dp up to 32%
+  // (N = 512, d = 128, slow), the softmax backward within 17% (11% before: the calibration's
+  // launch overhead went from 3.25 to 2.72 us). Recorded 2026-12-05.
   const Family families[] = {
-      {64, "dv", 0.123, 0.201, 3},          {128, "dv", 0.082, 0.183, 3},
-      {64, "dp", 0.141, 0.237, 3},          {128, "dp", 0.170, 0.343, 3},
-      {64, "softmax_bwd", 0.075, 0.111, 3}, {128, "softmax_bwd", 0.071, 0.107, 3},
-      {64, "dq", 0.107, 0.182, 3},          {128, "dq", 0.084, 0.157, 3},
-      {64, "dk", 0.120, 0.216, 3},          {128, "dk", 0.067, 0.180, 3}};
+      {64, "dv", 0.054, 0.072, 3},          {128, "dv", 0.059, 0.073, 3},
+      {64, "dp", 0.113, 0.208, 3},          {128, "dp", 0.134, 0.319, 3},
+      {64, "softmax_bwd", 0.102, 0.173, 3}, {128, "softmax_bwd", 0.097, 0.169, 3},
+      {64, "dq", 0.039, 0.071, 3},          {128, "dq", 0.038, 0.069, 3},
+      {64, "dk", 0.050, 0.089, 3},          {128, "dk", 0.072, 0.099, 3}};
   require_times(kNaiveBwd, bwd_cases(kNaiveBwd, WorkloadKind::naive_bwd), 2048, families);
 }

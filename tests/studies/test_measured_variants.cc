@@ -152,11 +152,14 @@ TEST_CASE(
       // CTA): split decode from 21.3% / 62.0% to 9.2% / 27.1%; the unchanged kernels moved by
       // run-to-run noise (causal 6.6% / 10.3% to 6.8% / 11.9%). With the power limiter
       // (2026-12-04, calibration re-fitted on it): causal 6.8% / 11.9% to 7.9% / 12.7%, decode
-      // unsplit 3.3% / 6.3% to 3.8% / 7.2%, split 9.2% / 27.1% to 8.8% / 23.6%.
-      {"causal prefill", [](const WorkloadParams& p) { return p.causal; }, 0.079, 0.127, 0.060},
+      // unsplit 3.3% / 6.3% to 3.8% / 7.2%, split 9.2% / 27.1% to 8.8% / 23.6%. With the
+      // kernels' warp instructions declared and the calibration re-fitted on them (2026-12-05):
+      // causal 9.0% / 11.8%, decode unsplit 5.8% / 12.2%, split 10.9% / 26.0% (docs/validation.md
+      // says where).
+      {"causal prefill", [](const WorkloadParams& p) { return p.causal; }, 0.090, 0.118, 0.060},
       {"decode, unsplit", [](const WorkloadParams& p) { return p.seq == 1 && *p.splits == 1; },
-       0.038, 0.072, 0.116},
-      {"decode, split", [](const WorkloadParams& p) { return *p.splits > 1; }, 0.088, 0.236, 0.174},
+       0.058, 0.122, 0.116},
+      {"decode, split", [](const WorkloadParams& p) { return *p.splits > 1; }, 0.109, 0.260, 0.174},
   };
   std::size_t covered = 0;
   for (const Family& f : families) {
