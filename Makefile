@@ -54,7 +54,7 @@ demo: build
 	@if [ "$(DEMO_CONFIG)" = configs/h200.yaml ]; then \
 	  echo "  (the H200's datasheet peaks, every efficiency 1: the ideal chip, to compare the two"; \
 	  echo "  algorithms; make demo DEMO_CONFIG=h200-calibrated uses the efficiencies fitted to the"; \
-	  echo "  real H200, whose kernel times are off by about 8% on average from measured ones)"; \
+	  echo "  real H200, whose kernel times are off by about 5% on average from measured ones)"; \
 	fi
 	@echo
 	$(BUILD)/memwall run --config $(DEMO_CONFIG) --workload naive,flash2 $(DEMO_SHAPE)

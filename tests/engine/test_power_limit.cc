@@ -4,8 +4,8 @@
 
 #include <cmath>
 
-#include "sim/core/error.h"
 #include "models/model_source.h"
+#include "sim/core/error.h"
 #include "sim/engine/simulator.h"
 #include "sim/hw/config_loader.h"
 #include "sim/hw/power.h"
