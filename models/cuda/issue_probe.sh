@@ -18,19 +18,7 @@
 # or settings (ncu --clock-control none).
 set -uo pipefail
 . "$(dirname "$0")/provenance.sh"
-out=${1:?usage: issue_probe.sh OUTDIR}
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-build=${BUILD_DIR:-/tmp/memwall-cuda-build}
-exe="$build/memwall-cuda"
-tmp=$(mktemp -d)
-log="$out/log.txt"
-step() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$log"; }
-
-step "build (profile.sh, build step only)"
-STEPS=build BUILD_DIR="$build" bash models/cuda/profile.sh "$tmp/profile" >/dev/null 2>&1
-cp "$tmp/profile/log.txt" "$out/build-log.txt"
-[[ -x $exe ]] || { step "build FAILED (build-log.txt)"; exit 1; }
+probe_setup "${1:?usage: issue_probe.sh OUTDIR}" || exit 1
 
 naive() { echo "workload=naive,batch=4,heads=16,seq=$1,head_dim=$2,block_q=128,block_kv=128,block_k=64,softmax_rows=4"; }
 flash() { echo "workload=flash2,batch=4,heads=16,seq=$1,head_dim=$2,block_q=128,block_kv=$3,stages=2"; }
@@ -56,22 +44,7 @@ kernels='regex:naive_qk_kernel|naive_pv_kernel|flash2_fwd_kernel|flash2_fwd_vari
 
 # The counters wanted, less any this ncu does not have (one unknown name fails the whole run).
 ncu --query-metrics >"$tmp/metrics.txt" 2>&1
-metrics=""
-for m in smsp__inst_executed.sum smsp__issue_active.sum sm__inst_executed_pipe_tensor_op_hmma.sum \
-         smsp__inst_executed_op_ldsm.sum sm__inst_executed_pipe_fma.sum sm__inst_executed_pipe_alu.sum \
-         sm__inst_executed_pipe_xu.sum sm__inst_executed_pipe_lsu.sum \
-         sm__pipe_tensor_op_hmma_cycles_active.avg sm__cycles_elapsed.avg \
-         sm__cycles_elapsed.avg.per_second gpu__time_duration.sum smsp__warps_active.avg.per_cycle_active \
-         l1tex__data_pipe_lsu_wavefronts_mem_shared.sum launch__grid_size launch__occupancy_limit_registers \
-         sm__ctas_launched.sum; do
-  base=${m%%.*}  # the counter, less its roll-up suffixes (.sum, .avg.per_second)
-  [[ $m == launch__* ]] && base=$m
-  if grep -qE "^${base}( |$)" "$tmp/metrics.txt" || [[ $m == launch__* ]]; then
-    metrics+="${metrics:+,}$m"
-  else
-    echo "metric not in this ncu: $m" >>"$log"
-  fi
-done
+metrics=$(known_metrics "$tmp/metrics.txt" "${ISSUE_METRICS[@]}" 2>>"$log")
 echo "metrics: $metrics" >>"$log"
 
 provenance "$out/provenance.txt" \

@@ -24,3 +24,49 @@ sass_counts() {
     }
     END { for (k in n) print k, n[k] }' | sort | c++filt
 }
+
+# known_metrics METRICS_FILE METRIC...: the METRICs (comma-separated) that METRICS_FILE (the output
+# of `ncu --query-metrics`) lists, each without its roll-up suffix (.sum, .avg.per_second);
+# launch__* are always kept. One unknown name would fail a whole ncu run. Each dropped one goes to
+# stderr.
+known_metrics() {
+  local file=$1 m base list=""
+  shift
+  for m in "$@"; do
+    base=${m%%.*}
+    if [[ $m == launch__* ]] || grep -qE "^${base}( |$)" "$file"; then
+      list+="${list:+,}$m"
+    else
+      echo "metric not in this ncu: $m" >&2
+    fi
+  done
+  echo "$list"
+}
+
+# The counters of the issue probes (issue_probe.sh, stall_probe.sh): warp instructions, issue
+# slots, pipes, cycles, clock, time, occupancy and launch shape.
+ISSUE_METRICS=(smsp__inst_executed.sum smsp__issue_active.sum sm__inst_executed_pipe_tensor_op_hmma.sum
+  smsp__inst_executed_op_ldsm.sum sm__inst_executed_pipe_fma.sum sm__inst_executed_pipe_alu.sum
+  sm__inst_executed_pipe_xu.sum sm__inst_executed_pipe_lsu.sum
+  sm__pipe_tensor_op_hmma_cycles_active.avg sm__cycles_elapsed.avg
+  sm__cycles_elapsed.avg.per_second gpu__time_duration.sum smsp__warps_active.avg.per_cycle_active
+  l1tex__data_pipe_lsu_wavefronts_mem_shared.sum launch__grid_size launch__occupancy_limit_registers
+  sm__ctas_launched.sum)
+
+# probe_setup OUTDIR: the common start of the ncu probes. Makes OUTDIR and sets out (its absolute
+# path), tmp (a scratch folder), log (OUTDIR/log.txt), build and exe (memwall-cuda, built by
+# profile.sh's build step; its log in OUTDIR/build-log.txt); defines step MESSAGE (a timestamped
+# line to the log and stdout). Returns non-zero when the build failed.
+probe_setup() {
+  mkdir -p "$1"
+  out=$(cd "$1" && pwd)
+  build=${BUILD_DIR:-/tmp/memwall-cuda-build}
+  exe="$build/memwall-cuda"
+  tmp=$(mktemp -d)
+  log="$out/log.txt"
+  step() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$log"; }
+  step "build (profile.sh, build step only)"
+  STEPS=build BUILD_DIR="$build" bash models/cuda/profile.sh "$tmp/profile" >/dev/null 2>&1
+  cp "$tmp/profile/log.txt" "$out/build-log.txt" 2>/dev/null
+  [[ -x $exe ]] || { step "build FAILED (build-log.txt)"; return 1; }
+}
