@@ -1,7 +1,9 @@
 #include "models/compiled_instructions.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -38,7 +40,7 @@ constexpr std::array kTerms = {
     InstructionTerms{"naive_bwd_dq", 128, 128, 64, 0, 3480, 0, 5424},
 };
 
-/// x · num / den rounded, at least 1 where x is nonzero (an estimate never drops a term).
+/// x · ratio rounded, at least 1 where x is nonzero (an estimate never drops a term).
 std::uint64_t scaled(std::uint64_t x, double ratio) {
   if (x == 0) return 0;
   const double v = std::round(static_cast<double>(x) * ratio);
@@ -46,6 +48,12 @@ std::uint64_t scaled(std::uint64_t x, double ratio) {
     return std::numeric_limits<std::uint64_t>::max() / 2;
   }
   return v < 1.0 ? 1 : static_cast<std::uint64_t>(v);
+}
+
+/// x, clamped to what a 32-bit field holds (the table's shape fields).
+std::uint32_t narrow(std::uint64_t x) {
+  return static_cast<std::uint32_t>(
+      std::min<std::uint64_t>(x, std::numeric_limits<std::uint32_t>::max()));
 }
 
 }  // namespace
@@ -78,10 +86,10 @@ KernelInstructions kernel_instructions(std::string_view kernel, std::uint64_t he
   const double ratio =
       work / (static_cast<double>(nearest->block_a) * nearest->block_b * nearest->head_dim);
   InstructionTerms t = *nearest;
-  t.head_dim = static_cast<std::uint32_t>(std::min<std::uint64_t>(head_dim, UINT32_MAX));
-  t.block_a = static_cast<std::uint32_t>(std::min<std::uint64_t>(block_a, UINT32_MAX));
-  t.block_b = static_cast<std::uint32_t>(std::min<std::uint64_t>(block_b, UINT32_MAX));
-  t.stages = static_cast<std::uint32_t>(std::min<std::uint64_t>(stages, UINT32_MAX));
+  t.head_dim = narrow(head_dim);
+  t.block_a = narrow(block_a);
+  t.block_b = narrow(block_b);
+  t.stages = narrow(stages);
   t.per_step = scaled(t.per_step, ratio);
   t.per_masked_step = scaled(t.per_masked_step, ratio);
   t.per_cta = scaled(t.per_cta, ratio);

@@ -14,19 +14,7 @@
 # (ncu --clock-control none).
 set -uo pipefail
 . "$(dirname "$0")/provenance.sh"
-out=${1:?usage: pipe_probe.sh OUTDIR}
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-build=${BUILD_DIR:-/tmp/memwall-cuda-build}
-exe="$build/memwall-cuda"
-tmp=$(mktemp -d)
-log="$out/log.txt"
-step() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$log"; }
-
-step "build (profile.sh, build step only)"
-STEPS=build BUILD_DIR="$build" bash models/cuda/profile.sh "$tmp/profile" >/dev/null 2>&1
-cp "$tmp/profile/log.txt" "$out/build-log.txt"
-[[ -x $exe ]] || { step "build FAILED (build-log.txt)"; exit 1; }
+probe_setup "${1:?usage: pipe_probe.sh OUTDIR}" || exit 1
 
 naive() { echo "workload=naive,batch=$1,heads=$2,seq=$3,head_dim=$4,block_q=128,block_kv=128,block_k=64,softmax_rows=4"; }
 flash() { echo "workload=flash2,batch=$1,heads=$2,seq=$3,head_dim=$4,block_q=128,block_kv=$5,stages=2"; }

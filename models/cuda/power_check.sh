@@ -11,18 +11,7 @@
 # rows), build-log.txt, log.txt. Analysis: traces/measured/h200-power-check/analyze.py.
 set -uo pipefail
 . "$(dirname "$0")/provenance.sh"
-out=${1:?usage: power_check.sh OUTDIR}
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-build=${BUILD_DIR:-/tmp/memwall-cuda-build}
-exe="$build/memwall-cuda"
-tmp=$(mktemp -d)
-log="$out/log.txt"
-step() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$log"; }
-step "build (profile.sh, build step only)"
-STEPS=build BUILD_DIR="$build" bash "$(dirname "$0")/profile.sh" "$tmp/profile" >/dev/null 2>&1
-cp "$tmp/profile/log.txt" "$out/build-log.txt"
-[[ -x $exe ]] || { step "build FAILED (build-log.txt)"; exit 1; }
+probe_setup "${1:?usage: power_check.sh OUTDIR}" || exit 1
 q=timestamp,clocks.sm,power.draw,power.draw.instant,temperature.gpu,clocks_event_reasons.sw_power_cap
 nvidia-smi --query-gpu=$q --format=csv,nounits -lms 20 >"$out/smi.csv" 2>>"$log" &
 sampler=$!
