@@ -69,6 +69,19 @@ MemoryPath::MemoryPath(const HardwareConfig& config, const Topology& topology,
                                       (far ? config.l2.far_miss_latency : 0));
     }
   }
+  if (m_l2.keeps_copies()) {
+    // Slices are split among the partitions in equal contiguous groups: a line's copy for a
+    // crossbar's SMs is in the slice of the same place in the crossbar's group.
+    const std::uint32_t per_partition = m_slices / topology.partition_count();
+    for (std::uint32_t x = 0; x < topology.crossbar_count(); ++x) {
+      const std::uint32_t near = topology.partition_of_crossbar(x);
+      for (std::uint32_t slice = 0; slice < m_slices; ++slice) {
+        m_copy_slice.push_back(topology.partition_of_slice(slice) == near
+                                   ? kNoCopy
+                                   : near * per_partition + slice % per_partition);
+      }
+    }
+  }
   for (std::uint32_t slice = 0; slice < m_slices; ++slice) {
     for (std::uint32_t ch = 0; ch < m_channels; ++ch) {
       m_channel_latency.push_back(topology.slice_to_channel_latency(slice, ch));
@@ -241,21 +254,35 @@ template <bool kStore, class Word>
   const L2Place place = run.ways.place(line);
   const std::uint32_t slice = place.slice;
   const Tick t1 = Xbar::book(run.port, n, t, port_queue);
-  const Tick t3 = run.slices.reserve(slice, t1 + run.port_latency,
-                                     run.slice_ticks[slice * run.slice_stride + n], slice_queue);
-  const L2Outcome o = kStore ? run.ways.write(place, mask, full) : run.ways.read(place, mask);
-  const std::uint32_t fetched = o.fetch_mask == 0 ? 0 : popcount(o.fetch_mask);
   ++tally.lines;
   tally.sectors += n;
+  Tick done = 0;
+  std::uint32_t fetched = 0;
+  if (!kStore && run.copy_slice != nullptr && run.copy_slice[slice] != kNoCopy) {
+    done = far_load(run, line, place, run.copy_slice[slice], mask, n, t1 + run.port_latency,
+                    slice_queue, fetched, channel_queue, tally);
+  } else {
+    Tick at = t1 + run.port_latency;
+    const std::uint32_t near = run.copy_slice != nullptr ? run.copy_slice[slice] : kNoCopy;
+    if (kStore && near != kNoCopy) {  // a store from the other partition passes its copy's slice
+      at = run.slices.reserve(near, at, run.slice_ticks[near * run.slice_stride + n], slice_queue);
+    }
+    Tick home_wait = 0;
+    const Tick t3 = run.slices.reserve(slice, at, run.slice_ticks[slice * run.slice_stride + n],
+                                       home_wait);
+    slice_queue += home_wait;
+    const L2Outcome o = kStore ? run.ways.write(place, mask, full) : run.ways.read(place, mask);
+    if (kStore && run.copy_slice != nullptr) store_copy(run.ways, place, near, mask, t3);
+    fetched = o.fetch_mask == 0 ? 0 : popcount(o.fetch_mask);
+    done = kStore ? t3 : t3 + run.return_latency[slice];
+    if ((o.victim_dirty | o.fetch_mask) != 0) {
+      done = beyond_l2<kStore>(line, slice, o, fetched, t3, run.miss_return_latency[slice], done,
+                               channel_queue, tally);
+    }
+  }
   if constexpr (!kStore) {
     tally.hit_sectors += n - fetched;  // a load's sectors are hits or fetched
     tally.miss_sectors += fetched;
-  }
-  const Tick back = run.return_latency[slice];
-  Tick done = kStore ? t3 : t3 + back;
-  if ((o.victim_dirty | o.fetch_mask) != 0) {
-    done = beyond_l2<kStore>(line, slice, o, fetched, t3, run.miss_return_latency[slice], done,
-                             channel_queue, tally);
   }
   tally.port_queue += static_cast<TickSum>(port_queue);
   tally.slice_queue += static_cast<TickSum>(slice_queue);
@@ -280,6 +307,44 @@ Tick MemoryPath::beyond_l2(std::uint64_t line, std::uint32_t slice, const L2Outc
                         : m_channel_latency[std::size_t{slice} * m_channels + ch];
   count_dram_read(line, o.fetch_mask);
   return t4 + (kStore ? dram : dram + back);
+}
+
+template <class Word>
+Tick MemoryPath::far_load(SmRun<Word>& run, std::uint64_t line, const L2Place& home,
+                          std::uint32_t near, std::uint32_t mask, std::uint32_t n, Tick at_slice,
+                          Tick& slice_wait, std::uint32_t& fetched, Tick& channel_wait,
+                          LineTally& tally) {
+  const L2Place copy = run.ways.copy_of(home, near);
+  const Tick t_near =
+      run.slices.reserve(near, at_slice, run.slice_ticks[near * run.slice_stride + n], slice_wait);
+  fetched = 0;
+  if (run.ways.copy_hit(copy, mask)) return t_near + run.return_latency[near];
+  Tick home_wait = 0;
+  const Tick t3 = run.slices.reserve(home.slice, t_near,
+                                     run.slice_ticks[home.slice * run.slice_stride + n], home_wait);
+  slice_wait += home_wait;
+  const L2Outcome o = run.ways.read(home, mask);
+  Tick done = t3 + run.return_latency[home.slice];
+  if ((o.victim_dirty | o.fetch_mask) != 0) {
+    fetched = o.fetch_mask == 0 ? 0 : popcount(o.fetch_mask);
+    done = beyond_l2<false>(line, home.slice, o, fetched, t3, run.miss_return_latency[home.slice],
+                            done, channel_wait, tally);
+  }
+  // The line, now the most recently used of its set, cannot be the copy's victim (ways > 1).
+  const L2Outcome c = run.ways.read(copy, mask);
+  if (c.victim_dirty != 0) write_back(c.victim_line, c.victim_dirty, t3);
+  return done;
+}
+
+template <class Word>
+void MemoryPath::store_copy(const L2Ways<Word>& ways, const L2Place& place, std::uint32_t near,
+                            std::uint32_t mask, Tick t) {
+  if (near == kNoCopy) {
+    ways.invalidate(ways.copy_of(place, place.slice));
+    return;
+  }
+  const L2Outcome c = ways.read(ways.copy_of(place, near), mask);
+  if (c.victim_dirty != 0) write_back(c.victim_line, c.victim_dirty, t);
 }
 
 namespace {
@@ -352,6 +417,7 @@ std::uint64_t MemoryPath::access_whole_lines(SmRun<Word>& run, WholeLines& lines
   const Tick* const miss_back_latency = run.miss_return_latency;
   const L2Ways<Word> ways = run.ways;
   const Reservations::View slices = run.slices;
+  const std::uint32_t* const copy_slice = run.copy_slice;
   const Tick port_part = d + run.port_latency;  // issue → slice, less the port's wait
   Tick at_slice = s0 + port_part;  // line i reaches its slice at s0 + (i + 1)·d + port latency
   WaitSum slice_queue;
@@ -380,14 +446,42 @@ std::uint64_t MemoryPath::access_whole_lines(SmRun<Word>& run, WholeLines& lines
     for (std::uint32_t j = 0; j < m; ++j, at_slice += d) {
       const L2Place& place = places[j];
       const std::uint32_t slice = place.slice;
+      if (!kStore && copy_slice != nullptr && copy_slice[slice] != kNoCopy) {
+        Tick slice_wait = 0;
+        Tick channel_wait = 0;
+        std::uint32_t fetched = 0;
+        const Tick done = far_load(run, line_of[j], place, copy_slice[slice], all, n, at_slice,
+                                   slice_wait, fetched, channel_wait, tally);
+        fetched_sectors += fetched;
+        slice_queue.add(slice_wait);
+        channel_queue.add(channel_wait);
+        const Tick port_wait = at_slice - port_part - t;
+        const Tick u = done - port_wait - slice_wait - channel_wait - t;
+        if (done > ready) ready = done;
+        if (u > unloaded) unloaded = u;
+        continue;
+      }
+      Tick at = at_slice;
+      Tick near_part = 0;  // a store's way through its copy's slice: transfer and wait
+      std::uint32_t near = kNoCopy;
+      if (kStore && copy_slice != nullptr) {
+        near = copy_slice[slice];
+        if (near != kNoCopy) {
+          Tick near_wait = 0;
+          at = slices.reserve(near, at, slice_ticks[near], near_wait);
+          slice_queue.add(near_wait);
+          near_part = at - at_slice;
+        }
+      }
       const Tick transfer = slice_ticks[slice];
       Tick slice_wait = 0;
-      const Tick t3 = slices.reserve(slice, at_slice, transfer, slice_wait);
+      const Tick t3 = slices.reserve(slice, at, transfer, slice_wait);
       slice_queue.add(slice_wait);
       const L2Outcome o = kStore ? ways.write(place, all, full) : ways.read(place, all);
+      if (kStore && copy_slice != nullptr) store_copy(ways, place, near, all, t3);
       const Tick back = kStore ? 0 : back_latency[slice];
       Tick done = t3 + back;
-      Tick u = port_part + transfer + back;
+      Tick u = port_part + near_part + transfer + back;
       if ((o.victim_dirty | o.fetch_mask) != 0) [[unlikely]] {
         const std::uint32_t fetched = o.fetch_mask == 0 ? 0 : popcount(o.fetch_mask);
         fetched_sectors += fetched;
@@ -396,7 +490,7 @@ std::uint64_t MemoryPath::access_whole_lines(SmRun<Word>& run, WholeLines& lines
                                  channel_wait, tally);
         channel_queue.add(channel_wait);
         const Tick port_wait = at_slice - port_part - t;
-        u = done - port_wait - slice_wait - channel_wait - t;
+        u = done - port_wait - slice_wait - channel_wait - t;  // near_part counted in full
       }
       if (done > ready) ready = done;
       if (u > unloaded) unloaded = u;
@@ -468,7 +562,10 @@ bool MemoryPath::access_words(std::uint32_t sm, const Box& box, Tick t, Tick box
                   m_l2.slice_bus(),
                   m_l2.slice_sector_ticks(),
                   std::size_t{m_sectors_per_line} + 1,
-                  m_l2.whole_line_ticks()};
+                  m_l2.whole_line_ticks(),
+                  m_copy_slice.empty()
+                      ? nullptr
+                      : &m_copy_slice[std::size_t{m_sm_crossbar[sm]} * m_slices]};
   // The cursor and the arrival live in locals while lines issue (through the references the
   // compiler stored them back on every line), and are written back on the way out.
   Arrival got = arrival;

@@ -150,7 +150,11 @@ class MemoryPath {
     const Tick* slice_ticks = nullptr;  ///< [slice · (sectors_per_line + 1) + sectors]
     std::size_t slice_stride = 0;
     const Tick* whole_line_ticks = nullptr;  ///< [slice]: a whole line's transfer
+    /// [slice]: the slice of the SM's partition that holds copies of the slice's lines, or
+    /// kNoCopy for a slice of the SM's own partition; null when the L2 keeps no copies.
+    const std::uint32_t* copy_slice = nullptr;
   };
+  static constexpr std::uint32_t kNoCopy = ~std::uint32_t{0};
 
   template <bool kStore, class Word>
   void access_line(SmRun<Word>& run, std::uint64_t line, std::uint32_t mask, std::uint32_t full,
@@ -197,6 +201,24 @@ class MemoryPath {
   template <bool kStore>
   Tick beyond_l2(std::uint64_t line, std::uint32_t slice, const L2Outcome& o, std::uint32_t fetched,
                  Tick t3, Tick back, Tick done, Tick& channel_queue, LineTally& tally);
+  /// A load's line of `n` sectors (`mask`), placed at `home`, from an SM of another partition
+  /// when the L2 keeps copies (l2.far_reads: copy), reaching the SM's partition at `at_slice`:
+  /// the copy's slice `near` is booked and looked up; a copy holding the sectors serves them.
+  /// Otherwise the line's own slice serves them, after the near one (and the HBM if it misses),
+  /// and the copy takes them (a dirty line it evicts is written back). Returns when the data is
+  /// there; sets `slice_wait` (both slices' waits) and `fetched` (sectors read from the HBM), adds
+  /// the channel's wait to `channel_wait`.
+  template <class Word>
+  Tick far_load(SmRun<Word>& run, std::uint64_t line, const L2Place& home, std::uint32_t near,
+                std::uint32_t mask, std::uint32_t n, Tick at_slice, Tick& slice_wait,
+                std::uint32_t& fetched, Tick& channel_wait, LineTally& tally);
+  /// After a store of sectors `mask` to the line at `place` accepted at `t` (l2.far_reads:
+  /// copy): from the other partition (`near`, its copy's slice) the copy takes the sectors, as a
+  /// load's would (a dirty line it evicts is written back); from the line's own partition
+  /// (kNoCopy) the copy is invalidated.
+  template <class Word>
+  void store_copy(const L2Ways<Word>& ways, const L2Place& place, std::uint32_t near,
+                  std::uint32_t mask, Tick t);
   /// Throws UsageError if `box` reaches beyond the addresses the L2 can tag.
   void check_range(const Box& box) const;
   /// Index into m_tensors of the tensor holding `sector`, or m_tensors.size() - 1 (untracked).
@@ -233,6 +255,9 @@ class MemoryPath {
   /// line fetched from the HBM).
   std::vector<Tick> m_miss_return_latency;
   std::vector<Tick> m_channel_latency;  ///< [slice · channels + channel]: slice → channel edge
+  /// [crossbar · slices + slice]: SmRun::copy_slice of the crossbar's SMs; empty when the L2
+  /// keeps no copies.
+  std::vector<std::uint32_t> m_copy_slice;
   /// Whether every slice → channel edge has the same latency (every config-built chip), then
   /// m_one_channel_latency: the table is tens of KiB, and a miss read it at random.
   bool m_channel_latency_uniform = false;

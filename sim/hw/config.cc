@@ -12,6 +12,14 @@ PipeBooking parse_pipe_booking(const std::string& text) {
   throw UnitError("\"" + text + "\" is neither `own` nor `tensor`");
 }
 
+const char* to_string(FarReads reads) { return reads == FarReads::kCopy ? "copy" : "home"; }
+
+FarReads parse_far_reads(const std::string& text) {
+  if (text == "home") return FarReads::kHome;
+  if (text == "copy") return FarReads::kCopy;
+  throw UnitError("\"" + text + "\" is neither `home` nor `copy`");
+}
+
 DerivedConfig derive(const HardwareConfig& c) {
   DerivedConfig d{};
   d.total_smem = Bytes{c.sm.smem_per_sm.count * c.sm.count};

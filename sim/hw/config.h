@@ -23,6 +23,19 @@ const char* to_string(PipeBooking pipe);
 /// Parses "own" or "tensor"; throws UnitError otherwise.
 PipeBooking parse_pipe_booking(const std::string& text);
 
+/// Where a load from an SM of another L2 partition than its line's slice is served (l2.far_reads).
+enum class FarReads : std::uint8_t {
+  kHome = 0,  ///< "home": by the line's own slice, every time
+  /// "copy": the first such load leaves a copy of the line in the SM's partition, which serves
+  /// the partition's later loads and takes capacity there; a store invalidates it
+  kCopy = 1,
+};
+
+/// "home" or "copy".
+const char* to_string(FarReads reads);
+/// Parses "home" or "copy"; throws UnitError otherwise.
+FarReads parse_far_reads(const std::string& text);
+
 /// Streaming multiprocessors: count, clock, occupancy limits, per-cycle throughputs.
 struct SmConfig {
   std::uint32_t count = 0;  ///< SMs on the chip, > 0
@@ -90,6 +103,7 @@ struct L2Config {
   /// Added to a load that misses when its slice is in another partition than the SM's (the data
   /// crosses the partition hop on its way back from the HBM).
   Tick far_miss_latency = 0;
+  FarReads far_reads = FarReads::kHome;  ///< loads across partitions: from home, or a near copy
   Bandwidth bandwidth;  ///< total L2 bandwidth (all slices together)
 };
 

@@ -573,6 +573,14 @@ void validate_with_positions(const HardwareConfig& c, const PositionOf& at) {
     fail("l2.slices", std::to_string(c.l2.slices) + " slices cannot be split evenly into " +
                           std::to_string(c.l2.partitions) + " partitions (l2.partitions)");
   }
+  if (c.l2.far_reads == FarReads::kCopy && c.l2.partitions > 2) {
+    fail("l2.far_reads", "`copy` models two partitions (a line's copy is kept in the other one), "
+                         "not " + std::to_string(c.l2.partitions) +
+                             " (l2.partitions); use `home`");
+  }
+  if (c.l2.far_reads == FarReads::kCopy && c.l2.ways < 2) {
+    fail("l2.far_reads", "`copy` needs at least 2 ways (l2.ways): a line and its copy share a set");
+  }
   const std::uint64_t set_bytes = std::uint64_t{c.l2.slices} * c.l2.ways * line;
   if (set_bytes == 0 || c.l2.size.count % set_bytes != 0 || c.l2.size.count / set_bytes < 1) {
     // A size that is a round decimal figure was most likely written in MB or GB, which are powers

@@ -30,6 +30,15 @@ constexpr double kPiB = kGiB * 1024 * 1024;
         return KeyValue{std::in_place_type<std::string>, std::string(to_string(c.member))}; \
       }
 
+// The same for l2.far_reads, written as `home` or `copy`.
+#define MEMWALL_FAR_READS(member)                                                           \
+  [](HardwareConfig& c, const KeyValue& v) {                                                \
+    c.member = parse_far_reads(std::get<std::string>(v));                                   \
+  },                                                                                        \
+      [](const HardwareConfig& c) -> KeyValue {                                             \
+        return KeyValue{std::in_place_type<std::string>, std::string(to_string(c.member))}; \
+      }
+
 using U64 = std::uint64_t;
 
 // The table. Order matters: sm.clock precedes every key that may be given per cycle.
@@ -197,6 +206,14 @@ const KeyDecl kSchema[] = {
      "read it).",
      "0 ns", false, "HardwareConfig::l2.far_miss_latency (Tick, ps)", Bound::kNonNegative, 0,
      MEMWALL_FIELD(l2.far_miss_latency, Tick)},
+    {"l2.far_reads", KeyType::kString, "copy",
+     "Where a load from an SM of another partition than its line's slice is served: `home` (by "
+     "that slice, every time) or `copy` (the first such load, served by the line's slice, leaves "
+     "a copy of the line in a slice of the SM's partition, which serves that partition's later "
+     "loads at the near latency; the copy takes a way of the line's set, so lines read from both "
+     "partitions hold twice their bytes; a store invalidates it).",
+     "home", false, "HardwareConfig::l2.far_reads (FarReads)", Bound::kNone, 0,
+     MEMWALL_FAR_READS(l2.far_reads)},
     {"l2.bandwidth", KeyType::kBandwidth, "5120 B/cycle",
      "Total L2 bandwidth, all slices together.", "", true,
      "HardwareConfig::l2.bandwidth (Bandwidth, B/s)", Bound::kPositive, 0,

@@ -19,9 +19,15 @@ std::uint32_t tag_low_bits(std::uint64_t sets) {
 
 }  // namespace
 
-std::uint64_t L2::way_bytes(std::uint64_t sets, std::uint32_t sectors_per_line) {
-  // The largest tag field is (2^32 - 1) >> k, + 1; 32-bit words when it fits above the two masks.
-  const std::uint64_t max_tag = (0xFFFFFFFFull >> tag_low_bits(sets)) + 1;
+std::uint64_t L2::copy_bit(std::uint64_t sets) {
+  return std::bit_ceil((0xFFFFFFFFull >> tag_low_bits(sets)) + 2);
+}
+
+std::uint64_t L2::way_bytes(std::uint64_t sets, std::uint32_t sectors_per_line, bool copies) {
+  // The largest tag field is (2^32 - 1) >> k, + 1 (with the copy bit set, when copies are kept);
+  // 32-bit words when it fits above the two masks.
+  std::uint64_t max_tag = (0xFFFFFFFFull >> tag_low_bits(sets)) + 1;
+  if (copies) max_tag |= copy_bit(sets);
   return max_tag >= (std::uint64_t{1} << (32 - 2 * sectors_per_line)) ? sizeof(std::uint64_t)
                                                                       : sizeof(std::uint32_t);
 }
@@ -42,19 +48,22 @@ L2::L2(const HardwareConfig& c, const Topology& topology)
   // l2.size is at most 1 GiB (its schema maximum) and a line at least 1 byte: under 2^32 sets.
   m_sector_bits = (1u << m_sectors_per_line) - 1;
   m_tag_shift = 2 * m_sectors_per_line;
-  m_wide = way_bytes(m_sets, m_sectors_per_line) == sizeof(std::uint64_t);
+  if (c.l2.far_reads == FarReads::kCopy && topology.partition_count() > 1) {
+    m_copy_bit = copy_bit(m_sets);
+  }
+  m_wide = way_bytes(m_sets, m_sectors_per_line, m_copy_bit != 0) == sizeof(std::uint64_t);
   const auto sets = static_cast<std::uint32_t>(m_sets);
   if (m_wide) {
     m_words64.assign(m_sets * m_ways, 0);
     m_wide_ways = L2Ways<std::uint64_t>(m_words64.data(), m_ways, m_sectors_per_line, sets,
-                                        tag_low_bits(m_sets), m_slices);
+                                        tag_low_bits(m_sets), m_slices, m_copy_bit);
   } else {
     m_words32.assign(m_sets * m_ways, 0);
   }
   // The narrow view also places lines (and names flushed ones) when the words are wide: the
   // geometry is the same.
   m_narrow_ways = L2Ways<std::uint32_t>(m_words32.data(), m_ways, m_sectors_per_line, sets,
-                                        tag_low_bits(m_sets), m_slices);
+                                        tag_low_bits(m_sets), m_slices, m_copy_bit);
   m_slice_bus = Reservations(c.l2.slices);
   m_stride = std::size_t{m_sectors_per_line} + 1;
   for (std::uint32_t slice = 0; slice < topology.slice_count(); ++slice) {

@@ -105,6 +105,19 @@ class L2Ways {
     return out;
   }
 
+  /// The place of the copy of the line at `home` that loads from another partition leave
+  /// (l2.far_reads: copy): the same set, the tag with the copy bit (above every line's tag, so
+  /// a copy never matches a line), `slice` (one of the loading SM's partition) for bandwidth.
+  Place copy_of(const Place& home, std::uint32_t slice) const {
+    return Place{slice, home.set_base, home.set, home.tag | m_copy_bit};
+  }
+  /// Whether the copy at `copy` holds every sector of `mask`; if so it becomes the most recently
+  /// used line of its set (else nothing changes).
+  bool copy_hit(const Place& copy, std::uint32_t mask) const;
+  /// Removes the line of `place` if present (a copy: clean, nothing to write back); the ways
+  /// after it move up, the set's last way becomes invalid.
+  void invalidate(const Place& place) const;
+
   /// The set hash of `line` (< 2^32): the line index XOR-folded with its higher bits.
   static std::uint32_t fold(std::uint64_t line) {
     return static_cast<std::uint32_t>(line ^ (line >> 11) ^ (line >> 22));
@@ -125,10 +138,11 @@ class L2Ways {
 
  private:
   friend class L2;
-  L2Ways() : L2Ways(nullptr, 1, 1, 1, 0, 1) {}
+  L2Ways() : L2Ways(nullptr, 1, 1, 1, 0, 1, 0) {}
   L2Ways(Word* words, std::uint32_t ways, std::uint32_t sectors_per_line, std::uint32_t sets,
-         std::uint32_t tag_low_bits, std::uint64_t slices)
+         std::uint32_t tag_low_bits, std::uint64_t slices, std::uint64_t copy_bit)
       : m_words(words),
+        m_copy_bit(copy_bit),
         m_set_mod(sets),
         m_slices(slices),
         m_ways(ways),
@@ -143,6 +157,7 @@ class L2Ways {
   Word& find_or_allocate(const Place& place, L2Outcome& out) const;
 
   Word* m_words;  ///< [set·ways + position], each set in LRU order, most recently used first
+  std::uint64_t m_copy_bit;  ///< the tag bit that marks a copy (0 when the L2 keeps none)
   FastMod32 m_set_mod;  ///< remainder by the sets
   std::uint64_t m_slices;
   std::uint32_t m_ways;
@@ -165,8 +180,15 @@ class L2 {
   L2& operator=(const L2&) = delete;
 
   /// Host bytes of one way's word (tag and sector masks) for `sets` sets of lines of
-  /// `sectors_per_line` sectors: 4 where the tags fit in 32 bits above the masks, else 8.
-  static std::uint64_t way_bytes(std::uint64_t sets, std::uint32_t sectors_per_line);
+  /// `sectors_per_line` sectors: 4 where the tags (with the copy bit when `copies`) fit in 32
+  /// bits above the masks, else 8.
+  static std::uint64_t way_bytes(std::uint64_t sets, std::uint32_t sectors_per_line,
+                                 bool copies = false);
+  /// The tag bit that marks a copy (l2.far_reads: copy) for `sets` sets: the power of two above
+  /// every line's tag.
+  static std::uint64_t copy_bit(std::uint64_t sets);
+  /// Whether loads across partitions leave copies (l2.far_reads: copy, more than one partition).
+  bool keeps_copies() const { return m_copy_bit != 0; }
 
   /// Where a line lives: its slice, its set, the index of the set's first way, and its tag.
   using Place = L2Place;
@@ -264,6 +286,7 @@ class L2 {
   std::uint64_t m_sets_per_slice;
   std::uint64_t m_sets;  ///< slices × sets_per_slice, < 2^32
   std::uint32_t m_ways;
+  std::uint64_t m_copy_bit = 0;  ///< see L2Ways::copy_of; 0 when no copies are kept
   /// Whether way words are 64-bit (m_words64; else 32-bit, m_words32): [set·ways + position] →
   /// word; each set is kept in LRU order, most recently used first, so no stamps are needed and
   /// invalid ways sit at the end.
@@ -396,6 +419,30 @@ inline Word& L2Ways<Word>::find_or_allocate(const Place& place, L2Outcome& out) 
     l2_detail::move_to_front(set, m_ways, w, word);
   }
   return set[0];
+}
+
+template <class Word>
+inline bool L2Ways<Word>::copy_hit(const Place& copy, std::uint32_t mask) const {
+  Word* set = &m_words[copy.set_base];
+  const auto key = static_cast<Word>(copy.tag << m_tag_shift);
+  const auto tag_bits = static_cast<Word>(~Word{0} << m_tag_shift);
+  const std::uint32_t w = m_ways == 16 ? l2_detail::find_way(set, 16, key, tag_bits)
+                                       : l2_detail::find_way(set, m_ways, key, tag_bits);
+  if (w == m_ways || (static_cast<std::uint32_t>(set[w]) & mask) != mask) return false;
+  if (w != 0) l2_detail::move_to_front(set, m_ways, w, set[w]);
+  return true;
+}
+
+template <class Word>
+inline void L2Ways<Word>::invalidate(const Place& place) const {
+  Word* set = &m_words[place.set_base];
+  const auto key = static_cast<Word>(place.tag << m_tag_shift);
+  const auto tag_bits = static_cast<Word>(~Word{0} << m_tag_shift);
+  const std::uint32_t w = m_ways == 16 ? l2_detail::find_way(set, 16, key, tag_bits)
+                                       : l2_detail::find_way(set, m_ways, key, tag_bits);
+  if (w == m_ways) return;
+  std::memmove(set + w, set + w + 1, (m_ways - 1 - w) * sizeof(Word));
+  set[m_ways - 1] = 0;
 }
 
 inline L2Outcome L2::read(const Place& place, std::uint64_t, std::uint32_t mask) {
