@@ -46,10 +46,10 @@ std::uint64_t Engine::fixed_memory_bytes(const HardwareConfig& config) {
   const std::uint64_t l2_sets = d.l2_usable_sets_per_slice * config.l2.slices;
   const std::uint64_t l2 =
       l2_sets * config.l2.ways *
-      L2::way_bytes(l2_sets,
-                    static_cast<std::uint32_t>(config.l2.line_size.count /
-                                               config.l2.sector_size.count),
-                    config.l2.far_reads == FarReads::kCopy && config.l2.partitions > 1);
+      L2::way_bytes(
+          l2_sets,
+          static_cast<std::uint32_t>(config.l2.line_size.count / config.l2.sector_size.count),
+          config.l2.far_reads == FarReads::kCopy && config.l2.partitions > 1);
   const std::uint64_t banks = std::uint64_t{config.hbm.channels} * config.hbm.banks_per_channel;
   const std::uint64_t hbm = banks * (sizeof(std::uint64_t) + sizeof(Tick));
   const std::uint64_t sms = std::uint64_t{config.sm.count} * (sizeof(Sm) + sizeof(SmTime) + 256);

@@ -268,8 +268,8 @@ template <bool kStore, class Word>
       at = run.slices.reserve(near, at, run.slice_ticks[near * run.slice_stride + n], slice_queue);
     }
     Tick home_wait = 0;
-    const Tick t3 = run.slices.reserve(slice, at, run.slice_ticks[slice * run.slice_stride + n],
-                                       home_wait);
+    const Tick t3 =
+        run.slices.reserve(slice, at, run.slice_ticks[slice * run.slice_stride + n], home_wait);
     slice_queue += home_wait;
     const L2Outcome o = kStore ? run.ways.write(place, mask, full) : run.ways.read(place, mask);
     if (kStore && run.copy_slice != nullptr) store_copy(run.ways, place, near, mask, t3);
@@ -554,18 +554,17 @@ bool MemoryPath::access_words(std::uint32_t sm, const Box& box, Tick t, Tick box
   const PortDirection dir = kStore ? PortDirection::from_sm : PortDirection::to_sm;
   bool issued_any = false;
   LineTally tally;
-  SmRun<Word> run{m_xbar.open(sm, dir),
-                  m_port_latency[sm],
-                  &m_return_latency[std::size_t{m_sm_crossbar[sm]} * m_slices],
-                  &m_miss_return_latency[std::size_t{m_sm_crossbar[sm]} * m_slices],
-                  m_l2.ways<Word>(),
-                  m_l2.slice_bus(),
-                  m_l2.slice_sector_ticks(),
-                  std::size_t{m_sectors_per_line} + 1,
-                  m_l2.whole_line_ticks(),
-                  m_copy_slice.empty()
-                      ? nullptr
-                      : &m_copy_slice[std::size_t{m_sm_crossbar[sm]} * m_slices]};
+  SmRun<Word> run{
+      m_xbar.open(sm, dir),
+      m_port_latency[sm],
+      &m_return_latency[std::size_t{m_sm_crossbar[sm]} * m_slices],
+      &m_miss_return_latency[std::size_t{m_sm_crossbar[sm]} * m_slices],
+      m_l2.ways<Word>(),
+      m_l2.slice_bus(),
+      m_l2.slice_sector_ticks(),
+      std::size_t{m_sectors_per_line} + 1,
+      m_l2.whole_line_ticks(),
+      m_copy_slice.empty() ? nullptr : &m_copy_slice[std::size_t{m_sm_crossbar[sm]} * m_slices]};
   // The cursor and the arrival live in locals while lines issue (through the references the
   // compiler stored them back on every line), and are written back on the way out.
   Arrival got = arrival;

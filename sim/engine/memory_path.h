@@ -16,6 +16,12 @@
 /// So with no queueing and transfers of 0 ps, a near hit arrives l2.hit_latency after issue, a
 /// far hit l2.far_latency later, a miss hbm.latency later still (a far one l2.far_miss_latency
 /// more): the config reference's contract.
+/// With l2.far_reads: copy, a load from an SM of another partition than the line's slice first
+/// books and looks up the copy's slice in the SM's partition (same set, a copy tag): a copy that
+/// holds the sectors arrives as a near hit; else the line's slice is booked after it and serves
+/// the load as above (far), and the copy takes the sectors. A store from the other partition
+/// passes the copy's slice and leaves its sectors in the copy; one from the line's partition
+/// invalidates the copy.
 /// A store follows the same path into the slice (accepted at t3, or at t4 + lat(slice → channel)
 /// when a partially written sector has to be fetched first). Dirty victims are written back on
 /// the victim's channel at t3 without delaying the request.

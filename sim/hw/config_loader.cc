@@ -574,9 +574,10 @@ void validate_with_positions(const HardwareConfig& c, const PositionOf& at) {
                           std::to_string(c.l2.partitions) + " partitions (l2.partitions)");
   }
   if (c.l2.far_reads == FarReads::kCopy && c.l2.partitions > 2) {
-    fail("l2.far_reads", "`copy` models two partitions (a line's copy is kept in the other one), "
-                         "not " + std::to_string(c.l2.partitions) +
-                             " (l2.partitions); use `home`");
+    fail("l2.far_reads",
+         "`copy` models two partitions (a line's copy is kept in the other one), "
+         "not " +
+             std::to_string(c.l2.partitions) + " (l2.partitions); use `home`");
   }
   if (c.l2.far_reads == FarReads::kCopy && c.l2.ways < 2) {
     fail("l2.far_reads", "`copy` needs at least 2 ways (l2.ways): a line and its copy share a set");

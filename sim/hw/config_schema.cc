@@ -201,9 +201,9 @@ const KeyDecl kSchema[] = {
      MEMWALL_FIELD(l2.far_latency, Tick)},
     {"l2.far_miss_latency", KeyType::kDuration, "95 ns",
      "Latency added to a load that misses in the L2 when the line's slice is in another partition "
-     "than the SM's: the fetched data crosses the hop between partitions on its way back. Hits "
-     "take l2.far_latency instead (0 on Hopper, whose L2 keeps a copy of a line on the side that "
-     "read it).",
+     "than the SM's, on top of l2.far_latency (which every far request pays): an extra hop for "
+     "misses alone. 0 on the H200 preset, whose measured far latency already accounts for the "
+     "chase's slow HBM mode.",
      "0 ns", false, "HardwareConfig::l2.far_miss_latency (Tick, ps)", Bound::kNonNegative, 0,
      MEMWALL_FIELD(l2.far_miss_latency, Tick)},
     {"l2.far_reads", KeyType::kString, "copy",
@@ -211,7 +211,8 @@ const KeyDecl kSchema[] = {
      "that slice, every time) or `copy` (the first such load, served by the line's slice, leaves "
      "a copy of the line in a slice of the SM's partition, which serves that partition's later "
      "loads at the near latency; the copy takes a way of the line's set, so lines read from both "
-     "partitions hold twice their bytes; a store invalidates it).",
+     "partitions hold twice their bytes; a store from the SM's partition updates the copy, one "
+     "from the line's partition invalidates it).",
      "home", false, "HardwareConfig::l2.far_reads (FarReads)", Bound::kNone, 0,
      MEMWALL_FAR_READS(l2.far_reads)},
     {"l2.bandwidth", KeyType::kBandwidth, "5120 B/cycle",
