@@ -141,11 +141,11 @@ TEST_CASE("l2.far_reads copy is refused for more than two partitions and for one
           "[l2][far_reads][config]") {
   HardwareConfig c = chip(FarReads::kCopy);
   c.l2.partitions = 4;
-  CHECK_THROWS_WITH(validate_config(c), Catch::Contains("l2.far_reads") &&
-                                            Catch::Contains("two partitions"));
+  CHECK_THROWS_WITH(validate_config(c),
+                    Catch::Contains("l2.far_reads") && Catch::Contains("two partitions"));
   c = chip(FarReads::kCopy);
   c.l2.ways = 1;
   c.l2.size = Bytes{c.l2.size.count / 16};
-  CHECK_THROWS_WITH(validate_config(c), Catch::Contains("l2.far_reads") &&
-                                            Catch::Contains("2 ways"));
+  CHECK_THROWS_WITH(validate_config(c),
+                    Catch::Contains("l2.far_reads") && Catch::Contains("2 ways"));
 }
