@@ -315,12 +315,14 @@ Tick MemoryPath::far_load(SmRun<Word>& run, std::uint64_t line, const L2Place& h
                           Tick& slice_wait, std::uint32_t& fetched, Tick& channel_wait,
                           LineTally& tally) {
   const L2Place copy = run.ways.copy_of(home, near);
-  const Tick t_near =
-      run.slices.reserve(near, at_slice, run.slice_ticks[near * run.slice_stride + n], slice_wait);
   fetched = 0;
-  if (run.ways.copy_hit(copy, mask)) return t_near + run.return_latency[near];
+  if (run.ways.copy_hit(copy, mask)) {
+    const Tick t_near = run.slices.reserve(
+        near, at_slice, run.slice_ticks[near * run.slice_stride + n], slice_wait);
+    return t_near + run.return_latency[near];
+  }
   Tick home_wait = 0;
-  const Tick t3 = run.slices.reserve(home.slice, t_near,
+  const Tick t3 = run.slices.reserve(home.slice, at_slice,
                                      run.slice_ticks[home.slice * run.slice_stride + n], home_wait);
   slice_wait += home_wait;
   const L2Outcome o = run.ways.read(home, mask);

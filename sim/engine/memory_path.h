@@ -209,11 +209,13 @@ class MemoryPath {
                  Tick t3, Tick back, Tick done, Tick& channel_queue, LineTally& tally);
   /// A load's line of `n` sectors (`mask`), placed at `home`, from an SM of another partition
   /// when the L2 keeps copies (l2.far_reads: copy), reaching the SM's partition at `at_slice`:
-  /// the copy's slice `near` is booked and looked up; a copy holding the sectors serves them.
-  /// Otherwise the line's own slice serves them, after the near one (and the HBM if it misses),
-  /// and the copy takes them (a dirty line it evicts is written back). Returns when the data is
-  /// there; sets `slice_wait` (both slices' waits) and `fetched` (sectors read from the HBM), adds
-  /// the channel's wait to `channel_wait`.
+  /// the copy (in slice `near`) is looked up; a copy holding the sectors serves them, booking
+  /// that slice. Otherwise the line's own slice serves them (and the HBM if it misses), and the
+  /// copy takes them (a dirty line it evicts is written back): the miss in `near` is a tag
+  /// lookup, which books no slice time, and the fill's pass through `near` is not charged
+  /// (booking `near` before the line's slice fits the measured kernels worse, docs/simulator.md).
+  /// Returns when the data is there; sets `slice_wait` (the serving slice's wait) and `fetched`
+  /// (sectors read from the HBM), adds the channel's wait to `channel_wait`.
   template <class Word>
   Tick far_load(SmRun<Word>& run, std::uint64_t line, const L2Place& home, std::uint32_t near,
                 std::uint32_t mask, std::uint32_t n, Tick at_slice, Tick& slice_wait,

@@ -579,8 +579,12 @@ void validate_with_positions(const HardwareConfig& c, const PositionOf& at) {
          "not " +
              std::to_string(c.l2.partitions) + " (l2.partitions); use `home`");
   }
-  if (c.l2.far_reads == FarReads::kCopy && c.l2.ways < 2) {
-    fail("l2.far_reads", "`copy` needs at least 2 ways (l2.ways): a line and its copy share a set");
+  // With one partition nothing is far, and `copy` is never used: a preset's `copy` stays valid
+  // when a study (memwall io --ideal) folds the L2 into one partition of one way.
+  if (c.l2.far_reads == FarReads::kCopy && c.l2.partitions == 2 && c.l2.ways < 2) {
+    fail("l2.far_reads",
+         "`copy` with 2 partitions needs at least 2 ways (l2.ways): a line and its copy share a "
+         "set");
   }
   const std::uint64_t set_bytes = std::uint64_t{c.l2.slices} * c.l2.ways * line;
   if (set_bytes == 0 || c.l2.size.count % set_bytes != 0 || c.l2.size.count / set_bytes < 1) {

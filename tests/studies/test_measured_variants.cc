@@ -155,11 +155,13 @@ TEST_CASE(
       // unsplit 3.3% / 6.3% to 3.8% / 7.2%, split 9.2% / 27.1% to 8.8% / 23.6%. With the
       // kernels' warp instructions declared and the calibration re-fitted on them (2026-12-05):
       // causal 9.0% / 11.8%, decode unsplit 5.8% / 12.2%, split 10.9% / 26.0% (docs/validation.md
-      // says where).
-      {"causal prefill", [](const WorkloadParams& p) { return p.causal; }, 0.090, 0.118, 0.060},
+      // says where). With the L2's far copies in the preset and the calibration re-fitted on them
+      // (2026-12-06: mma_sync 0.849 -> 0.902): causal 9.9% / 15.0% (DRAM worst 3.2%), decode
+      // unsplit 4.4% / 9.8%, split 10.9% / 26.7%.
+      {"causal prefill", [](const WorkloadParams& p) { return p.causal; }, 0.099, 0.150, 0.032},
       {"decode, unsplit", [](const WorkloadParams& p) { return p.seq == 1 && *p.splits == 1; },
-       0.058, 0.122, 0.116},
-      {"decode, split", [](const WorkloadParams& p) { return *p.splits > 1; }, 0.109, 0.260, 0.174},
+       0.044, 0.098, 0.116},
+      {"decode, split", [](const WorkloadParams& p) { return *p.splits > 1; }, 0.109, 0.267, 0.174},
   };
   std::size_t covered = 0;
   for (const Family& f : families) {

@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <string>
 
 #include "models/model_source.h"
@@ -145,7 +146,12 @@ TEST_CASE(
     }
     CHECK(rows[1].outcome.time == simulate(changed, *make_model_source(resolved)).time);
     CHECK(rows[1].outcome.time < rows[0].outcome.time);  // one pipe fewer to take turns on
-    CHECK(rows[1].outcome.dram_bytes == rows[0].outcome.dram_bytes);
+    // The same bytes reach the L2; which dirty lines are still there at the end follows the
+    // order of the requests (with l2.far_reads: copy the copies take ways too), so the HBM
+    // write-backs move a little with the timing.
+    const auto base_dram = static_cast<double>(rows[0].outcome.dram_bytes.count);
+    CHECK(std::abs(static_cast<double>(rows[1].outcome.dram_bytes.count) - base_dram) <=
+          0.005 * base_dram);
   }
 }
 
