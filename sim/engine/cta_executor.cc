@@ -289,6 +289,7 @@ void CtaExecutor::step(std::uint32_t id, Tick t) {
           }
         }
         const bool mma_sync = op.kind == OpKind::compute && op.unit == ComputeUnit::mma_sync;
+        if (pipe == kTensorPipe) sm.tensor_work();
         const Tick d = sm.pipe_ticks(mma_sync ? kMmaSyncRate : pipe, op.amount);
         const Tick begin = sm.reserve_pipe(pipe, issue, d);
         ResourceUse& use = m_pipe_use[pipe];

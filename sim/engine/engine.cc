@@ -113,6 +113,7 @@ KernelResult Engine::run_kernel(const KernelInfo& info, Tick start) {
     m_slot_capacity = slots;
   }
   m_scheduler.begin_kernel(slots_per_sm);
+  for (Sm& sm : m_sms) sm.begin_kernel();
   m_executor.begin_kernel(m_scheduler.slot_count(), info.threads_per_cta, k.traffic);
   for (SmTime& s : m_sm_time) s = SmTime{};
   m_kernel = &k;

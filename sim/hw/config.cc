@@ -20,6 +20,16 @@ FarReads parse_far_reads(const std::string& text) {
   throw UnitError("\"" + text + "\" is neither `home` nor `copy`");
 }
 
+const char* to_string(TensorClockScope scope) {
+  return scope == TensorClockScope::kSm ? "sm" : "pipe";
+}
+
+TensorClockScope parse_tensor_clock_scope(const std::string& text) {
+  if (text == "pipe") return TensorClockScope::kPipe;
+  if (text == "sm") return TensorClockScope::kSm;
+  throw UnitError("\"" + text + "\" is neither `pipe` nor `sm`");
+}
+
 DerivedConfig derive(const HardwareConfig& c) {
   DerivedConfig d{};
   d.total_smem = Bytes{c.sm.smem_per_sm.count * c.sm.count};

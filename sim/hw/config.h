@@ -36,6 +36,19 @@ const char* to_string(FarReads reads);
 /// Parses "home" or "copy"; throws UnitError otherwise.
 FarReads parse_far_reads(const std::string& text);
 
+/// What runs at sm.tensor_clock (sm.tensor_clock_scope).
+enum class TensorClockScope : std::uint8_t {
+  kPipe = 0,  ///< "pipe": tensor and mma_sync ops; the SM's other pipes at sm.clock
+  /// "sm": the whole SM (issue slots, fp32, SFU, shared memory too) from its first tensor or
+  /// mma_sync op of a kernel to the kernel's end, as one clock per SM does
+  kSm = 1,
+};
+
+/// "pipe" or "sm".
+const char* to_string(TensorClockScope scope);
+/// Parses "pipe" or "sm"; throws UnitError otherwise.
+TensorClockScope parse_tensor_clock_scope(const std::string& text);
+
 /// Streaming multiprocessors: count, clock, occupancy limits, per-cycle throughputs.
 struct SmConfig {
   std::uint32_t count = 0;  ///< SMs on the chip, > 0
@@ -54,8 +67,10 @@ struct SmConfig {
   /// Dense fp16 FLOP per SM per cycle of warp-level mma.sync; 0: tensor_flops_per_cycle.
   double mma_sync_flops_per_cycle = 0;
   /// The SM clock while its tensor pipe is busy (power-limited); 0 Hz: sm.clock. Tensor and
-  /// mma_sync ops are timed at it.
+  /// mma_sync ops are timed at it, and with tensor_clock_scope = kSm every op of the SM from its
+  /// first tensor or mma_sync op of a kernel on.
   Frequency tensor_clock;
+  TensorClockScope tensor_clock_scope = TensorClockScope::kPipe;
   double fp32_flops_per_cycle = 0;  ///< fp32 FLOP per SM per cycle (an FMA counts 2)
   double sfu_ops_per_cycle = 0;  ///< special-function (exp, rcp) ops per SM per cycle
   double issue_per_cycle = 4;  ///< warp instructions the SM's schedulers issue per cycle

@@ -39,6 +39,15 @@ constexpr double kPiB = kGiB * 1024 * 1024;
         return KeyValue{std::in_place_type<std::string>, std::string(to_string(c.member))}; \
       }
 
+// The same for sm.tensor_clock_scope, written as `pipe` or `sm`.
+#define MEMWALL_TENSOR_CLOCK_SCOPE(member)                                                  \
+  [](HardwareConfig& c, const KeyValue& v) {                                                \
+    c.member = parse_tensor_clock_scope(std::get<std::string>(v));                          \
+  },                                                                                        \
+      [](const HardwareConfig& c) -> KeyValue {                                             \
+        return KeyValue{std::in_place_type<std::string>, std::string(to_string(c.member))}; \
+      }
+
 using U64 = std::uint64_t;
 
 // The table. Order matters: sm.clock precedes every key that may be given per cycle.
@@ -95,6 +104,13 @@ const KeyDecl kSchema[] = {
      "sm.clock); tensor and mma_sync ops are timed at it. 0 Hz: sm.clock.",
      "0 Hz", false, "HardwareConfig::sm.tensor_clock (Frequency, Hz)", Bound::kNonNegative, 1e12,
      MEMWALL_FIELD(sm.tensor_clock, Frequency)},
+    {"sm.tensor_clock_scope", KeyType::kString, "sm",
+     "What runs at sm.tensor_clock: `pipe` (tensor and mma_sync ops; the SM's issue slots, fp32, "
+     "SFU and shared memory at sm.clock) or `sm` (the whole SM, from its first tensor or mma_sync "
+     "op of a kernel to the kernel's end: an SM has one clock, and an mma.sync kernel's SMs run "
+     "at 1.71-1.80 GHz on 132 and on 16 SMs of the H200, traces/measured/h200-issue-probe).",
+     "pipe", false, "HardwareConfig::sm.tensor_clock_scope (TensorClockScope)", Bound::kNone, 0,
+     MEMWALL_TENSOR_CLOCK_SCOPE(sm.tensor_clock_scope)},
     {"sm.fp32_flops_per_cycle", KeyType::kReal, "256",
      "fp32 FLOP per SM per cycle (an FMA counts 2).", "", true,
      "HardwareConfig::sm.fp32_flops_per_cycle (double)", Bound::kPositive, 1e9,

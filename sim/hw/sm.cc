@@ -87,11 +87,24 @@ Sm::Sm(const HardwareConfig& c) {
   if (c.sm.smem_pipe == PipeBooking::kTensor) m_booked_on[kSmemPipe] = kTensorPipe;
   if (c.sm.issue_pipe == PipeBooking::kTensor) m_booked_on[kIssuePipe] = kTensorPipe;
   m_full_clock_ps_per_unit = m_ps_per_unit;
+  m_tensor_clock_ps_per_unit = m_ps_per_unit;
+  m_tensor_clock_whole_sm = c.sm.tensor_clock_scope == TensorClockScope::kSm && tensor_hz != hz;
+  if (m_tensor_clock_whole_sm) {
+    for (const std::size_t p : {kFp32Pipe, kSfuPipe, kSmemPipe, kIssuePipe}) {
+      m_tensor_clock_ps_per_unit[p] = m_full_clock_ps_per_unit[p] * hz / tensor_hz;
+    }
+  }
 }
 
 void Sm::set_clock_scale(double scale) {
+  m_clock_scale = scale;
+  apply_clock();
+}
+
+void Sm::apply_clock() {
+  const auto& base = m_at_tensor_clock ? m_tensor_clock_ps_per_unit : m_full_clock_ps_per_unit;
   for (std::size_t i = 0; i < m_ps_per_unit.size(); ++i) {
-    m_ps_per_unit[i] = m_full_clock_ps_per_unit[i] / scale;
+    m_ps_per_unit[i] = base[i] / m_clock_scale;
   }
 }
 

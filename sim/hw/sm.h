@@ -67,6 +67,22 @@ class Sm {
   /// the power limiter's clock (sim/hw/power.h). Ops already booked keep their durations.
   void set_clock_scale(double scale);
 
+  /// The SM books tensor work (a tensor or mma_sync op): with sm.tensor_clock_scope = sm, its
+  /// other pipes run at sm.tensor_clock (× the limiter's scale) from now until begin_kernel.
+  void tensor_work() {
+    if (m_tensor_clock_whole_sm && !m_at_tensor_clock) {
+      m_at_tensor_clock = true;
+      apply_clock();
+    }
+  }
+  /// A kernel starts: the SM's pipes are back at their sm.clock rates until its tensor work.
+  void begin_kernel() {
+    if (m_at_tensor_clock) {
+      m_at_tensor_clock = false;
+      apply_clock();
+    }
+  }
+
   /// Reserves `pipe` for `duration` from the earliest tick >= `t` it is free; returns the start.
   /// With sm.smem_pipe = tensor, kSmemPipe is booked on the tensor pipe (at its own rate); with
   /// sm.issue_pipe = tensor, so is kIssuePipe (at its own rate).
@@ -94,6 +110,13 @@ class Sm {
   std::array<double, kPipeCount + 1>
       m_ps_per_unit{};  ///< ps per FLOP/op/byte (and mma_sync FLOP), 0 = no such pipe
   std::array<double, kPipeCount + 1> m_full_clock_ps_per_unit{};  ///< the same at sm.clock
+  /// The same with every pipe at sm.tensor_clock (sm.tensor_clock_scope = sm)
+  std::array<double, kPipeCount + 1> m_tensor_clock_ps_per_unit{};
+  double m_clock_scale = 1.0;  ///< the power limiter's (set_clock_scale)
+  bool m_tensor_clock_whole_sm = false;  ///< sm.tensor_clock_scope = sm
+  bool m_at_tensor_clock = false;  ///< since tensor_work, until begin_kernel
+  /// m_ps_per_unit from the clock the SM is at and the limiter's scale.
+  void apply_clock();
   std::array<Tick, kPipeCount> m_pipe_free{};  ///< tick at which each pipe is next free
   std::array<Tick, kPipeCount> m_pipe_busy{};  ///< ticks booked per op kind
   /// The pipe each kind of op books: itself, or the tensor pipe for shared memory and issue
