@@ -264,8 +264,10 @@ void CtaExecutor::step(std::uint32_t id, Tick t) {
       case OpKind::smem: {
         ++c.pc;
         if (op.kind == OpKind::compute && op.unit == ComputeUnit::latency) {
-          // A warpgroup's dependent-issue time: the cycles pass on no shared pipe.
-          const Tick d = m_sm_clock.cycles_to_ticks(static_cast<double>(op.amount));
+          // A warpgroup's dependent-issue time: the cycles pass on no shared pipe, at the SM's
+          // clock (the tensor clock after its tensor work, with sm.tensor_clock_scope = sm).
+          const Tick d =
+              m_sm_clock.cycles_to_ticks(static_cast<double>(op.amount) * sm.cycle_stretch());
           const Tick end = checked_end(issue, d, "a latency op");
           if (op.tag != 0) {
             note_async_end(c, op.tag, issue, end);

@@ -90,6 +90,7 @@ Sm::Sm(const HardwareConfig& c) {
   m_tensor_clock_ps_per_unit = m_ps_per_unit;
   m_tensor_clock_whole_sm = c.sm.tensor_clock_scope == TensorClockScope::kSm && tensor_hz != hz;
   if (m_tensor_clock_whole_sm) {
+    m_tensor_clock_stretch = hz / tensor_hz;
     for (const std::size_t p : {kFp32Pipe, kSfuPipe, kSmemPipe, kIssuePipe}) {
       m_tensor_clock_ps_per_unit[p] = m_full_clock_ps_per_unit[p] * hz / tensor_hz;
     }

@@ -75,6 +75,9 @@ class Sm {
       apply_clock();
     }
   }
+  /// What a number of SM cycles takes beyond its time at sm.clock (× the limiter's scale): the
+  /// ratio sm.clock / sm.tensor_clock once tensor_work has set the SM at the tensor clock, else 1.
+  double cycle_stretch() const { return m_at_tensor_clock ? m_tensor_clock_stretch : 1.0; }
   /// A kernel starts: the SM's pipes are back at their sm.clock rates until its tensor work.
   void begin_kernel() {
     if (m_at_tensor_clock) {
@@ -114,6 +117,7 @@ class Sm {
   std::array<double, kPipeCount + 1> m_tensor_clock_ps_per_unit{};
   double m_clock_scale = 1.0;  ///< the power limiter's (set_clock_scale)
   bool m_tensor_clock_whole_sm = false;  ///< sm.tensor_clock_scope = sm
+  double m_tensor_clock_stretch = 1.0;  ///< sm.clock / sm.tensor_clock
   bool m_at_tensor_clock = false;  ///< since tensor_work, until begin_kernel
   /// m_ps_per_unit from the clock the SM is at and the limiter's scale.
   void apply_clock();

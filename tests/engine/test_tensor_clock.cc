@@ -75,6 +75,25 @@ TEST_CASE(
   CHECK(r.kernels[2].duration() == at(cycles, c.sm.clock.hertz));
 }
 
+TEST_CASE(
+    "sm.tensor_clock_scope sm: a latency op's cycles after the kernel's tensor work pass at "
+    "sm.tensor_clock",
+    "[run][compute][tensor_clock]") {
+  constexpr std::uint64_t kCycles = 50'000;
+  for (const TensorClockScope scope : {TensorClockScope::kPipe, TensorClockScope::kSm}) {
+    const HardwareConfig c = chip(scope);
+    VectorTraceSource source(one_tensor_workload(0),
+                             {TestKernel{kernel_info("mma then latency"),
+                                         {{compute(ComputeUnit::tensor, kFlops),
+                                           compute(ComputeUnit::latency, kCycles)}}}});
+    const RunResult r = simulate(c, source, SimOptions{});
+    const double hz = scope == TensorClockScope::kSm ? c.sm.tensor_clock.hertz : c.sm.clock.hertz;
+    CHECK(r.kernels.at(0).duration() ==
+          at(static_cast<double>(kFlops) / 1024, c.sm.tensor_clock.hertz) +
+              at(static_cast<double>(kCycles), hz));
+  }
+}
+
 TEST_CASE("sm.tensor_clock_scope: a config key, `pipe` by default; any other value is refused",
           "[config][tensor_clock]") {
   CHECK(load_config("h200").sm.tensor_clock_scope == TensorClockScope::kPipe);
