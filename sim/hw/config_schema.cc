@@ -106,9 +106,10 @@ const KeyDecl kSchema[] = {
      MEMWALL_FIELD(sm.tensor_clock, Frequency)},
     {"sm.tensor_clock_scope", KeyType::kString, "sm",
      "What runs at sm.tensor_clock: `pipe` (tensor and mma_sync ops; the SM's issue slots, fp32, "
-     "SFU and shared memory at sm.clock) or `sm` (the whole SM, from its first tensor or mma_sync "
-     "op of a kernel to the kernel's end: an SM has one clock, and an mma.sync kernel's SMs run "
-     "at 1.71-1.80 GHz on 132 and on 16 SMs of the H200, traces/measured/h200-issue-probe).",
+     "SFU, shared memory and latency ops at sm.clock) or `sm` (the whole SM, from its first tensor "
+     "or mma_sync op of a kernel to the kernel's end: an SM has one clock, and an mma.sync "
+     "kernel's SMs run at 1.71-1.80 GHz on 132 and on 16 SMs of the H200, "
+     "traces/measured/h200-issue-probe).",
      "pipe", false, "HardwareConfig::sm.tensor_clock_scope (TensorClockScope)", Bound::kNone, 0,
      MEMWALL_TENSOR_CLOCK_SCOPE(sm.tensor_clock_scope)},
     {"sm.fp32_flops_per_cycle", KeyType::kReal, "256",
