@@ -21,29 +21,11 @@ constexpr double kPiB = kGiB * 1024 * 1024;
         return KeyValue{std::in_place_type<T>, static_cast<T>(c.member)}; \
       }
 
-// The same for a PipeBooking field (sm.smem_pipe, sm.issue_pipe), written as `own` or `tensor`.
-#define MEMWALL_PIPE_BOOKING(member)                                                        \
-  [](HardwareConfig& c, const KeyValue& v) {                                                \
-    c.member = parse_pipe_booking(std::get<std::string>(v));                                \
-  },                                                                                        \
-      [](const HardwareConfig& c) -> KeyValue {                                             \
-        return KeyValue{std::in_place_type<std::string>, std::string(to_string(c.member))}; \
-      }
-
-// The same for l2.far_reads, written as `home` or `copy`.
-#define MEMWALL_FAR_READS(member)                                                           \
-  [](HardwareConfig& c, const KeyValue& v) {                                                \
-    c.member = parse_far_reads(std::get<std::string>(v));                                   \
-  },                                                                                        \
-      [](const HardwareConfig& c) -> KeyValue {                                             \
-        return KeyValue{std::in_place_type<std::string>, std::string(to_string(c.member))}; \
-      }
-
-// The same for sm.tensor_clock_scope, written as `pipe` or `sm`.
-#define MEMWALL_TENSOR_CLOCK_SCOPE(member)                                                  \
-  [](HardwareConfig& c, const KeyValue& v) {                                                \
-    c.member = parse_tensor_clock_scope(std::get<std::string>(v));                          \
-  },                                                                                        \
+// The same for a field whose value is one of a few words (sm.smem_pipe and sm.issue_pipe: `own` or
+// `tensor`; l2.far_reads: `home` or `copy`; sm.tensor_clock_scope: `pipe` or `sm`): `parse` reads
+// the word, to_string writes it back.
+#define MEMWALL_WORD_FIELD(member, parse)                                                   \
+  [](HardwareConfig& c, const KeyValue& v) { c.member = parse(std::get<std::string>(v)); }, \
       [](const HardwareConfig& c) -> KeyValue {                                             \
         return KeyValue{std::in_place_type<std::string>, std::string(to_string(c.member))}; \
       }
@@ -111,7 +93,7 @@ const KeyDecl kSchema[] = {
      "kernel's SMs run at 1.71-1.80 GHz on 132 and on 16 SMs of the H200, "
      "traces/measured/h200-issue-probe).",
      "pipe", false, "HardwareConfig::sm.tensor_clock_scope (TensorClockScope)", Bound::kNone, 0,
-     MEMWALL_TENSOR_CLOCK_SCOPE(sm.tensor_clock_scope)},
+     MEMWALL_WORD_FIELD(sm.tensor_clock_scope, parse_tensor_clock_scope)},
     {"sm.fp32_flops_per_cycle", KeyType::kReal, "256",
      "fp32 FLOP per SM per cycle (an FMA counts 2).", "", true,
      "HardwareConfig::sm.fp32_flops_per_cycle (double)", Bound::kPositive, 1e9,
@@ -146,14 +128,14 @@ const KeyDecl kSchema[] = {
      "pipe) or `tensor` (the tensor pipe: kernels built on mma.sync load their MMA operands from "
      "shared memory, with ldmatrix, in the warps that issue the MMAs, so the two take turns).",
      "own", false, "HardwareConfig::sm.smem_pipe (PipeBooking)", Bound::kNone, 0,
-     MEMWALL_PIPE_BOOKING(sm.smem_pipe)},
+     MEMWALL_WORD_FIELD(sm.smem_pipe, parse_pipe_booking)},
     {"sm.issue_pipe", KeyType::kString, "tensor",
      "Where ops of unit `issue` (the warp instructions a kernel declares) are booked: `own` (the "
      "schedulers' issue slots, a pipe that overlaps the tensor pipe) or `tensor` (the tensor pipe, "
      "at sm.issue_per_cycle: with one or two warps per scheduler an mma.sync kernel's MMAs and its "
      "other instructions take turns, traces/measured/h200-issue-probe).",
      "own", false, "HardwareConfig::sm.issue_pipe (PipeBooking)", Bound::kNone, 0,
-     MEMWALL_PIPE_BOOKING(sm.issue_pipe)},
+     MEMWALL_WORD_FIELD(sm.issue_pipe, parse_pipe_booking)},
 
     {"sm.arch", KeyType::kInteger, "90",
      "Compute capability x 10 (80 Ampere, 89 Ada, 90 Hopper): whose ptxas register counts the "
@@ -231,7 +213,7 @@ const KeyDecl kSchema[] = {
      "partitions hold twice their bytes; a store from the SM's partition updates the copy, one "
      "from the line's partition invalidates it).",
      "home", false, "HardwareConfig::l2.far_reads (FarReads)", Bound::kNone, 0,
-     MEMWALL_FAR_READS(l2.far_reads)},
+     MEMWALL_WORD_FIELD(l2.far_reads, parse_far_reads)},
     {"l2.bandwidth", KeyType::kBandwidth, "5120 B/cycle",
      "Total L2 bandwidth, all slices together.", "", true,
      "HardwareConfig::l2.bandwidth (Bandwidth, B/s)", Bound::kPositive, 0,
