@@ -94,11 +94,14 @@ TEST_CASE(
   }
 }
 
-TEST_CASE("sm.tensor_clock_scope: a config key, `pipe` by default; any other value is refused",
-          "[config][tensor_clock]") {
-  CHECK(load_config("h200").sm.tensor_clock_scope == TensorClockScope::kPipe);
-  CHECK(load_config("h200", {"sm.tensor_clock_scope=sm"}).sm.tensor_clock_scope ==
-        TensorClockScope::kSm);
+TEST_CASE(
+    "sm.tensor_clock_scope: a config key, `pipe` by default, `sm` on the H200 preset; any other "
+    "value is refused",
+    "[config][tensor_clock]") {
+  CHECK(load_config("h100-sxm").sm.tensor_clock_scope == TensorClockScope::kPipe);
+  CHECK(load_config("h200").sm.tensor_clock_scope == TensorClockScope::kSm);
+  CHECK(load_config("h200", {"sm.tensor_clock_scope=pipe"}).sm.tensor_clock_scope ==
+        TensorClockScope::kPipe);
   CHECK_THROWS_WITH(load_config("h200", {"sm.tensor_clock_scope=chip"}),
                     Catch::Contains("sm.tensor_clock_scope") && Catch::Contains("`pipe`"));
 }

@@ -159,9 +159,10 @@ TEST_CASE(
       // (2026-12-06: mma_sync 0.849 -> 0.902): causal 9.9% / 15.0% (DRAM worst 3.2%), decode
       // unsplit 4.4% / 9.8%, split 10.9% / 26.7%. With the whole SM at the tensor clock
       // (sm.tensor_clock_scope: sm; 2026-12-06, mma_sync 0.902 -> 0.970): causal 8.8% / 10.7%,
-      // decode unsplit 7.4% / 14.2% (slower: the variant kernel's warp instructions per decode
-      // tile are estimated from prefill launches, not counted, and now pass at 1.80 GHz), split
-      // 11.2% / 26.7%.
+      // decode unsplit 7.4% / 14.2% (slower: those launches run one CTA of 4 warps per SM, one
+      // warp per scheduler, whose time is its own dependencies' chain, not the tensor and issue
+      // cycles the engine books with its shared-memory reads, which now pass at 1.80 GHz;
+      // traces/measured/h100-stall-probe), split 11.2% / 26.7%.
       {"causal prefill", [](const WorkloadParams& p) { return p.causal; }, 0.088, 0.107, 0.032},
       {"decode, unsplit", [](const WorkloadParams& p) { return p.seq == 1 && *p.splits == 1; },
        0.074, 0.142, 0.116},

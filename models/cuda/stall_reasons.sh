@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Why the mma.sync kernels' warps wait, per issued instruction: ncu's per-reason stall ratios
+# (smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio: cycles a warp spends
+# stalled for that reason per instruction issued) beside the issue probe's counters, for the
+# cases of issue_probe.sh on the whole GPU (flash2 and its variant at N = 1024, 2048, 4096,
+# flash2's other tilings of the sweep, naive qk and pv at d = 64 and 128). With one or two warps
+# per scheduler a warp's fixed-latency dependencies (`wait`) are not hidden by other warps; with
+# more they are: this measures how many cycles per instruction they are, kernel by kernel.
+# Run from the repository root on a machine with an NVIDIA GPU:
+#
+#   GIT_COMMIT=$(git rev-parse HEAD) models/cuda/stall_reasons.sh OUTDIR
+#
+# Writes OUTDIR/stalls.csv (ncu's long CSV), provenance.txt, log.txt, build-log.txt. Never changes
+# the GPU's clocks or settings (ncu --clock-control none).
+set -uo pipefail
+. "$(dirname "$0")/provenance.sh"
+probe_setup "${1:?usage: stall_reasons.sh OUTDIR}" || exit 1
+
+naive() { echo "workload=naive,batch=4,heads=16,seq=$1,head_dim=$2,block_q=128,block_kv=128,block_k=64,softmax_rows=4"; }
+tiled() { echo "workload=flash2,batch=4,heads=16,seq=$1,head_dim=$2,block_q=$3,block_kv=$4,stages=$5"; }
+cases=()
+for n in 1024 4096; do
+  for t in "64 128 128 2" "128 128 64 2" "64 128 64 2" "64 64 128 2" "64 64 64 2" "64 64 64 3" \
+           "128 128 32 2" "128 64 128 2" "128 64 64 2" "128 64 64 3"; do
+    set -- $t
+    cases+=(--case "$(tiled $n $1 $2 $3 $4)")
+  done
+  cases+=(--case "$(naive $n 64)" --case "$(naive $n 128)")
+done
+kernels='regex:naive_qk_kernel|naive_pv_kernel|flash2_fwd_kernel'
+reasons="barrier branch_resolving dispatch_stall drain imc_miss lg_throttle long_scoreboard
+  math_pipe_throttle membar mio_throttle misc no_instruction not_selected selected
+  short_scoreboard sleeping tex_throttle wait"
+wanted=("${ISSUE_METRICS[@]}" smsp__warps_active.avg.per_cycle_active)
+for r in $reasons; do wanted+=("smsp__average_warps_issue_stalled_${r}_per_issue_active.ratio"); done
+ncu --query-metrics >"$tmp/metrics.txt" 2>&1
+metrics=$(known_metrics "$tmp/metrics.txt" "${wanted[@]}" 2>>"$log")
+echo "metrics: $metrics" >>"$log"
+provenance "$out/provenance.txt" \
+  "git_commit: ${GIT_COMMIT:-unknown}" "nvcc: $(nvcc --version | grep release)" \
+  "stalls: ncu --clock-control none --metrics <log.txt> --csv --print-units base --kernel-name '$kernels' $exe ${cases[*]} --once"
+cat "$out/provenance.txt" >>"$log"
+sha256sum models/cuda/*.cu models/cuda/*.h models/cuda/stall_reasons.sh >>"$log"
+step "stall reasons"
+timeout 400 ncu --clock-control none --metrics "$metrics" --csv --print-units base \
+  --kernel-name "$kernels" --log-file "$tmp/stalls.csv" "$exe" "${cases[@]}" --once >>"$log" 2>&1
+echo "rc=$?" | tee -a "$log"
+grep -v '^==' "$tmp/stalls.csv" >"$out/stalls.csv"
+step done
