@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Why the mma.sync kernels' warps wait, per issued instruction: ncu's per-reason stall ratios
 # (smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio: cycles a warp spends
-# stalled for that reason per instruction issued) beside the issue probe's counters, for the
-# cases of issue_probe.sh on the whole GPU (flash2 and its variant at N = 1024, 2048, 4096,
-# flash2's other tilings of the sweep, naive qk and pv at d = 64 and 128). With one or two warps
-# per scheduler a warp's fixed-latency dependencies (`wait`) are not hidden by other warps; with
-# more they are: this measures how many cycles per instruction they are, kernel by kernel.
+# stalled for that reason per instruction issued) beside the issue probe's counters, on the whole
+# GPU: every flash2 tiling of the measured sweep and naive qk and pv at d = 64 and 128 (B = 4,
+# H = 16, N = 1024 and 4096), and the variant kernel in decode (d = 128, Nkv = 16384, unsplit) at
+# 8, 128 and 512 CTAs. With one warp per scheduler a warp's own dependencies (fixed-latency
+# `wait`, scoreboards, dispatch) are not hidden by other warps; with more they are: this measures
+# how many cycles per instruction they are, kernel by kernel.
 # Run from the repository root on a machine with an NVIDIA GPU:
 #
 #   GIT_COMMIT=$(git rev-parse HEAD) models/cuda/stall_reasons.sh OUTDIR
@@ -27,7 +28,13 @@ for n in 1024 4096; do
   done
   cases+=(--case "$(naive $n 64)" --case "$(naive $n 128)")
 done
-kernels='regex:naive_qk_kernel|naive_pv_kernel|flash2_fwd_kernel'
+# Decode on the variant kernel (d = 128, 128 x 64 tiles, Nkv = 16384, unsplit): 8 and 128 CTAs
+# (one per SM, one warp per scheduler) and 512 (about four per SM).
+for bk in "1 8" "16 8" "16 32"; do
+  set -- $bk
+  cases+=(--case "workload=flash2,batch=$1,heads=32,seq=1,head_dim=128,block_q=128,block_kv=64,stages=2,causal=0,kv_heads=$2,seq_kv=16384,splits=1")
+done
+kernels='regex:naive_qk_kernel|naive_pv_kernel|flash2_fwd_kernel|flash2_fwd_variant_kernel'
 reasons="barrier branch_resolving dispatch_stall drain imc_miss lg_throttle long_scoreboard
   math_pipe_throttle membar mio_throttle misc no_instruction not_selected selected
   short_scoreboard sleeping tex_throttle wait"

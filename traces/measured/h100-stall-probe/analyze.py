@@ -2,7 +2,8 @@
 """Why the mma.sync kernels' warps wait (models/cuda/stall_reasons.sh, reasons/stalls.csv) and
 what the variant kernel issues in decode (models/cuda/stall_probe.sh, sections/decode.csv).
 
-Part 1, per launch: warps per scheduler (smsp__warps_active), the issue slots' busy share I
+Part 1, per launch (the last three: the variant kernel in decode at B = 1, Hkv = 8; B = 16,
+Hkv = 8; B = 16, Hkv = 32): warps per scheduler (smsp__warps_active), the issue slots' busy share I
 (smsp__issue_active over four schedulers and the elapsed cycles), the tensor pipe's share T (HMMA
 instructions at the measured mma.sync ceiling, 2660 FLOP per cycle per SM, as
 traces/measured/h200-issue-probe/analyze.py), T + I (the sum law the engine books), and ncu's
@@ -50,20 +51,22 @@ def stall(m, r):
 
 def part1():
     rows = launches(os.path.join(HERE, "reasons", "stalls.csv"))
-    print("Part 1: stall reasons per issued instruction (H100 SXM, 132 SMs; B = 4, H = 16; "
-          "N = 1024 then 4096)")
+    print("Part 1: stall reasons per issued instruction (H100 SXM, 132 SMs; B = 4, H = 16, "
+          "N = 1024 then 4096; then decode, d = 128, Nkv = 16384, unsplit). T, I and chain are "
+          "shares of the cycles of the SMs that run CTAs (all 132, or the grid's size if smaller)")
     head = (f"{'kernel':<36} {'CTAs':>5} {'w':>5} {'T':>6} {'I':>6} {'T+I':>6} {'chain':>6}"
             f" {'L':>5} " + " ".join(f"{r[:8]:>8}" for r in OWN + OTHER))
     print(head)
     for (i, name, grid), m in rows.items():
         cycles = m["sm__cycles_elapsed.avg"]
-        t = m["sm__inst_executed_pipe_tensor_op_hmma.sum"] * HMMA_FLOP / MMA_FLOP_PER_CYCLE / SMS
+        ctas = int(grid.strip("()").split(",")[0])
+        sms = min(ctas, SMS)  # a grid smaller than the chip runs one CTA per SM
+        t = m["sm__inst_executed_pipe_tensor_op_hmma.sum"] * HMMA_FLOP / MMA_FLOP_PER_CYCLE / sms
         t /= cycles
-        issue = m["smsp__issue_active.sum"] / (4 * SMS) / cycles
+        issue = m["smsp__issue_active.sum"] / (4 * sms) / cycles
         w = m["smsp__warps_active.avg.per_cycle_active"]
         own = sum(stall(m, r) for r in OWN)
         chain = issue * (1 + own) / w
-        ctas = int(grid.strip("()").split(",")[0])
         print(f"{name[:36]:<36} {ctas:>5} {w:>5.2f} {t:>6.3f} {issue:>6.3f} {t + issue:>6.3f}"
               f" {chain:>6.3f} {own:>5.2f} "
               + " ".join(f"{stall(m, r):>8.2f}" for r in OWN + OTHER))
