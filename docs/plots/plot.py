@@ -10,6 +10,9 @@ Run it with Debian's python3 (python3-matplotlib) and the memwall module on the 
   plot.py time     OUT SWEEP.csv [SWEEP.csv ...] simulated time vs N per workload
   plot.py stalls   OUT SWEEP.csv [SWEEP.csv ...] SM-time breakdown per point
   plot.py roofline OUT ROOFLINE.json RUN.json   the run's kernels on the chip's roofline
+  plot.py calibration OUT CAL.json              held-out kernel times of a fit, with y = x
+  plot.py validate OUT VALIDATE.csv [--quantity time|dram]
+                                                a validate table's kernels, with y = x
 
 A sweep CSV and a run's JSON name their config but not its file: `--config FILE_OR_PRESET` (the
 one they were made with) adds it to the title, as the io figures' titles have it, after checking
@@ -123,6 +126,73 @@ def measured(args: argparse.Namespace) -> None:
     plot.save(plot.sim_vs_measured(series, title=title), args.out)
 
 
+# The kernel families of the measured H200 data, in legend order: (label, kernel names).
+FAMILIES = [("flash2", ("flash2_fwd",)), ("naive qk", ("qk",)), ("naive softmax", ("softmax",)),
+            ("naive pv", ("pv",))]
+
+
+def family_series(rows: list[dict[str, Any]], kernel_of: Any, x_of: Any, y_of: Any,
+                  where: str) -> list[Any]:
+    series = []
+    for label, kernels in FAMILIES:
+        members = [r for r in rows if kernel_of(r) in kernels]
+        if members:
+            series.append(plot.Series(label, [x_of(r) for r in members],
+                                      [y_of(r) for r in members]))
+    if not series:
+        fail(f"{where}: no row of a known kernel family")
+    return series
+
+
+def calibration(args: argparse.Namespace) -> None:
+    if len(args.inputs) != 1:
+        fail("calibration takes one JSON (memwall calibrate ... --json)")
+    cal = load_json(args.inputs[0])
+    try:
+        rows = [r for r in cal["rows"] if r["set"] == "heldout"]
+        rule, config = cal["heldout_rule"], cal["config"]
+    except (KeyError, TypeError) as e:
+        fail(f"{args.inputs[0]}: not a memwall calibrate JSON ({e})")
+    series = family_series(rows, lambda r: r["kernel"], lambda r: r["meas_time_s"] * 1e6,
+                           lambda r: r["sim_time_s"] * 1e6, args.inputs[0])
+    fitted = ", ".join(f"{k} {v * 1e6:.3f} µs" if k == "launch_overhead" else f"{k} {v:.4g}"
+                       for k, v in sorted(cal.get("params", {}).items()))
+    title = (f"Held-out kernels ({rule}): simulated vs measured time\n{config} fitted on the "
+             f"other kernels:\n{fitted}\n{cal.get('measured', '')}, L2 flushed between kernels")
+    plot.save(plot.sim_vs_measured(series, title=title, unit="µs", quantity="kernel time"),
+              args.out)
+
+
+def validate(args: argparse.Namespace) -> None:
+    if len(args.inputs) != 1:
+        fail("validate takes one CSV (memwall validate ... --csv)")
+    rows = load_csv(args.inputs[0])
+    for needed in ("experiment", "config", "case", "family", "kernel", "setting", "meas_time_s"):
+        if needed not in rows[0]:
+            fail(f"{args.inputs[0]}: no column {needed!r}")
+    # A case's kernels one by one; its `total` row only where it has one kernel (flash2).
+    split = {r["case"] for r in rows if r["kernel"] != "total"}
+    rows = [r for r in rows if r["kernel"] != "total" or r["case"] not in split]
+    dram = args.quantity == "dram"
+    if dram:
+        rows = [r for r in rows if r["meas_dram_bytes"] and r["sim_dram_bytes"]]
+    kernel_of = lambda r: "flash2_fwd" if r["family"] == "flash2" else r["kernel"]
+    x_of = (lambda r: float(r["meas_dram_bytes"]) / 1e6) if dram else (
+        lambda r: float(r["meas_time_s"]) * 1e6)
+    y_of = (lambda r: float(r["sim_dram_bytes"]) / 1e6) if dram else (
+        lambda r: float(r["sim_time_s"]) * 1e6)
+    series = family_series(rows, kernel_of, x_of, y_of, args.inputs[0])
+    settings = []
+    for r in rows:
+        if r["setting"] not in settings:
+            settings.append(r["setting"])
+    what = "DRAM bytes (ncu, L2 flushed between kernels)" if dram else "time (CUDA events)"
+    title = (f"{rows[0]['experiment']}: simulated vs measured {what}\n{rows[0]['config']}, "
+             f"each kernel at {', '.join(settings)}\n({rows[0]['measured']})")
+    plot.save(plot.sim_vs_measured(series, title=title, unit="MB" if dram else "µs",
+                                   quantity="DRAM bytes" if dram else "kernel time"), args.out)
+
+
 def sweep_rows(path: str) -> list[dict[str, Any]]:
     rows = load_csv(path)
     for needed in ("seq", "time_s", "stall.compute", "config.name"):
@@ -190,10 +260,13 @@ def main() -> None:
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
                                      epilog=(__doc__ or "").split("\n", 2)[2])
     kinds = {"io-seq": io_seq, "io-sram": io_sram, "measured": measured, "time": time_fig,
-             "stalls": stalls, "roofline": roofline}
+             "stalls": stalls, "roofline": roofline, "calibration": calibration,
+             "validate": validate}
     parser.add_argument("kind", choices=list(kinds), help="which figure")
     parser.add_argument("out", help="output path without extension (.png and .svg are written)")
     parser.add_argument("inputs", nargs="+", help="memwall io JSON, sweep CSV or roofline JSON")
+    parser.add_argument("--quantity", choices=["time", "dram"], default="time",
+                        help="validate: plot kernel times (default) or DRAM bytes")
     parser.add_argument("--config", metavar="FILE_OR_PRESET",
                         help="time, stalls, roofline: the config the inputs were made with, named "
                              "in the title beside the config's name (checked against it)")

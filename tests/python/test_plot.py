@@ -204,3 +204,35 @@ def test_sweep_figure_titles_name_the_config_file_checked_against_the_csv(tmp_pa
     assert done.returncode == 2
     assert "a100-40gb" in done.stderr and "'NVIDIA H200'" in done.stderr
     assert not (tmp_path / "s.png").exists()
+
+
+def test_validation_figures_draw_every_held_out_kernel_and_every_validate_row(tmp_path):
+    script = str(ROOT / "docs/plots/plot.py")
+    spec = importlib.util.spec_from_file_location("plot_script", script)
+    plot_script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(plot_script)
+    cal_path = ROOT / "traces/measured/calibration-h200.json"
+    cal = json.loads(cal_path.read_text())
+    held = [r for r in cal["rows"] if r["set"] == "heldout"]
+    series = plot_script.family_series(held, lambda r: r["kernel"], lambda r: r["meas_time_s"],
+                                       lambda r: r["sim_time_s"], "cal")
+    # Every held-out kernel is one point of one family, as the fit's summary counts them.
+    assert sum(len(s.x) for s in series) == len(held) == cal["heldout"]["rows"]
+    done = subprocess.run([sys.executable, script, "calibration", str(tmp_path / "c"),
+                           str(cal_path)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "c.png").exists() and (tmp_path / "c.svg").exists()
+    for quantity in ("time", "dram"):
+        done = subprocess.run([sys.executable, script, "validate", str(tmp_path / quantity),
+                               str(ROOT / "traces/measured/h200-l2-size-validate.csv"),
+                               "--quantity", quantity], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        assert (tmp_path / f"{quantity}.svg").exists()
+    # A JSON that is not a fit's is refused in one line.
+    other = tmp_path / "other.json"
+    other.write_text('{"points": []}')
+    done = subprocess.run([sys.executable, script, "calibration", str(tmp_path / "x"), str(other)],
+                          capture_output=True, text=True)
+    assert done.returncode == 2
+    assert "not a memwall calibrate JSON" in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "x.png").exists()
