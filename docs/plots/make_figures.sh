@@ -66,8 +66,8 @@ $plot io-sram $out/traffic_vs_sram_ideal $data/io_flash1_sram.json
 $plot --config h200 time $out/time_naive_vs_flash2_h200 $data/sweep_naive_h200.csv $data/sweep_flash2_h200.csv
 $plot --config h200 stalls $out/stalls_h200 $data/sweep_naive_h200.csv $data/sweep_flash2_h200.csv
 $plot --config h200 roofline $out/roofline_h200 $data/roofline_h200_4096.json $data/run_h200_4096.json
-# docs/validation.md: the committed measured comparisons (no simulation: the fits' JSON and the
-# validate tables as committed), simulated against measured with y = x.
+# docs/validation.md: the committed measured comparisons (no simulation: the fits' JSON, the
+# validate tables and variants_table.py --csv as committed), simulated against measured, y = x.
 m=traces/measured
 $plot calibration $out/validation_heldout_h200 $m/calibration-h200.json
 $plot calibration $out/validation_holdout_block_q_h200 $m/h200-kernel-holdout/cal-block_q-64.json
@@ -75,4 +75,6 @@ $plot calibration $out/validation_holdout_stages_h200 $m/h200-kernel-holdout/cal
 $plot validate $out/validation_sm_count_h200 $m/h200-sm-count-validate.csv
 $plot validate $out/validation_l2_size_dram_h200 $m/h200-l2-size-validate.csv --quantity dram
 $plot validate $out/validation_l2_size_time_h200 $m/h200-l2-size-validate.csv
+$plot validate $out/validation_variants_h200 $m/h200-variants-validate.csv
+$plot validate $out/validation_variants_dram_h200 $m/h200-variants-validate.csv --quantity dram
 echo "make_figures.sh: wrote the figures into $out"

@@ -165,9 +165,10 @@ def calibration(args: argparse.Namespace) -> None:
 
 def validate(args: argparse.Namespace) -> None:
     if len(args.inputs) != 1:
-        fail("validate takes one CSV (memwall validate ... --csv)")
+        fail("validate takes one CSV (memwall validate ... --csv, or variants_table.py --csv)")
     rows = load_csv(args.inputs[0])
-    for needed in ("experiment", "config", "case", "family", "kernel", "setting", "meas_time_s"):
+    for needed in ("experiment", "measured", "config", "case", "family", "kernel", "setting",
+                   "meas_time_s", "sim_time_s", "meas_dram_bytes", "sim_dram_bytes"):
         if needed not in rows[0]:
             fail(f"{args.inputs[0]}: no column {needed!r}")
     # A case's kernels one by one; its `total` row only where it has one kernel (flash2).
@@ -175,22 +176,26 @@ def validate(args: argparse.Namespace) -> None:
     rows = [r for r in rows if r["kernel"] != "total" or r["case"] not in split]
     dram = args.quantity == "dram"
     if dram:
-        rows = [r for r in rows if r["meas_dram_bytes"] and r["sim_dram_bytes"]]
-    kernel_of = lambda r: "flash2_fwd" if r["family"] == "flash2" else r["kernel"]
-    x_of = (lambda r: float(r["meas_dram_bytes"]) / 1e6) if dram else (
-        lambda r: float(r["meas_time_s"]) * 1e6)
-    y_of = (lambda r: float(r["sim_dram_bytes"]) / 1e6) if dram else (
-        lambda r: float(r["sim_time_s"]) * 1e6)
-    series = family_series(rows, kernel_of, x_of, y_of, args.inputs[0])
-    settings = []
+        rows = [r for r in rows if r["meas_dram_bytes"] and r["sim_dram_bytes"]
+                and float(r["meas_dram_bytes"]) > 0]
+    if not rows:
+        fail(f"{args.inputs[0]}: no row to plot")
+    key, scale = ("dram_bytes", 1e-6) if dram else ("time_s", 1e6)
+    families: list[str] = []
+    settings: list[str] = []
     for r in rows:
+        if r["family"] not in families:
+            families.append(r["family"])
         if r["setting"] not in settings:
             settings.append(r["setting"])
-    what = "DRAM bytes (ncu, L2 flushed between kernels)" if dram else "time (CUDA events)"
-    title = (f"{rows[0]['experiment']}: simulated vs measured {what}\n{rows[0]['config']}, "
-             f"each kernel at {', '.join(settings)}\n({rows[0]['measured']})")
+    series = [plot.Series(f, [float(r["meas_" + key]) * scale for r in rows if r["family"] == f],
+                          [float(r["sim_" + key]) * scale for r in rows if r["family"] == f])
+              for f in families]
+    what = "DRAM bytes" if dram else "kernel time"
+    title = (f"{rows[0]['experiment']}: simulated vs measured {what}\n{rows[0]['config']}; "
+             f"{', '.join(settings)}\n({rows[0]['measured']})")
     plot.save(plot.sim_vs_measured(series, title=title, unit="MB" if dram else "µs",
-                                   quantity="DRAM bytes" if dram else "kernel time"), args.out)
+                                   quantity=what), args.out)
 
 
 def sweep_rows(path: str) -> list[dict[str, Any]]:

@@ -236,3 +236,24 @@ def test_validation_figures_draw_every_held_out_kernel_and_every_validate_row(tm
     assert done.returncode == 2
     assert "not a memwall calibrate JSON" in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "x.png").exists()
+
+
+def test_the_committed_variants_rows_are_the_measured_kernels_of_h200_variants_csv():
+    # traces/measured/h200-variants-validate.csv (variants_table.py --csv): one row per measured
+    # kernel, its measured time and DRAM bytes those of the measured CSV, its error its own ratio.
+    import csv as csvmod
+    measured = {}
+    with open(ROOT / "traces/measured/h200-variants.csv", newline="") as f:
+        for line, r in enumerate(csvmod.DictReader(f), start=2):
+            if r["kernel"] != "total":
+                measured[line] = r
+    with open(ROOT / "traces/measured/h200-variants-validate.csv", newline="") as f:
+        rows = list(csvmod.DictReader(f))
+    assert len(rows) == len(measured) == 71
+    for r in rows:
+        # A case's first line is its forward kernel's; a split case's combine comes next.
+        m = measured[int(r["line"]) + {"flash2_fwd": 0, "flash2_combine": 1}[r["kernel"]]]
+        assert m["kernel"] == r["kernel"]
+        assert float(r["meas_time_s"]) == float(m["ncu_time_s"])
+        assert int(r["meas_dram_bytes"]) == int(m["dram_read_bytes"]) + int(m["dram_write_bytes"])
+        assert abs(float(r["time_error"]) - (float(r["sim_time_s"]) / float(r["meas_time_s"]) - 1)) < 1e-12

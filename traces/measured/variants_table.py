@@ -11,6 +11,9 @@ Standard library only; the output does not depend on -j.
 Usage (from the repository root, after building memwall):
   python3 traces/measured/variants_table.py [--memwall build/memwall]
       [--config configs/calibrated/h200.yaml] [--measured traces/measured/h200-variants.csv] [-j N]
+      [--csv OUT]
+--csv writes every kernel's simulated and measured time and DRAM bytes, in the columns of
+`memwall validate --csv` (docs/plots/plot.py validate draws it).
 """
 from __future__ import annotations
 
@@ -50,6 +53,11 @@ def family(p: dict) -> str:
     return "decode, split" if p["splits"] > 1 else "decode, unsplit"
 
 
+def label(p: dict) -> str:
+    return (f"flash2 B={p['batch']} H={p['heads']} Hkv={p['kv_heads']} Nq={p['seq']} "
+            f"Nkv={p['seq_kv']} d={p['head_dim']} causal={p['causal']} S={p['splits']}")
+
+
 def simulate(memwall: str, config: str, p: dict, tmp: str) -> dict:
     """memwall run's JSON for the case."""
     name = "_".join(str(p[k]) for k in PARAMS)
@@ -80,7 +88,10 @@ def main() -> int:
     ap.add_argument("--config", default="configs/calibrated/h200.yaml")
     ap.add_argument("--measured", default="traces/measured/h200-variants.csv")
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--csv", help="write every kernel's row here (memwall validate's columns)")
     args = ap.parse_args()
+    if args.csv and os.path.abspath(args.csv) == os.path.abspath(args.measured):
+        sys.exit(f"variants_table.py: --csv {args.csv} is the measured input")
 
     cases = read_cases(args.measured)
     with tempfile.TemporaryDirectory() as tmp, \
@@ -93,6 +104,7 @@ def main() -> int:
           "| DRAM meas (MB) | DRAM sim (MB) | DRAM err | meas / torch | sim / torch |")
     print("|" + "---|" * 17)
     kernel_rows = []  # (family, kernel, time error, DRAM error or None)
+    csv_rows = []  # memwall validate's columns, one per kernel
     case_rows = []
     bytes_exact = 0
     bytes_rows = 0
@@ -108,6 +120,12 @@ def main() -> int:
             md = float(row["dram_read_bytes"]) + float(row["dram_write_bytes"])
             sim_t, meas_t, sim_d, meas_d = sim_t + kt, meas_t + mt, sim_d + kd, meas_d + md
             kernel_rows.append((family(p), name, err(kt, mt), err(kd, md) if md > 0 else None))
+            csv_rows.append({
+                "experiment": "variants", "measured": args.measured, "config": args.config,
+                "case": label(p), "family": "split-KV combine" if name == "flash2_combine"
+                else family(p), "kernel": name, "setting": "ncu, L2 flushed before each kernel",
+                "line": case["line"], "meas_time_s": mt, "sim_time_s": kt,
+                "time_error": err(kt, mt), "meas_dram_bytes": int(md), "sim_dram_bytes": kd})
             bytes_rows += 1
             if (k["l2_read_bytes"] == int(row["xbar_read_bytes"])
                     and k["l2_write_bytes"] == int(row["xbar_write_bytes"])):
@@ -168,6 +186,11 @@ def main() -> int:
           f"xbar_write_bytes): {bytes_exact} of {bytes_rows} kernels exact")
     for m in mismatches:
         print("  " + m)
+    if args.csv:
+        with open(args.csv, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(csv_rows[0]), lineterminator="\n")
+            w.writeheader()
+            w.writerows(csv_rows)
     return 0 if not mismatches else 1
 
 
