@@ -37,6 +37,15 @@ struct KernelInstructions {
   InstructionTerms terms;
   bool measured = false;
 };
+/// SM cycles per warp instruction along one warp's chain of dependent instructions, 1 + L, for
+/// `kernel` (a name of the table above), when one warp per scheduler runs it: L is the cycles a
+/// warp stalls per instruction that it issues on its own dependencies (waits on fixed-latency
+/// results, shared memory, global memory, branches), not on other warps. A CTA's warps cannot
+/// go faster than (warp instructions per warp) · (1 + L), whatever the pipes could take; with
+/// two or more warps per scheduler the pipes bind first (traces/measured/h100-stall-probe). 0
+/// when not measured (the kernel's pipes alone decide its time).
+double dependent_issue_cycles(std::string_view kernel);
+
 KernelInstructions kernel_instructions(std::string_view kernel, std::uint64_t head_dim,
                                        std::uint64_t block_a, std::uint64_t block_b,
                                        std::uint64_t stages);

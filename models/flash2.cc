@@ -104,9 +104,9 @@ class Flash2 final : public BackendWorkload<Flash2> {
     // The CUDA harness runs the plain kernel for plain attention and the variant kernel for the
     // causal, GQA, Nq ≠ Nkv and split-KV cases (models/cuda/flash2_attention.cu).
     const bool variant = a.causal || a.group > 1 || a.nq != a.nkv || m_grid.splits > 1;
-    m_issue = kernel_instructions(variant ? "flash2_fwd_variant" : "flash2_fwd", p.head_dim,
-                                  m_grid.br, m_grid.bc, *p.stages)
-                  .terms;
+    const std::string_view kernel = variant ? "flash2_fwd_variant" : "flash2_fwd";
+    m_issue = kernel_instructions(kernel, p.head_dim, m_grid.br, m_grid.bc, *p.stages).terms;
+    m_chain_cycles = dependent_issue_cycles(kernel);
     if (m_plan.active) {
       m_spill = add_tensor("spill", m_plan.scratch_rows, m_plan.scratch_elements, s);
     }
@@ -181,7 +181,14 @@ class Flash2 final : public BackendWorkload<Flash2> {
     // work is among them: booked on its pipes asynchronously (tag `work`), the pipes' use and
     // FLOPs counted, the issue slots the time.
     const auto work = static_cast<std::uint16_t>(stages + 2);
+    // A warp's own chain of dependent instructions (a lower bound beside the pipes: it binds when
+    // one warp per scheduler runs, models/compiled_instructions.h), asynchronous under `work`.
+    const auto chain = [&](std::uint64_t instructions) {
+      const double cycles = m_chain_cycles * static_cast<double>(instructions) / kFlashWarps;
+      rec.compute(ComputeUnit::latency, static_cast<std::uint64_t>(std::llround(cycles)), work);
+    };
     rec.compute(ComputeUnit::issue, m_issue.per_cta);
+    chain(m_issue.per_cta);
     rec.wait(0);
     if (sq > 0) rec.store(m_spill, box(m_spill, cta, 1, 0, sq * d));  // Q rows with no room
 
@@ -208,11 +215,19 @@ class Flash2 final : public BackendWorkload<Flash2> {
       if (sq > 0) rec.load(m_spill, box(m_spill, cta, 1, 0, sq * d), spill_tag);
       if (sk > 0) rec.load(m_spill, box(m_spill, cta, 1, kv_slot(j, false), sk * d), spill_tag);
       if (sq > 0 || sk > 0) rec.wait(spill_tag);
+      const std::uint64_t step_instructions =
+          m_issue.per_step + (masked ? m_issue.per_masked_step : 0);
+      // The step's warp instructions, their chain, and its shared-memory reads are booked
+      // asynchronously under `work`: on the chip they interleave with the MMAs instruction by
+      // instruction, and what orders them is the pipes they share (the MMAs take turns with the
+      // other instructions' issue and with the shared-memory reads, sm.issue_pipe and
+      // sm.smem_pipe) and the warps' chain; the step ends when all of them have.
+      chain(step_instructions);
+      rec.compute(ComputeUnit::issue, step_instructions, work);
       // S = scale·Q·Kᵀ on tensor cores: every warp reads its Q rows (once per sub-block) and
       // the whole K tile from shared memory.
-      rec.smem((crows * q_passes + kFlashWarps * cols) * d * s);
+      rec.smem((crows * q_passes + kFlashWarps * cols) * d * s, work);
       rec.compute(ComputeUnit::mma_sync, 2 * crows * cols * d);
-      rec.compute(ComputeUnit::issue, m_issue.per_step + (masked ? m_issue.per_masked_step : 0));
       if (ss > 0) {  // score rows with no room: S written, read back by the softmax
         rec.store(m_spill, box(m_spill, cta, 1, sp.score_offset, ss * cols));
         rec.load(m_spill, box(m_spill, cta, 1, sp.score_offset, ss * cols), spill_tag);
@@ -229,7 +244,7 @@ class Flash2 final : public BackendWorkload<Flash2> {
       if (ss > 0) rec.load(m_spill, box(m_spill, cta, 1, sp.score_offset, ss * cols), spill_tag);
       if (sk > 0 || ss > 0) rec.wait(spill_tag);
       // O += P·V on tensor cores, P from registers.
-      rec.smem(kFlashWarps * cols * d * s);  // every warp reads the whole V tile
+      rec.smem(kFlashWarps * cols * d * s, work);  // every warp reads the whole V tile
       rec.compute(ComputeUnit::mma_sync, 2 * crows * cols * d);
       if constexpr (Backend::kNumeric) {
         throw_if_interrupted();  // a CTA's numerics can take seconds at large N: poll per block
@@ -351,6 +366,7 @@ class Flash2 final : public BackendWorkload<Flash2> {
   std::uint8_t m_q = 0, m_k = 0, m_v = 0, m_o = 0, m_l = 0, m_spill = 0;
   std::uint8_t m_o_accum = 0, m_l_accum = 0;
   InstructionTerms m_issue;  ///< the forward kernel's warp instructions
+  double m_chain_cycles = 0;  ///< its cycles per warp instruction along a warp's chain
   SpillPlan m_plan;  ///< inactive unless the tiles exceed the limit and allow_spill is set
 };
 

@@ -45,11 +45,12 @@ void Recorder::compute(ComputeUnit unit, std::uint64_t amount, std::uint16_t tag
   m_ops->push_back(op);
 }
 
-void Recorder::smem(std::uint64_t bytes) {
+void Recorder::smem(std::uint64_t bytes, std::uint16_t tag) {
   if (bytes == 0) return;
   Op op;
   op.kind = OpKind::smem;
   op.amount = bytes;
+  op.tag = tag;
   m_ops->push_back(op);
 }
 

@@ -27,7 +27,7 @@ class Recorder {
   /// asynchronous (wgmma.mma_async): the CTA goes on at once, and wait(tag) waits for it.
   void compute(ComputeUnit unit, std::uint64_t amount, std::uint16_t tag = 0);
   /// `bytes` of shared-memory traffic; nothing is emitted for 0.
-  void smem(std::uint64_t bytes);
+  void smem(std::uint64_t bytes, std::uint16_t tag = 0);
   /// __syncthreads().
   void barrier();
 

@@ -45,7 +45,9 @@ std::string format_op(const Op& op, const WorkloadInfo& workload) {
     case OpKind::compute:
       return std::string("compute ") + unit_name(op.unit) + " " + std::to_string(op.amount) +
              (op.tag != 0 ? " async tag=" + std::to_string(op.tag) : "");
-    case OpKind::smem: return "smem " + std::to_string(op.amount);
+    case OpKind::smem:
+      return "smem " + std::to_string(op.amount) +
+             (op.tag != 0 ? " async tag=" + std::to_string(op.tag) : "");
     case OpKind::barrier: return "barrier";
   }
   return "?";

@@ -19,7 +19,9 @@ inline constexpr char kTraceMagic[8] = {'M', 'W', 'T', 'R', 'A', 'C', 'E', '\0'}
 /// allows the parameter gemm. Version 5 gives every compute op a tag (a varint after the amount:
 /// 0 synchronous; otherwise asynchronous, as wgmma.mma_async: the CTA goes on at once and a wait
 /// on that tag waits for it) and the compute unit latency (5: SM cycles on no shared pipe).
-inline constexpr std::uint32_t kTraceVersion = 5;
+/// Version 6 gives every smem op a tag the same way (a varint after the bytes: 0 synchronous;
+/// otherwise booked on the shared-memory pipe while the CTA goes on).
+inline constexpr std::uint32_t kTraceVersion = 6;
 /// The oldest version this build reads (every version up to kTraceVersion replays).
 inline constexpr std::uint32_t kOldestTraceVersion = 1;
 /// The largest op kind a trace of `version` may hold: barrier in version 1, reduce from 2.
@@ -40,6 +42,8 @@ inline bool trace_version_allows(std::uint32_t version, const std::string& name)
 inline bool store_has_tag(std::uint32_t version) { return version >= 4; }
 /// Whether a compute op of a trace of `version` carries a tag (asynchronous when nonzero).
 inline bool compute_has_tag(std::uint32_t version) { return version >= 5; }
+/// Whether an smem op of a trace of `version` carries a tag (asynchronous when nonzero).
+inline bool smem_has_tag(std::uint32_t version) { return version >= 6; }
 /// Bytes of the prologue: magic, u32 version, u32 flags (0).
 inline constexpr std::size_t kTracePrologueBytes = 16;
 /// Bytes of a chunk header: u32 payload length, u32 CRC-32 of the payload.

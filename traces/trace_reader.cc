@@ -288,9 +288,11 @@ void TraceReader::read_cta(std::vector<Op>& ops) {
         op.tag = static_cast<std::uint16_t>(tag);
         break;
       }
-      case OpKind::compute: {
-        op.amount = get_varint("compute amount");
-        if (compute_has_tag(m_version)) {
+      case OpKind::compute:
+      case OpKind::smem: {
+        const bool compute = op.kind == OpKind::compute;
+        op.amount = get_varint(compute ? "compute amount" : "smem bytes");
+        if (compute ? compute_has_tag(m_version) : smem_has_tag(m_version)) {
           const std::uint64_t at_tag = offset();
           const std::uint64_t tag = get_varint("tag");
           if (tag > std::numeric_limits<std::uint16_t>::max()) {
@@ -300,7 +302,6 @@ void TraceReader::read_cta(std::vector<Op>& ops) {
         }
         break;
       }
-      case OpKind::smem: op.amount = get_varint("smem bytes"); break;
       case OpKind::barrier: break;
     }
     ops.push_back(op);

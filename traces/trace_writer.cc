@@ -117,6 +117,7 @@ void TraceWriter::cta_end() {
       case OpKind::smem:
         put_byte(kind);
         put_varint(op.amount);
+        if (smem_has_tag(m_version)) put_varint(op.tag);
         break;
       case OpKind::barrier: put_byte(kind); break;
     }

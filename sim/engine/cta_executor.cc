@@ -297,9 +297,9 @@ void CtaExecutor::step(std::uint32_t id, Tick t) {
         ResourceUse& use = m_pipe_use[pipe];
         ++use.requests;
         use.queue += static_cast<TickSum>(begin - issue);
-        if (op.kind == OpKind::compute && op.tag != 0) {
-          // Asynchronous (wgmma.mma_async): the pipe is booked, the CTA goes on; a wait on the
-          // tag, and the CTA's end, wait for it.
+        if (op.tag != 0) {
+          // Asynchronous (wgmma.mma_async; shared-memory traffic that other warps' work hides):
+          // the pipe is booked, the CTA goes on; a wait on the tag, and the CTA's end, wait for it.
           const Tick end = checked_end(begin, d, "an asynchronous compute op");
           note_async_end(c, op.tag, issue, end);
           if (detail && d > 0)

@@ -4,12 +4,20 @@
 
 namespace memwall {
 
-const char* to_string(PipeBooking pipe) { return pipe == PipeBooking::kTensor ? "tensor" : "own"; }
+const char* to_string(PipeBooking pipe) {
+  switch (pipe) {
+    case PipeBooking::kTensor: return "tensor";
+    case PipeBooking::kTurns: return "turns";
+    case PipeBooking::kOwn: break;
+  }
+  return "own";
+}
 
 PipeBooking parse_pipe_booking(const std::string& text) {
   if (text == "own") return PipeBooking::kOwn;
   if (text == "tensor") return PipeBooking::kTensor;
-  throw UnitError("\"" + text + "\" is neither `own` nor `tensor`");
+  if (text == "turns") return PipeBooking::kTurns;
+  throw UnitError("\"" + text + "\" is none of `own`, `tensor` and `turns`");
 }
 
 const char* to_string(FarReads reads) { return reads == FarReads::kCopy ? "copy" : "home"; }

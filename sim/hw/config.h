@@ -16,11 +16,14 @@ namespace memwall {
 enum class PipeBooking : std::uint8_t {
   kOwn = 0,  ///< "own": a pipe of its own, overlapping the tensor pipe
   kTensor = 1,  ///< "tensor": on the tensor pipe, taking turns with the MMAs
+  /// "turns": a pipe of its own that tensor work also holds while it runs: it takes turns with
+  /// the MMAs but overlaps every other pipe (and whatever else is booked on the tensor pipe)
+  kTurns = 2,
 };
 
-/// "own" or "tensor".
+/// "own", "tensor" or "turns".
 const char* to_string(PipeBooking pipe);
-/// Parses "own" or "tensor"; throws UnitError otherwise.
+/// Parses "own", "tensor" or "turns"; throws UnitError otherwise.
 PipeBooking parse_pipe_booking(const std::string& text);
 
 /// Where a load from an SM of another L2 partition than its line's slice is served (l2.far_reads).

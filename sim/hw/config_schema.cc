@@ -125,15 +125,20 @@ const KeyDecl kSchema[] = {
      0, MEMWALL_FIELD(sm.smem_bandwidth, Bandwidth)},
     {"sm.smem_pipe", KeyType::kString, "tensor",
      "Where shared-memory traffic is booked: `own` (a pipe of its own, which overlaps the tensor "
-     "pipe) or `tensor` (the tensor pipe: kernels built on mma.sync load their MMA operands from "
-     "shared memory, with ldmatrix, in the warps that issue the MMAs, so the two take turns).",
+     "pipe), `tensor` (the tensor pipe: kernels built on mma.sync load their MMA operands from "
+     "shared memory, with ldmatrix, in the warps that issue the MMAs, so the two take turns) or "
+     "`turns` (a pipe of its own that the MMAs hold while they run: shared memory and MMAs take "
+     "turns, but shared memory overlaps the issue of other instructions, so a kernel takes at "
+     "least T + S and, with sm.issue_pipe = tensor, T + I cycles; "
+     "traces/measured/h200-issue-probe/smem.txt).",
      "own", false, "HardwareConfig::sm.smem_pipe (PipeBooking)", Bound::kNone, 0,
      MEMWALL_WORD_FIELD(sm.smem_pipe, parse_pipe_booking)},
     {"sm.issue_pipe", KeyType::kString, "tensor",
      "Where ops of unit `issue` (the warp instructions a kernel declares) are booked: `own` (the "
-     "schedulers' issue slots, a pipe that overlaps the tensor pipe) or `tensor` (the tensor pipe, "
+     "schedulers' issue slots, a pipe that overlaps the tensor pipe), `tensor` (the tensor pipe, "
      "at sm.issue_per_cycle: with one or two warps per scheduler an mma.sync kernel's MMAs and its "
-     "other instructions take turns, traces/measured/h200-issue-probe).",
+     "other instructions take turns, traces/measured/h200-issue-probe) or `turns` (issue slots of "
+     "their own that the MMAs hold while they run, as sm.smem_pipe's `turns`).",
      "own", false, "HardwareConfig::sm.issue_pipe (PipeBooking)", Bound::kNone, 0,
      MEMWALL_WORD_FIELD(sm.issue_pipe, parse_pipe_booking)},
 

@@ -86,6 +86,8 @@ Sm::Sm(const HardwareConfig& c) {
   for (std::size_t p = 0; p < kPipeCount; ++p) m_booked_on[p] = p;
   if (c.sm.smem_pipe == PipeBooking::kTensor) m_booked_on[kSmemPipe] = kTensorPipe;
   if (c.sm.issue_pipe == PipeBooking::kTensor) m_booked_on[kIssuePipe] = kTensorPipe;
+  m_held_by_tensor[kSmemPipe] = c.sm.smem_pipe == PipeBooking::kTurns;
+  m_held_by_tensor[kIssuePipe] = c.sm.issue_pipe == PipeBooking::kTurns;
   m_full_clock_ps_per_unit = m_ps_per_unit;
   m_tensor_clock_ps_per_unit = m_ps_per_unit;
   m_tensor_clock_whole_sm = c.sm.tensor_clock_scope == TensorClockScope::kSm && tensor_hz != hz;
@@ -131,6 +133,16 @@ Tick Sm::reserve_pipe(std::size_t pipe, Tick t, Tick duration) {
   Tick& free = m_pipe_free[m_booked_on[pipe]];
   const Tick start = std::max(t, free);
   free = checked_end(start, duration, "an op on an SM pipe");
+  if (pipe == kTensorPipe) {
+    // Tensor work takes as long from the pipes booked `turns` (sm.smem_pipe, sm.issue_pipe),
+    // booked on each as its own reservation from `t`: each such pipe's bookings add up with the
+    // MMAs' (T + S cycles at least), without the tensor pipe waiting for them.
+    for (std::size_t p = 0; p < kPipeCount; ++p) {
+      if (m_held_by_tensor[p]) {
+        m_pipe_free[p] = checked_end(std::max(t, m_pipe_free[p]), duration, "an op on an SM pipe");
+      }
+    }
+  }
   m_pipe_busy[pipe] += duration;
   return start;
 }

@@ -88,7 +88,9 @@ class Sm {
 
   /// Reserves `pipe` for `duration` from the earliest tick >= `t` it is free; returns the start.
   /// With sm.smem_pipe = tensor, kSmemPipe is booked on the tensor pipe (at its own rate); with
-  /// sm.issue_pipe = tensor, so is kIssuePipe (at its own rate).
+  /// sm.issue_pipe = tensor, so is kIssuePipe (at its own rate). With `turns` the pipe is its
+  /// own, and every booking of the tensor pipe also books it for as long (from `t`, when it is
+  /// free), so that its work and the MMAs add up; the tensor booking does not wait for it.
   Tick reserve_pipe(std::size_t pipe, Tick t, Tick duration);
 
   /// Ticks booked on behalf of ops of each kind (indexed like pipes; smem and issue ops count
@@ -126,6 +128,9 @@ class Sm {
   /// The pipe each kind of op books: itself, or the tensor pipe for shared memory and issue
   /// ops when sm.smem_pipe / sm.issue_pipe = tensor.
   std::array<std::size_t, kPipeCount> m_booked_on{};
+  /// The pipes booked `turns` (sm.smem_pipe, sm.issue_pipe): every booking of the tensor pipe
+  /// books them for as long too.
+  std::array<bool, kPipeCount> m_held_by_tensor{};
   std::uint32_t m_resident = 0;
   Tick m_busy_since = 0;
   Tick m_busy_ticks = 0;

@@ -232,3 +232,36 @@ TEST_CASE(
             std::vector<std::pair<std::uint32_t, Tick>>{{0, std::max(o + cycles, fp32_end)}});
   }
 }
+
+TEST_CASE(
+    "An asynchronous smem op books the shared-memory pipe and lets the CTA go on; a wait on its "
+    "tag waits for it",
+    "[executor]") {
+  HardwareConfig c = small_config();
+  c.efficiency.op_overhead = 5'000;
+  const Tick o = c.efficiency.op_overhead;
+  Bench probe(c);
+  const Tick smem = probe.sms[0].pipe_ticks(kSmemPipe, 1 << 20);
+  const Tick fp32 = probe.sms[0].pipe_ticks(kFp32Pipe, 256 * 100);
+  REQUIRE(smem > fp32 + 2 * o);
+  Op bytes = smem_op(1 << 20);
+  {
+    // Synchronous (tag 0): the fp32 op waits for it.
+    Bench b(c);
+    b.executor.ops(0) = {bytes, compute(ComputeUnit::fp32, 256 * 100)};
+    b.executor.start(0, 0, 0, 0, 0);
+    b.run();
+    REQUIRE(b.log.done == std::vector<std::pair<std::uint32_t, Tick>>{{0, o + smem + o + fp32}});
+  }
+  {
+    // Asynchronous: the fp32 op runs beside it; the wait on its tag ends with it.
+    Bench b(c);
+    bytes.tag = 3;
+    b.executor.ops(0) = {bytes, compute(ComputeUnit::fp32, 256 * 100), wait(3)};
+    b.executor.start(0, 0, 0, 0, 0);
+    b.run();
+    REQUIRE(b.log.done == std::vector<std::pair<std::uint32_t, Tick>>{{0, o + smem}});
+    CHECK(b.counters.smem_bytes == 1 << 20);
+    CHECK(b.executor.take_pipe_use()[kSmemPipe].requests == 1);
+  }
+}

@@ -563,6 +563,22 @@ TEST_CASE("sm.smem_pipe = tensor books shared-memory traffic on the tensor pipe"
   CHECK(shared.time == smem + tensor);  // one pipe: they take turns, each at its own rate
   CHECK(shared.traffic.smem_bytes == bytes);
   CHECK(shared.traffic.flops == flops);
+
+  // `turns`: the MMAs also take their time from the shared-memory pipe, so shared-memory work
+  // booked after them waits (T + S); the MMAs themselves do not wait for shared memory booked
+  // before them (their booking there comes after it), and the issue slots stay apart.
+  c.sm.smem_pipe = PipeBooking::kTurns;
+  const TestKernel tensor_first{kernel_info("mma"),
+                                {{compute(ComputeUnit::tensor, flops)}, {smem_op(bytes)}}};
+  CHECK(run(c, {tensor_first}, 0).time == tensor + smem);
+  CHECK(run(c, {k}, 0).time == std::max(smem, tensor));
+  const std::uint64_t instructions = 300'000;
+  const Tick issue = static_cast<Tick>(std::llround(
+      static_cast<double>(instructions) / (c.sm.issue_per_cycle * c.sm.clock.hertz) * 1e12));
+  const TestKernel issue_beside{kernel_info("mma"),
+                                {{compute(ComputeUnit::tensor, flops)},
+                                 {compute(ComputeUnit::issue, instructions)}}};
+  CHECK(run(c, {issue_beside}, 0).time == std::max(issue, tensor));
 }
 
 TEST_CASE("sm.issue_pipe = tensor books declared warp instructions on the tensor pipe",

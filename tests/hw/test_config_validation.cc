@@ -236,16 +236,16 @@ TEST_CASE("Finding 20: an L2 size written in MB says that MB is decimal and sugg
             .l2.size.count == 1048576);
 }
 
-TEST_CASE("sm.smem_pipe and sm.issue_pipe take own or tensor and nothing else", "[config]") {
+TEST_CASE("sm.smem_pipe and sm.issue_pipe take own, tensor or turns and nothing else", "[config]") {
   const std::string line = "  fp32_flops_per_cycle: 128";
   for (const auto& [key, member] : {std::pair{"smem_pipe", &SmConfig::smem_pipe},
                                     std::pair{"issue_pipe", &SmConfig::issue_pipe}}) {
     INFO(key);
     const Case c = bad(line, line + "\n  " + key + ": tmem", "tmem");
     CHECK_THAT(c.message, Catch::StartsWith(c.expected_prefix + "sm." + key +
-                                            ": \"tmem\" is neither `own` nor `tensor`"));
+                                            ": \"tmem\" is none of `own`, `tensor` and `turns`"));
     TempDir dir;
-    for (const char* ok : {"own", "tensor"}) {
+    for (const char* ok : {"own", "tensor", "turns"}) {
       const HardwareConfig cfg = load_config(
           dir.write("gpu.yaml", replaced(kSmallConfig, line, line + "\n  " + key + ": " + ok)));
       CHECK(to_string(cfg.sm.*member) == std::string(ok));

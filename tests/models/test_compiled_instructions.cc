@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -75,6 +76,33 @@ TEST_CASE("kernel_instructions: measured where compiled, else scaled by a step's
   CHECK(kernel_instructions("flash2_fwd_variant", 64, 128, 128, 2).terms.per_masked_step == 1111);
   CHECK(kernel_instructions("flash2_fwd", 64, 128, 128, 2).terms.per_masked_step == 0);
   CHECK_THROWS_AS(kernel_instructions("no_such_kernel", 64, 128, 128, 2), std::logic_error);
+}
+
+
+TEST_CASE("dependent_issue_cycles: 1 + L of the lone-warp rows of the stall probe", "[models]") {
+  // traces/measured/h100-stall-probe/analyze.txt, part 1: the kernel (37 characters, cut), CTAs,
+  // w (warps per scheduler), T, I, T+I, chain, L, ... The chain law is measured where w = 1.
+  std::ifstream in("traces/measured/h100-stall-probe/analyze.txt");
+  REQUIRE(in);
+  std::string line;
+  double plain = 1e9, variant = 1e9;
+  int lone_rows = 0;
+  while (std::getline(in, line)) {
+    if (line.rfind("flash2_fwd", 0) != 0 || line.size() < 40) continue;
+    std::istringstream fields(line.substr(37));
+    double ctas = 0, w = 0, t = 0, i = 0, ti = 0, chain = 0, l = 0;
+    fields >> ctas >> w >> t >> i >> ti >> chain >> l;
+    REQUIRE(fields);
+    if (w > 1.005) continue;
+    ++lone_rows;
+    CHECK(chain > ti);  // the chain, not the pipes, binds a lone warp
+    double& least = line.rfind("flash2_fwd_variant", 0) == 0 ? variant : plain;
+    least = std::min(least, l);
+  }
+  CHECK(lone_rows == 4);
+  CHECK(dependent_issue_cycles("flash2_fwd") == Approx(1.0 + plain));
+  CHECK(dependent_issue_cycles("flash2_fwd_variant") == Approx(1.0 + variant));
+  CHECK(dependent_issue_cycles("qk") == 0.0);
 }
 
 }  // namespace memwall

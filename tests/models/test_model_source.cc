@@ -90,10 +90,14 @@ TEST_CASE("flash2 with stages > 1 issues the next K/V loads before waiting on th
     REQUIRE(ops[1 + 2 * j].tag == 1 + j);
     REQUIRE(ops[2 + 2 * j].tag == 1 + j);
   }
-  // Then the CTA's warp instructions (an issue op), then the first wait.
+  // Then the CTA's warp instructions (an issue op) and their dependency chain (an asynchronous
+  // latency op), then the first wait.
   REQUIRE(ops[7].kind == OpKind::compute);
   REQUIRE(ops[7].unit == ComputeUnit::issue);
-  REQUIRE(ops[8].kind == OpKind::wait);
+  REQUIRE(ops[8].kind == OpKind::compute);
+  REQUIRE(ops[8].unit == ComputeUnit::latency);
+  REQUIRE(ops[8].tag != 0);
+  REQUIRE(ops[9].kind == OpKind::wait);
   // Block 3 (tag 1 again) is issued only after block 0's wait on tag 1.
   std::size_t wait_tag1 = 0, load_block3 = 0;
   const std::uint64_t k_base = w->info().tensors[w->tensor_id("K")].base;
@@ -109,7 +113,8 @@ TEST_CASE("flash2 with stages > 1 issues the next K/V loads before waiting on th
   const auto w1 = make_workload(p);
   ops.clear();
   w1->emit_cta(0, 0, rec);
-  REQUIRE(ops[4].kind == OpKind::wait);
+  // Q, block 0's K and V, the issue and latency ops, then the wait.
+  REQUIRE(ops[5].kind == OpKind::wait);
 }
 
 TEST_CASE("The source resumes nothing after its last kernel and skips unpulled CTAs",

@@ -23,8 +23,9 @@ class FakeSource final : public TraceSource {
  public:
   /// `reduce`: each CTA ends with a reduction (op kind 6, trace format version 2), some of its
   /// compute ops are issue or mma_sync ops (units 3 and 4, version 3) and some asynchronous (a
-  /// tag, version 5); without, the trace is valid as version 1. `latency` (with `reduce`): some
-  /// are latency ops (unit 5, version 5); without, those are fp32 ops.
+  /// tag, version 5), and some smem ops asynchronous (a tag, version 6); without, the trace is
+  /// valid as version 1. `latency` (with `reduce`): some are latency ops (unit 5, version 5);
+  /// without, those are fp32 ops.
   explicit FakeSource(std::uint64_t ctas,
                       std::vector<std::pair<std::string, std::string>> extra = {},
                       bool reduce = true, bool latency = true)
@@ -52,7 +53,7 @@ class FakeSource final : public TraceSource {
         if (op.kind == OpKind::compute && op.unit == ComputeUnit::issue) op.unit = ComputeUnit::sfu;
         if (op.kind == OpKind::compute && op.unit == ComputeUnit::mma_sync)
           op.unit = ComputeUnit::tensor;
-        if (op.kind == OpKind::compute) op.tag = 0;
+        if (op.kind == OpKind::compute || op.kind == OpKind::smem) op.tag = 0;
       }
     }
     if (!m_latency) {
@@ -86,6 +87,8 @@ class FakeSource final : public TraceSource {
       Op smem;
       smem.kind = OpKind::smem;
       smem.amount = 512 * (i + 1);
+      // Every third one asynchronous too, under the wait's tag (version 6).
+      smem.tag = i % 3 == 1 ? static_cast<std::uint16_t>(200 + i) : 0;
       ops.push_back(smem);
     }
     Op barrier;
@@ -199,7 +202,7 @@ TEST_CASE("Writing the same source twice gives byte-identical files", "[trace_fi
 
 TEST_CASE("A version 1 trace still replays, unless it names a parameter of version 2",
           "[trace_file]") {
-  REQUIRE(kTraceVersion == 5);
+  REQUIRE(kTraceVersion == 6);
   const std::string path = write_fake("v1.mwt", 20, 1);
   std::string v1 = read_all(path);
   v1[8] = 1;  // the prologue is outside the chunks' checksums
@@ -298,6 +301,39 @@ TEST_CASE("A version 4 trace replays with every compute op synchronous", "[trace
   std::filesystem::remove(v5);
 }
 
+TEST_CASE("A version 5 trace replays with every smem op synchronous", "[trace_file]") {
+  // Version 5 has no smem tags: the same ops come back with tag 0 on their smem ops, and
+  // everything else as written.
+  const std::string v5 = write_fake("v5_smem.mwt", 20, 5), v6 = write_fake("v6_smem.mwt", 20, 6);
+  TraceReader r5(v5), r6(v6);
+  REQUIRE(r5.version() == 5u);
+  REQUIRE(r6.version() == 6u);
+  KernelInfo k5, k6;
+  std::vector<Op> ops5, ops6;
+  std::uint64_t async_smem = 0, async_compute = 0;
+  while (r6.next_kernel(k6)) {
+    REQUIRE(r5.next_kernel(k5));
+    REQUIRE(k5 == k6);
+    while (r6.next_cta(ops6)) {
+      REQUIRE(r5.next_cta(ops5));
+      REQUIRE(ops5.size() == ops6.size());
+      for (std::size_t i = 0; i < ops6.size(); ++i) {
+        Op expected = ops6[i];
+        if (expected.kind == OpKind::smem && expected.tag != 0) {
+          ++async_smem;
+          expected.tag = 0;
+        }
+        if (expected.kind == OpKind::compute && expected.tag != 0) ++async_compute;
+        REQUIRE(ops5[i] == expected);
+      }
+    }
+  }
+  REQUIRE(async_smem > 0);
+  REQUIRE(async_compute > 0);  // compute tags are version 5's: kept
+  std::filesystem::remove(v5);
+  std::filesystem::remove(v6);
+}
+
 TEST_CASE("A wrong magic, version or flags is rejected at the header", "[trace_file]") {
   const std::string path = write_fake("header.mwt", 10);
   const std::string good = read_all(path);
@@ -306,10 +342,12 @@ TEST_CASE("A wrong magic, version or flags is rejected at the header", "[trace_f
   write_all(path, bad);
   REQUIRE_THAT(read_error(path), Catch::Contains("byte 0: wrong magic"));
   bad = good;
-  bad[8] = 6;  // version 6
+  bad[8] = static_cast<char>(kTraceVersion + 1);  // the next version
   write_all(path, bad);
-  REQUIRE_THAT(read_error(path), Catch::Contains("byte 8: unsupported trace version 6 (this build "
-                                                 "reads versions 1 to 5)"));
+  REQUIRE_THAT(read_error(path),
+               Catch::Contains("byte 8: unsupported trace version " +
+                               std::to_string(kTraceVersion + 1) + " (this build reads versions 1 to " +
+                               std::to_string(kTraceVersion) + ")"));
   bad[8] = 0;
   write_all(path, bad);
   REQUIRE_THAT(read_error(path), Catch::Contains("byte 8: unsupported trace version 0"));
