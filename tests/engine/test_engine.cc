@@ -575,9 +575,9 @@ TEST_CASE("sm.smem_pipe = tensor books shared-memory traffic on the tensor pipe"
   const std::uint64_t instructions = 300'000;
   const Tick issue = static_cast<Tick>(std::llround(
       static_cast<double>(instructions) / (c.sm.issue_per_cycle * c.sm.clock.hertz) * 1e12));
-  const TestKernel issue_beside{kernel_info("mma"),
-                                {{compute(ComputeUnit::tensor, flops)},
-                                 {compute(ComputeUnit::issue, instructions)}}};
+  const TestKernel issue_beside{
+      kernel_info("mma"),
+      {{compute(ComputeUnit::tensor, flops)}, {compute(ComputeUnit::issue, instructions)}}};
   CHECK(run(c, {issue_beside}, 0).time == std::max(issue, tensor));
 }
 

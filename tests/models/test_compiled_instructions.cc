@@ -78,7 +78,6 @@ TEST_CASE("kernel_instructions: measured where compiled, else scaled by a step's
   CHECK_THROWS_AS(kernel_instructions("no_such_kernel", 64, 128, 128, 2), std::logic_error);
 }
 
-
 TEST_CASE("dependent_issue_cycles: 1 + L of the lone-warp rows of the stall probe", "[models]") {
   // traces/measured/h100-stall-probe/analyze.txt, part 1: the kernel (37 characters, cut), CTAs,
   // w (warps per scheduler), T, I, T+I, chain, L, ... The chain law is measured where w = 1.

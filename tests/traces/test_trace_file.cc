@@ -344,10 +344,10 @@ TEST_CASE("A wrong magic, version or flags is rejected at the header", "[trace_f
   bad = good;
   bad[8] = static_cast<char>(kTraceVersion + 1);  // the next version
   write_all(path, bad);
-  REQUIRE_THAT(read_error(path),
-               Catch::Contains("byte 8: unsupported trace version " +
-                               std::to_string(kTraceVersion + 1) + " (this build reads versions 1 to " +
-                               std::to_string(kTraceVersion) + ")"));
+  REQUIRE_THAT(
+      read_error(path),
+      Catch::Contains("byte 8: unsupported trace version " + std::to_string(kTraceVersion + 1) +
+                      " (this build reads versions 1 to " + std::to_string(kTraceVersion) + ")"));
   bad[8] = 0;
   write_all(path, bad);
   REQUIRE_THAT(read_error(path), Catch::Contains("byte 8: unsupported trace version 0"));
