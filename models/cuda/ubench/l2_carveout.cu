@@ -137,7 +137,8 @@ void link_cycle(unsigned long long* buf, size_t bytes, unsigned seed) {
   // order is a single cycle: line l's successor is order[l].
   std::vector<unsigned long long> host(bytes / sizeof(unsigned long long), 0);
   const size_t words = kLine / sizeof(unsigned long long);
-  for (size_t l = 0; l < lines; ++l) host[l * words] = static_cast<unsigned long long>(order[l]) * words;
+  for (size_t l = 0; l < lines; ++l)
+    host[l * words] = static_cast<unsigned long long>(order[l]) * words;
   UB_CHECK(cudaMemcpy(buf, host.data(), bytes, cudaMemcpyHostToDevice));
 }
 
@@ -277,7 +278,7 @@ int main() {
   for (const int sixteenths : {8, 16}) {
     const size_t bytes = max_reserve * sixteenths / 16;
     set_limit(r, bytes);
- UB_REQUIRE(r.granted <= size_t(prop.accessPolicyMaxWindowSize), "the hog exceeds a window");
+    UB_REQUIRE(r.granted <= size_t(prop.accessPolicyMaxWindowSize), "the hog exceeds a window");
     r.persisting = false;
     streams("limit " + std::to_string(sixteenths) + "/16");
     cudaStreamAttrValue set{};
