@@ -11,7 +11,8 @@
 ///                  persisting (hitRatio 1); the measured kernels run on the default stream, with
 ///                  no window, and wait for the hog read by an event (it is not timed)
 ///   none again     persisting lines reset (cudaCtxResetPersistingL2Cache), the limit back to 0
-/// R is 1/2, then 1 (the driver grants multiples of 1/16 of the L2).
+/// R is 25%, 50%, 75% and 100% of the maximum, as memwall-cuda's --l2-reserve R% (the driver
+/// grants multiples of 1/16 of the L2).
 ///
 /// Tests in each condition (one CTA of 1024 threads per SM on every SM; median of 5 launches
 /// after one warm-up, CUDA events):
@@ -275,12 +276,12 @@ int main() {
 
   set_limit(r, 0);
   streams("none");
-  for (const int sixteenths : {8, 16}) {
-    const size_t bytes = max_reserve * sixteenths / 16;
+  for (const int percent : {25, 50, 75, 100}) {
+    const size_t bytes = max_reserve * percent / 100;
     set_limit(r, bytes);
     UB_REQUIRE(r.granted <= size_t(prop.accessPolicyMaxWindowSize), "the hog exceeds a window");
     r.persisting = false;
-    streams("limit " + std::to_string(sixteenths) + "/16");
+    streams("limit " + std::to_string(percent) + "%");
     cudaStreamAttrValue set{};
     set.accessPolicyWindow.base_ptr = r.hog;
     set.accessPolicyWindow.num_bytes = r.granted;
@@ -289,7 +290,7 @@ int main() {
     set.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
     UB_CHECK(cudaStreamSetAttribute(r.stream, cudaStreamAttributeAccessPolicyWindow, &set));
     r.persisting = true;
-    streams("persisting " + std::to_string(sixteenths) + "/16");
+    streams("persisting " + std::to_string(percent) + "%");
     UB_CHECK(cudaDeviceSynchronize());
     UB_CHECK(cudaCtxResetPersistingL2Cache());
   }
