@@ -114,6 +114,7 @@ struct RawSetting {
   std::string label;
   double value = 0;  ///< SMs held, or bytes granted
   bool reference = false;
+  std::string reserve;  ///< l2-size: the reserve cell as asked ("25%"), empty otherwise
 };
 
 /// What one simulation gave: its total and its kernels' times and DRAM bytes.
@@ -153,6 +154,7 @@ RawSetting setting_of(const CsvCells& csv, std::size_t r, ChipChange change) {
     s.reference = !granted;
     s.key = csv.text(r, c_reserve) + "/" + csv.text(r, c_granted);
     const std::string& reserve = csv.text(r, c_reserve);
+    s.reserve = reserve;
     s.label = s.reference
                   ? "none"
                   : "reserve " + (reserve.empty() ? printf_text("%.0fB", s.value) : reserve);
@@ -259,9 +261,55 @@ ReadFile read_change_file(const std::string& path, ChipChange change) {
   return f;
 }
 
-/// The override of a setting on `config`.
+/// What a persisting-L2 carve-out does to HBM streams, measured by
+/// models/cuda/ubench/l2_carveout.cu: per reserve as asked ("25%"), the read-only and write-only
+/// streams' rates with that carve-out (its lines persisting) over the rates without one.
+struct CarveoutRates {
+  std::string path;
+  std::map<std::string, std::pair<double, double>> read_write;  ///< reserve -> (read, write)
+};
+
+CarveoutRates read_carveout_rates(const std::string& path) {
+  const CsvCells csv(path);
+  const int c_cond = csv.column("condition");
+  const int c_test = csv.column("test");
+  const int c_gbps = csv.column("gbps");
+  std::map<std::string, std::map<std::string, double>> gbps;  // condition -> test -> GB/s
+  for (std::size_t r = 0; r < csv.table().rows.size(); ++r) {
+    const std::string& test = csv.text(r, c_test);
+    if (test != "hbm_read" && test != "hbm_write") continue;
+    const double v = csv.required_number(r, c_gbps);
+    if (v <= 0) throw UsageError(csv.where(r, c_gbps) + ": a stream's rate must be positive");
+    gbps[csv.text(r, c_cond)][test] = v;
+  }
+  auto rates_of = [&](const std::string& condition) -> std::pair<double, double> {
+    const auto it = gbps.find(condition);
+    if (it == gbps.end() || !it->second.count("hbm_read") || !it->second.count("hbm_write")) {
+      throw UsageError(path + ": no hbm_read and hbm_write rows for condition \"" + condition +
+                       "\" (l2_carveout.cu's output has them)");
+    }
+    return {it->second.at("hbm_read"), it->second.at("hbm_write")};
+  };
+  const auto [none_read, none_write] = rates_of("none");
+  CarveoutRates out;
+  out.path = path;
+  const std::string prefix = "persisting ";
+  for (const auto& [condition, tests] : gbps) {
+    if (condition.rfind(prefix, 0) != 0) continue;
+    const auto [read, write] = rates_of(condition);
+    out.read_write[condition.substr(prefix.size())] = {read / none_read, write / none_write};
+  }
+  if (out.read_write.empty()) {
+    throw UsageError(path + ": no \"persisting R\" rows (the HBM streams with a carve-out)");
+  }
+  return out;
+}
+
+/// The override of a setting on `config`: sm-count, `sm.count`; l2-size, `l2.size` less the
+/// bytes granted and, with `rates`, the HBM's read and write rates scaled by what the same
+/// carve-out does to the measured streams (overrides separated by spaces).
 std::string override_of(const RawSetting& s, ChipChange change, const HardwareConfig& config,
-                        const std::string& path) {
+                        const std::string& path, const CarveoutRates* rates) {
   if (change == ChipChange::kSmCount) return "sm.count=" + printf_text("%.0f", s.value);
   const double left = static_cast<double>(config.l2.size.count) - s.value;
   if (left <= 0) {
@@ -269,12 +317,33 @@ std::string override_of(const RawSetting& s, ChipChange change, const HardwareCo
                      " bytes, not less than the config's l2.size of " +
                      format_bytes(config.l2.size));
   }
-  return "l2.size=" + printf_text("%.0f", left) + "B";
+  std::string text = "l2.size=" + printf_text("%.0f", left) + "B";
+  if (rates == nullptr || s.reference || s.value <= 0) return text;
+  const auto it = rates->read_write.find(s.reserve);
+  if (it == rates->read_write.end()) {
+    throw UsageError(path + ": " + s.label + ": " + rates->path + " has no \"persisting " +
+                     s.reserve + "\" rows");
+  }
+  const auto [read, write] = it->second;
+  return text + " hbm.write_rate=" + printf_text("%.4f", config.hbm.write_rate * write) +
+         " hbm.mixed_write_rate=" + printf_text("%.4f", config.hbm.mixed_write_rate * write) +
+         " efficiency.hbm=" + printf_text("%.4f", config.efficiency.hbm * read);
+}
+
+/// The overrides of a setting's text, one per space-separated word.
+std::vector<std::string> overrides_of(const std::string& text) {
+  std::vector<std::string> out;
+  for (std::size_t pos = 0; pos < text.size();) {
+    const std::size_t end = std::min(text.find(' ', pos), text.size());
+    if (end > pos) out.push_back(text.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  return out;
 }
 
 SimFigures simulate_case(const std::string& config, const std::string& override_text,
                          const WorkloadParams& params, bool flush) {
-  const HardwareConfig hw = load_config(config, {override_text});
+  const HardwareConfig hw = load_config(config, overrides_of(override_text));
   SimOptions sim;
   sim.flush_l2_between_kernels = flush;
   const RunResult run = simulate_workload(hw, params, sim);
@@ -352,12 +421,18 @@ ValidationTable run_validation(ChipChange change, const std::string& measured_pa
   }
 
   const HardwareConfig base = load_config(options.config);
+  std::optional<CarveoutRates> rates;
+  if (change == ChipChange::kL2Size && !options.carveout_rates.empty()) {
+    rates = read_carveout_rates(options.carveout_rates);
+  }
   ValidationTable t;
   t.change = change;
   t.measured_path = measured_path;
   t.config = options.config;
   for (const RawSetting& s : file.settings) {
-    t.settings.push_back({s.label, override_of(s, change, base, measured_path), s.reference});
+    t.settings.push_back({s.label,
+                          override_of(s, change, base, measured_path, rates ? &*rates : nullptr),
+                          s.reference});
   }
   t.cases = static_cast<int>(file.cases.size());
 

@@ -87,6 +87,9 @@ struct ValidateOptions {
   std::string only_regex;  ///< when set: only the cases whose label it matches (ECMAScript, search)
   std::size_t max_cases = 0;  ///< when > 0: only the first N cases (after only_regex)
   unsigned threads = 1;  ///< simulations in parallel; the result does not depend on it
+  /// l2-size: when set, models/cuda/ubench/l2_carveout.cu's output; each carve-out's setting
+  /// also scales the HBM's read and write rates by what that carve-out did to its streams.
+  std::string carveout_rates;
 };
 
 /// Reads `measured_path` (the harness's columns, docs/cuda.md, plus the change's columns; the

@@ -34,6 +34,9 @@ void run_validate_command(ValidateCliOptions o, CliContext& ctx) {
         "validate: give --sm-count FILE and/or --l2-size FILE (measurements to simulate), or "
         "--table FILE (a table written by --csv, summarized again)");
   }
+  if (!o.run.carveout_rates.empty() && o.l2_size.empty()) {
+    throw UsageError("validate: --carveout-rates applies to --l2-size only; give --l2-size FILE");
+  }
   if (!o.table.empty() && (!o.check.empty() || o.cases > 0 || !o.run.only_regex.empty())) {
     throw UsageError(
         "validate: --table takes no --check, --cases or --only (it simulates nothing)");
@@ -42,6 +45,7 @@ void run_validate_command(ValidateCliOptions o, CliContext& ctx) {
   std::vector<FileArgument> inputs = {{"--config", config_file},
                                       {"--sm-count", o.sm_count},
                                       {"--l2-size", o.l2_size},
+                                      {"--carveout-rates", o.run.carveout_rates},
                                       {"--table", o.table}};
   for (const std::string& c : o.check) inputs.push_back({"--check", c});
   refuse_clobbering({{"--json", o.json}, {"--csv", o.csv}}, inputs);
@@ -106,6 +110,13 @@ void register_validate_command(CLI::App& app, CliContext& ctx) {
          "Measured CSV of persisting-L2 carve-outs (columns reserve, granted_bytes): each case at "
          "--set l2.size=(the config's l2.size - granted_bytes)")
       ->type_name("FILE");
+  cmd->add_option(
+         "--carveout-rates", o->run.carveout_rates,
+         "With --l2-size: the output of models/cuda/ubench/l2_carveout.cu (HBM streams with and "
+         "without each carve-out); each reserve also sets hbm.write_rate and hbm.mixed_write_rate "
+         "times the write-only stream's rate with it over without, and efficiency.hbm times the "
+         "read-only one's: the carve-out slows HBM writes, which l2.size alone does not say")
+      ->type_name("FILE");
   cmd->add_option("--only", o->run.only_regex,
                   "Only the cases whose label matches REGEX (searched)")
       ->type_name("REGEX");
@@ -139,6 +150,8 @@ void register_validate_command(CLI::App& app, CliContext& ctx) {
       *cmd,
       "  memwall validate --sm-count traces/measured/h200-sm-count.csv -j 2\n"
       "  memwall validate --l2-size traces/measured/h200-l2-size.csv --only 'naive .*N=1024 ' -j 2\n"
+      "  memwall validate --l2-size traces/measured/h200-l2-size.csv \\\n"
+      "      --carveout-rates traces/measured/h200-l2-carveout/carveout-1.csv -j 2\n"
       "  memwall validate --sm-count traces/measured/h200-sm-count.csv --cases 2 \\\n"
       "      --check traces/measured/h200-sm-count-validate.csv\n"
       "  memwall validate --table traces/measured/h200-sm-count-validate.csv --summary\n"

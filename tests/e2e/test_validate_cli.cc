@@ -4,11 +4,14 @@
 // traces/measured/h200-sm-count.md and h200-l2-size.md are those tables.
 #include <catch2/catch.hpp>
 
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include "sim/core/json.h"
+#include "sim/hw/config_loader.h"
 #include "studies/sweep_csv.h"
 #include "studies/validate.h"
 #include "tests/support/cli.h"
@@ -221,4 +224,105 @@ TEST_CASE("validate refuses a malformed CSV with exit 2 and an output over an in
   const auto none = run_memwall("validate");
   CHECK(none.code == 2);
   CHECK_THAT(none.out, Catch::Contains("--sm-count FILE"));
+}
+
+namespace {
+
+/// A rates file in l2_carveout.cu's columns: without a carve-out reads 4000 and writes 3000 GB/s;
+/// with reserve P% reads 4000 · (1 − P/1000) and writes 3000 · (1 − P/200) (P = 100: half).
+std::string write_rates(const std::string& name, bool with_75 = true) {
+  const std::string path = memwall::test::temp_path("validate", name);
+  std::string text = "condition,granted_bytes,test,bytes,ms,gbps,cycles_per_load,ns_per_load\n";
+  text +=
+      "none,0,hbm_read,1,1,4000.0,,\nnone,0,hbm_write,1,1,3000.0,,\nnone,0,chase_l2,1,,,290,146\n";
+  for (const int p : {25, 50, 75, 100}) {
+    if (p == 75 && !with_75) continue;
+    for (const char* c : {"limit ", "persisting "}) {
+      // "limit" rows (no persisting lines) are not read: make them absurd.
+      const double read = std::string(c) == "limit " ? 1.0 : 4000.0 * (1 - p / 1000.0);
+      const double write = std::string(c) == "limit " ? 1.0 : 3000.0 * (1 - p / 200.0);
+      const std::string cond = c + std::to_string(p) + "%";
+      text += cond + ",0,hbm_read,1,1," + std::to_string(read) + ",,\n";
+      text += cond + ",0,hbm_write,1,1," + std::to_string(write) + ",,\n";
+    }
+  }
+  std::ofstream(path) << text;
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("validate --carveout-rates scales each carve-out's HBM rates by the measured streams'",
+          "[validate]") {
+  ValidateOptions o;
+  o.only_regex = "naive B=1 H=8 N=1024 d=64 ";
+  o.max_cases = 1;
+  o.threads = 2;
+  o.carveout_rates = write_rates("rates.csv");
+  const ValidationTable t = run_validation(ChipChange::kL2Size, kL2Size, o);
+  const HardwareConfig base = load_config(kConfig);
+  const CsvTable measured = read_csv(kL2Size);
+  int scaled = 0;
+  for (const ChangeSetting& s : t.settings) {
+    INFO(s.label << ": " << s.override_text);
+    if (s.reference || s.label == "reserve 0%") {
+      CHECK(s.override_text.find("hbm.") == std::string::npos);
+      continue;
+    }
+    const double p = std::atof(s.label.substr(std::string("reserve ").size()).c_str());
+    const auto fixed = [](double v) {
+      char b[32];
+      std::snprintf(b, sizeof b, "%.4f", v);
+      return std::string(b);
+    };
+    const double w = 1 - p / 200;
+    const double r = 1 - p / 1000;
+    CHECK_THAT(s.override_text,
+               Catch::Contains(" hbm.write_rate=" + fixed(base.hbm.write_rate * w)));
+    CHECK_THAT(s.override_text,
+               Catch::Contains(" hbm.mixed_write_rate=" + fixed(base.hbm.mixed_write_rate * w)));
+    CHECK_THAT(s.override_text,
+               Catch::Contains(" efficiency.hbm=" + fixed(base.efficiency.hbm * r)));
+    ++scaled;
+  }
+  CHECK(scaled == 4);
+  // The simulated time at the full carve-out is `memwall run` with the same overrides.
+  std::string set;
+  for (const ChangeSetting& s : t.settings) {
+    if (s.label != "reserve 100%") continue;
+    for (std::size_t pos = 0; pos < s.override_text.size();) {
+      const std::size_t end = std::min(s.override_text.find(' ', pos), s.override_text.size());
+      set += " --set " + s.override_text.substr(pos, end - pos);
+      pos = end + 1;
+    }
+  }
+  REQUIRE_FALSE(set.empty());
+  const JsonValue at100 = run_json(
+      "--workload naive --batch 1 --heads 8 --seq 1024 --head-dim 64 --block-q 128 --block-kv 128 "
+      "--block-k 64 --softmax-rows 4" +
+          set,
+      "c100.json");
+  CHECK(row_of(t, "naive B=1 H=8 N=1024 d=64", "total", "reserve 100%").sim_time_s ==
+        Approx(at100.get("time_s")->number).epsilon(1e-6));
+}
+
+TEST_CASE("validate --carveout-rates refuses a file without the rates it needs, with exit 2",
+          "[validate]") {
+  const auto missing = run_memwall(std::string("validate --l2-size ") + kL2Size +
+                                   " --cases 1 --carveout-rates " + write_rates("r75.csv", false));
+  CHECK(missing.code == 2);
+  CHECK_THAT(missing.out, Catch::Contains("reserve 75%"));
+  CHECK_THAT(missing.out, Catch::Contains("no \"persisting 75%\" rows"));
+  const std::string no_none = memwall::test::temp_path("validate", "nonone.csv");
+  std::ofstream(no_none) << "condition,granted_bytes,test,bytes,ms,gbps\n"
+                            "persisting 25%,0,hbm_read,1,1,3000\n";
+  const auto bad = run_memwall(std::string("validate --l2-size ") + kL2Size +
+                               " --cases 1 --carveout-rates " + no_none);
+  CHECK(bad.code == 2);
+  CHECK_THAT(bad.out,
+             Catch::Contains(no_none + ": no hbm_read and hbm_write rows for condition \"none\""));
+  const auto alone =
+      run_memwall(std::string("validate --sm-count ") + kSmCount + " --carveout-rates " + no_none);
+  CHECK(alone.code == 2);
+  CHECK_THAT(alone.out, Catch::Contains("--carveout-rates applies to --l2-size only"));
 }
