@@ -426,6 +426,9 @@ inline bool L2Ways<Word>::copy_hit(const Place& copy, std::uint32_t mask) const 
   Word* set = &m_words[copy.set_base];
   const auto key = static_cast<Word>(copy.tag << m_tag_shift);
   const auto tag_bits = static_cast<Word>(~Word{0} << m_tag_shift);
+  // The most recently used line first, as find_or_allocate does: a K/V tile's lines, read by
+  // CTA after CTA of one partition, find their copy there.
+  if ((set[0] & tag_bits) == key) return (static_cast<std::uint32_t>(set[0]) & mask) == mask;
   const std::uint32_t w = m_ways == 16 ? l2_detail::find_way(set, 16, key, tag_bits)
                                        : l2_detail::find_way(set, m_ways, key, tag_bits);
   if (w == m_ways || (static_cast<std::uint32_t>(set[w]) & mask) != mask) return false;
