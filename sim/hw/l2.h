@@ -154,7 +154,7 @@ class L2Ways {
 
   /// Moves the line of `place` to the front (most recently used) of its set, allocating it in
   /// place of the least recently used way if absent (reporting a dirty victim); returns its word.
-  Word& find_or_allocate(const Place& place, L2Outcome& out) const;
+  [[gnu::always_inline]] Word& find_or_allocate(const Place& place, L2Outcome& out) const;
 
   Word* m_words;  ///< [set·ways + position], each set in LRU order, most recently used first
   std::uint64_t m_copy_bit;  ///< the tag bit that marks a copy (0 when the L2 keeps none)
@@ -349,6 +349,20 @@ inline void move_to_front(std::uint32_t* words, std::uint32_t ways, std::uint32_
     // Groups wholly at positions <= w move whole; a last group that w ends inside keeps its
     // ways past w (a miss, w = ways - 1, has none).
     __m128i carry = _mm_cvtsi32_si128(static_cast<int>(word));
+    if (ways == 16 && w == 15) {
+      // A miss in a 16-way set (the presets' allocation, the usual case of a streamed line):
+      // every group moves whole, unrolled, without the loop's count and branches.
+      __m128i* group = reinterpret_cast<__m128i*>(words);
+      const __m128i g0 = _mm_loadu_si128(group);
+      const __m128i g1 = _mm_loadu_si128(group + 1);
+      const __m128i g2 = _mm_loadu_si128(group + 2);
+      const __m128i g3 = _mm_loadu_si128(group + 3);
+      _mm_storeu_si128(group, _mm_or_si128(_mm_slli_si128(g0, 4), carry));
+      _mm_storeu_si128(group + 1, _mm_or_si128(_mm_slli_si128(g1, 4), _mm_srli_si128(g0, 12)));
+      _mm_storeu_si128(group + 2, _mm_or_si128(_mm_slli_si128(g2, 4), _mm_srli_si128(g1, 12)));
+      _mm_storeu_si128(group + 3, _mm_or_si128(_mm_slli_si128(g3, 4), _mm_srli_si128(g2, 12)));
+      return;
+    }
     std::uint32_t k = 0;
     for (; k + 3 <= w; k += 4) {
       __m128i* group = reinterpret_cast<__m128i*>(words + k);
