@@ -348,8 +348,8 @@ Tick MemoryPath::far_fill(SmRun<Word>& run, std::uint64_t line, const L2Place& h
 }
 
 template <class Word>
-void MemoryPath::store_copy(const L2Ways<Word>& ways, const L2Place& place, std::uint32_t near,
-                            std::uint32_t mask, Tick t) {
+inline void MemoryPath::store_copy(const L2Ways<Word>& ways, const L2Place& place,
+                                   std::uint32_t near, std::uint32_t mask, Tick t) {
   if (near == kNoCopy) {
     ways.invalidate(ways.copy_of(place, place.slice));
     return;

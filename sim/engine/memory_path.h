@@ -232,8 +232,8 @@ class MemoryPath {
   /// load's would (a dirty line it evicts is written back); from the line's own partition
   /// (kNoCopy) the copy is invalidated.
   template <class Word>
-  void store_copy(const L2Ways<Word>& ways, const L2Place& place, std::uint32_t near,
-                  std::uint32_t mask, Tick t);
+  [[gnu::always_inline]] void store_copy(const L2Ways<Word>& ways, const L2Place& place,
+                                         std::uint32_t near, std::uint32_t mask, Tick t);
   /// Throws UsageError if `box` reaches beyond the addresses the L2 can tag.
   void check_range(const Box& box) const;
   /// Index into m_tensors of the tensor holding `sector`, or m_tensors.size() - 1 (untracked).

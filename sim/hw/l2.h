@@ -85,7 +85,7 @@ class L2Ways {
   /// The same for a line already placed.
   void prefetch(const Place& place) const { prefetch_host_line(&m_words[place.set_base]); }
   /// See L2::read.
-  L2Outcome read(const Place& place, std::uint32_t mask) const {
+  [[gnu::always_inline]] L2Outcome read(const Place& place, std::uint32_t mask) const {
     L2Outcome out;
     Word& word = find_or_allocate(place, out);
     const std::uint32_t valid = static_cast<std::uint32_t>(word) & m_sector_bits;
@@ -95,7 +95,8 @@ class L2Ways {
     return out;
   }
   /// See L2::write.
-  L2Outcome write(const Place& place, std::uint32_t mask, std::uint32_t full_mask) const {
+  [[gnu::always_inline]] L2Outcome write(const Place& place, std::uint32_t mask,
+                                         std::uint32_t full_mask) const {
     L2Outcome out;
     Word& word = find_or_allocate(place, out);
     const std::uint32_t valid = static_cast<std::uint32_t>(word) & m_sector_bits;
