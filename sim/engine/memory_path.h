@@ -230,7 +230,8 @@ class MemoryPath {
   /// After a store of sectors `mask` to the line at `place` accepted at `t` (l2.far_reads:
   /// copy): from the other partition (`near`, its copy's slice) the copy takes the sectors, as a
   /// load's would (a dirty line it evicts is written back); from the line's own partition
-  /// (kNoCopy) the copy is invalidated.
+  /// (kNoCopy) the copy is invalidated. Always inlined: it runs for every stored line when the
+  /// L2 keeps copies.
   template <class Word>
   [[gnu::always_inline]] void store_copy(const L2Ways<Word>& ways, const L2Place& place,
                                          std::uint32_t near, std::uint32_t mask, Tick t);
