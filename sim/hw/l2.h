@@ -85,8 +85,9 @@ class L2Ways {
   /// The same for a line already placed.
   void prefetch(const Place& place) const { prefetch_host_line(&m_words[place.set_base]); }
   /// See L2::read. read, write and find_or_allocate are always inlined: GCC's size limits left
-  /// them as calls in the memory path's far-copy steps (calls were 15% of naive's instructions
-  /// on the H200 preset, 2026-12-06).
+  /// them as calls in the memory path's far-copy steps (far_load, store_copy), and the call, its
+  /// arguments and its generic way count cost about 6% of naive's instructions on the H200
+  /// preset (docs/performance.md, 2026-12-06).
   [[gnu::always_inline]] L2Outcome read(const Place& place, std::uint32_t mask) const {
     L2Outcome out;
     Word& word = find_or_allocate(place, out);
