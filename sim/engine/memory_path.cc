@@ -294,7 +294,7 @@ template <bool kStore, class Word>
 }
 
 template <bool kStore>
-Tick MemoryPath::beyond_l2(std::uint64_t line, std::uint32_t slice, const L2Outcome& o,
+Tick MemoryPath::beyond_l2(std::uint64_t line, std::uint32_t slice, L2Outcome o,
                            std::uint32_t fetched, Tick t3, Tick back, Tick done,
                            Tick& channel_queue, LineTally& tally) {
   if (o.victim_dirty != 0) write_back(o.victim_line, o.victim_dirty, t3);
@@ -321,6 +321,15 @@ Tick MemoryPath::far_load(SmRun<Word>& run, std::uint64_t line, const L2Place& h
         near, at_slice, run.slice_ticks[near * run.slice_stride + n], slice_wait);
     return t_near + run.return_latency[near];
   }
+  return far_fill(run, line, home, copy, mask, n, at_slice, slice_wait, fetched, channel_wait,
+                  tally);
+}
+
+template <class Word>
+Tick MemoryPath::far_fill(SmRun<Word>& run, std::uint64_t line, const L2Place& home,
+                          const L2Place& copy, std::uint32_t mask, std::uint32_t n, Tick at_slice,
+                          Tick& slice_wait, std::uint32_t& fetched, Tick& channel_wait,
+                          LineTally& tally) {
   Tick home_wait = 0;
   const Tick t3 = run.slices.reserve(home.slice, at_slice,
                                      run.slice_ticks[home.slice * run.slice_stride + n], home_wait);
@@ -339,8 +348,8 @@ Tick MemoryPath::far_load(SmRun<Word>& run, std::uint64_t line, const L2Place& h
 }
 
 template <class Word>
-void MemoryPath::store_copy(const L2Ways<Word>& ways, const L2Place& place, std::uint32_t near,
-                            std::uint32_t mask, Tick t) {
+inline void MemoryPath::store_copy(const L2Ways<Word>& ways, const L2Place& place,
+                                   std::uint32_t near, std::uint32_t mask, Tick t) {
   if (near == kNoCopy) {
     ways.invalidate(ways.copy_of(place, place.slice));
     return;
@@ -449,11 +458,27 @@ std::uint64_t MemoryPath::access_whole_lines(SmRun<Word>& run, WholeLines& lines
       const L2Place& place = places[j];
       const std::uint32_t slice = place.slice;
       if (!kStore && copy_slice != nullptr && copy_slice[slice] != kNoCopy) {
+        const std::uint32_t near = copy_slice[slice];
+        const L2Place copy = ways.copy_of(place, near);
+        if (ways.copy_hit(copy, all)) {
+          // far_load's first case, here without its call and with its waits in registers: the
+          // copy serves the line (most of flash2's far lines: K and V, read by CTA after CTA).
+          // The unloaded latency is port, slice transfer and return, as for a near hit.
+          Tick near_wait = 0;
+          const Tick near_transfer = slice_ticks[near];
+          const Tick done =
+              slices.reserve(near, at_slice, near_transfer, near_wait) + back_latency[near];
+          slice_queue.add(near_wait);
+          const Tick u = port_part + near_transfer + back_latency[near];
+          if (done > ready) ready = done;
+          if (u > unloaded) unloaded = u;
+          continue;
+        }
         Tick slice_wait = 0;
         Tick channel_wait = 0;
         std::uint32_t fetched = 0;
-        const Tick done = far_load(run, line_of[j], place, copy_slice[slice], all, n, at_slice,
-                                   slice_wait, fetched, channel_wait, tally);
+        const Tick done = far_fill(run, line_of[j], place, copy, all, n, at_slice, slice_wait,
+                                   fetched, channel_wait, tally);
         fetched_sectors += fetched;
         slice_queue.add(slice_wait);
         channel_queue.add(channel_wait);

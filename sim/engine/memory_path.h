@@ -203,9 +203,10 @@ class MemoryPath {
   /// write-back of the victim at `t3` (when the slice took the request), the fetch of the
   /// missing sectors from HBM and their count. Returns when the data is there (a load: `back`
   /// after the channel, the fetched line's way back to the SM) or the store accepted, given
-  /// `done` without a fetch; adds the channel's wait to `channel_queue`.
+  /// `done` without a fetch; adds the channel's wait to `channel_queue`. `o` is taken by value:
+  /// by reference, the hot loops kept every line's outcome on the stack for it.
   template <bool kStore>
-  Tick beyond_l2(std::uint64_t line, std::uint32_t slice, const L2Outcome& o, std::uint32_t fetched,
+  Tick beyond_l2(std::uint64_t line, std::uint32_t slice, L2Outcome o, std::uint32_t fetched,
                  Tick t3, Tick back, Tick done, Tick& channel_queue, LineTally& tally);
   /// A load's line of `n` sectors (`mask`), placed at `home`, from an SM of another partition
   /// when the L2 keeps copies (l2.far_reads: copy), reaching the SM's partition at `at_slice`:
@@ -220,13 +221,20 @@ class MemoryPath {
   Tick far_load(SmRun<Word>& run, std::uint64_t line, const L2Place& home, std::uint32_t near,
                 std::uint32_t mask, std::uint32_t n, Tick at_slice, Tick& slice_wait,
                 std::uint32_t& fetched, Tick& channel_wait, LineTally& tally);
+  /// far_load once its copy (at `copy`) has missed: the line's own slice serves it, and the copy
+  /// takes the sectors. `fetched` must be 0 on the way in.
+  template <class Word>
+  Tick far_fill(SmRun<Word>& run, std::uint64_t line, const L2Place& home, const L2Place& copy,
+                std::uint32_t mask, std::uint32_t n, Tick at_slice, Tick& slice_wait,
+                std::uint32_t& fetched, Tick& channel_wait, LineTally& tally);
   /// After a store of sectors `mask` to the line at `place` accepted at `t` (l2.far_reads:
   /// copy): from the other partition (`near`, its copy's slice) the copy takes the sectors, as a
   /// load's would (a dirty line it evicts is written back); from the line's own partition
-  /// (kNoCopy) the copy is invalidated.
+  /// (kNoCopy) the copy is invalidated. Always inlined: it runs for every stored line when the
+  /// L2 keeps copies.
   template <class Word>
-  void store_copy(const L2Ways<Word>& ways, const L2Place& place, std::uint32_t near,
-                  std::uint32_t mask, Tick t);
+  [[gnu::always_inline]] void store_copy(const L2Ways<Word>& ways, const L2Place& place,
+                                         std::uint32_t near, std::uint32_t mask, Tick t);
   /// Throws UsageError if `box` reaches beyond the addresses the L2 can tag.
   void check_range(const Box& box) const;
   /// Index into m_tensors of the tensor holding `sector`, or m_tensors.size() - 1 (untracked).

@@ -84,8 +84,11 @@ class L2Ways {
   }
   /// The same for a line already placed.
   void prefetch(const Place& place) const { prefetch_host_line(&m_words[place.set_base]); }
-  /// See L2::read.
-  L2Outcome read(const Place& place, std::uint32_t mask) const {
+  /// See L2::read. read, write and find_or_allocate are always inlined: GCC's size limits left
+  /// them as calls in the memory path's far-copy steps (far_load, store_copy), and the call, its
+  /// arguments and its generic way count cost about 6% of naive's instructions on the H200
+  /// preset (docs/performance.md, 2026-12-06).
+  [[gnu::always_inline]] L2Outcome read(const Place& place, std::uint32_t mask) const {
     L2Outcome out;
     Word& word = find_or_allocate(place, out);
     const std::uint32_t valid = static_cast<std::uint32_t>(word) & m_sector_bits;
@@ -95,7 +98,8 @@ class L2Ways {
     return out;
   }
   /// See L2::write.
-  L2Outcome write(const Place& place, std::uint32_t mask, std::uint32_t full_mask) const {
+  [[gnu::always_inline]] L2Outcome write(const Place& place, std::uint32_t mask,
+                                         std::uint32_t full_mask) const {
     L2Outcome out;
     Word& word = find_or_allocate(place, out);
     const std::uint32_t valid = static_cast<std::uint32_t>(word) & m_sector_bits;
@@ -154,7 +158,7 @@ class L2Ways {
 
   /// Moves the line of `place` to the front (most recently used) of its set, allocating it in
   /// place of the least recently used way if absent (reporting a dirty victim); returns its word.
-  Word& find_or_allocate(const Place& place, L2Outcome& out) const;
+  [[gnu::always_inline]] Word& find_or_allocate(const Place& place, L2Outcome& out) const;
 
   Word* m_words;  ///< [set·ways + position], each set in LRU order, most recently used first
   std::uint64_t m_copy_bit;  ///< the tag bit that marks a copy (0 when the L2 keeps none)
@@ -349,6 +353,20 @@ inline void move_to_front(std::uint32_t* words, std::uint32_t ways, std::uint32_
     // Groups wholly at positions <= w move whole; a last group that w ends inside keeps its
     // ways past w (a miss, w = ways - 1, has none).
     __m128i carry = _mm_cvtsi32_si128(static_cast<int>(word));
+    if (ways == 16 && w == 15) {
+      // A miss in a 16-way set (the presets' allocation, the usual case of a streamed line):
+      // every group moves whole, unrolled, without the loop's count and branches.
+      __m128i* group = reinterpret_cast<__m128i*>(words);
+      const __m128i g0 = _mm_loadu_si128(group);
+      const __m128i g1 = _mm_loadu_si128(group + 1);
+      const __m128i g2 = _mm_loadu_si128(group + 2);
+      const __m128i g3 = _mm_loadu_si128(group + 3);
+      _mm_storeu_si128(group, _mm_or_si128(_mm_slli_si128(g0, 4), carry));
+      _mm_storeu_si128(group + 1, _mm_or_si128(_mm_slli_si128(g1, 4), _mm_srli_si128(g0, 12)));
+      _mm_storeu_si128(group + 2, _mm_or_si128(_mm_slli_si128(g2, 4), _mm_srli_si128(g1, 12)));
+      _mm_storeu_si128(group + 3, _mm_or_si128(_mm_slli_si128(g3, 4), _mm_srli_si128(g2, 12)));
+      return;
+    }
     std::uint32_t k = 0;
     for (; k + 3 <= w; k += 4) {
       __m128i* group = reinterpret_cast<__m128i*>(words + k);
@@ -426,6 +444,9 @@ inline bool L2Ways<Word>::copy_hit(const Place& copy, std::uint32_t mask) const 
   Word* set = &m_words[copy.set_base];
   const auto key = static_cast<Word>(copy.tag << m_tag_shift);
   const auto tag_bits = static_cast<Word>(~Word{0} << m_tag_shift);
+  // The most recently used line first, as find_or_allocate does: a K/V tile's lines, read by
+  // CTA after CTA of one partition, find their copy there.
+  if ((set[0] & tag_bits) == key) return (static_cast<std::uint32_t>(set[0]) & mask) == mask;
   const std::uint32_t w = m_ways == 16 ? l2_detail::find_way(set, 16, key, tag_bits)
                                        : l2_detail::find_way(set, m_ways, key, tag_bits);
   if (w == m_ways || (static_cast<std::uint32_t>(set[w]) & mask) != mask) return false;
