@@ -151,7 +151,7 @@ void register_validate_command(CLI::App& app, CliContext& ctx) {
       "  memwall validate --sm-count traces/measured/h200-sm-count.csv -j 2\n"
       "  memwall validate --l2-size traces/measured/h200-l2-size.csv --only 'naive .*N=1024 ' -j 2\n"
       "  memwall validate --l2-size traces/measured/h200-l2-size.csv \\\n"
-      "      --carveout-rates traces/measured/h200-l2-carveout/carveout-1.csv -j 2\n"
+      "      --carveout-rates OUT/carveout-1.csv -j 2   (OUT: models/cuda/ubench/l2_carveout.sh OUT)\n"
       "  memwall validate --sm-count traces/measured/h200-sm-count.csv --cases 2 \\\n"
       "      --check traces/measured/h200-sm-count-validate.csv\n"
       "  memwall validate --table traces/measured/h200-sm-count-validate.csv --summary\n"
