@@ -330,20 +330,9 @@ std::string override_of(const RawSetting& s, ChipChange change, const HardwareCo
          " efficiency.hbm=" + printf_text("%.4f", config.efficiency.hbm * read);
 }
 
-/// The overrides of a setting's text, one per space-separated word.
-std::vector<std::string> overrides_of(const std::string& text) {
-  std::vector<std::string> out;
-  for (std::size_t pos = 0; pos < text.size();) {
-    const std::size_t end = std::min(text.find(' ', pos), text.size());
-    if (end > pos) out.push_back(text.substr(pos, end - pos));
-    pos = end + 1;
-  }
-  return out;
-}
-
 SimFigures simulate_case(const std::string& config, const std::string& override_text,
                          const WorkloadParams& params, bool flush) {
-  const HardwareConfig hw = load_config(config, overrides_of(override_text));
+  const HardwareConfig hw = load_config(config, setting_overrides(override_text));
   SimOptions sim;
   sim.flush_l2_between_kernels = flush;
   const RunResult run = simulate_workload(hw, params, sim);
@@ -396,6 +385,16 @@ void fill_ratios(std::vector<ValidationRow>& rows) {
 }
 
 }  // namespace
+
+std::vector<std::string> setting_overrides(const std::string& text) {
+  std::vector<std::string> out;
+  for (std::size_t pos = 0; pos < text.size();) {
+    const std::size_t end = std::min(text.find(' ', pos), text.size());
+    if (end > pos) out.push_back(text.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  return out;
+}
 
 const char* chip_change_name(ChipChange change) {
   return change == ChipChange::kSmCount ? "sm-count" : "l2-size";

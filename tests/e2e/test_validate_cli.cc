@@ -290,11 +290,7 @@ TEST_CASE("validate --carveout-rates scales each carve-out's HBM rates by the me
   std::string set;
   for (const ChangeSetting& s : t.settings) {
     if (s.label != "reserve 100%") continue;
-    for (std::size_t pos = 0; pos < s.override_text.size();) {
-      const std::size_t end = std::min(s.override_text.find(' ', pos), s.override_text.size());
-      set += " --set " + s.override_text.substr(pos, end - pos);
-      pos = end + 1;
-    }
+    for (const std::string& kv : setting_overrides(s.override_text)) set += " --set " + kv;
   }
   REQUIRE_FALSE(set.empty());
   const JsonValue at100 = run_json(
