@@ -115,7 +115,8 @@ void register_validate_command(CLI::App& app, CliContext& ctx) {
          "With --l2-size: the output of models/cuda/ubench/l2_carveout.cu (HBM streams with and "
          "without each carve-out); each reserve also sets hbm.write_rate and hbm.mixed_write_rate "
          "times the write-only stream's rate with it over without, and efficiency.hbm times the "
-         "read-only one's: the carve-out slows HBM writes, which l2.size alone does not say")
+         "read-only one's (a ratio above 1 counts as 1): the carve-out slows HBM writes, which "
+         "l2.size alone does not say")
       ->type_name("FILE");
   cmd->add_option("--only", o->run.only_regex,
                   "Only the cases whose label matches REGEX (searched)")
