@@ -26,6 +26,13 @@ const char* kL2Size = "traces/measured/h200-l2-size.csv";
 const char* kSmTable = "traces/measured/h200-sm-count-validate.csv";
 const char* kL2Table = "traces/measured/h200-l2-size-validate.csv";
 const char* kConfig = "configs/calibrated/h200.yaml";
+/// The H200's carve-outs with the H100's measured stream rates (the H200's own not yet measured).
+const char* kL2CarveoutTable = "traces/measured/h200-l2-size-carveout-validate.csv";
+/// The same experiment on an H100, predicted by the H100 preset with the H200's calibration.
+const char* kH100L2Size = "traces/measured/h100-l2-size.csv";
+const char* kH100L2Table = "traces/measured/h100-l2-size-validate.csv";
+const char* kH100L2CarveoutTable = "traces/measured/h100-l2-size-carveout-validate.csv";
+const char* kH100Config = "configs/calibrated/h100-sxm.yaml";
 
 const ValidationRow& row_of(const ValidationTable& t, const std::string& case_prefix,
                             const std::string& kernel, const std::string& setting) {
@@ -172,18 +179,32 @@ TEST_CASE(
 
 TEST_CASE("The committed validation tables are what validate computes now", "[validate]") {
   // A subset of each, simulated again, agrees with the committed rows to 1e-6.
-  for (const auto& [flag, data, table] :
-       {std::tuple{"--sm-count", kSmCount, kSmTable}, std::tuple{"--l2-size", kL2Size, kL2Table}}) {
-    const auto r = run_memwall(std::string("validate ") + flag + " " + data +
-                               " --cases 2 -j 2 --summary --check " + table);
+  struct Committed {
+    const char* flag;
+    const char* data;
+    const char* table;
+    const char* config;
+    std::string extra;  ///< further options the table was made with
+  };
+  const std::string h100_rates =
+      " --carveout-rates traces/measured/h100-l2-carveout/carveout-1.csv";
+  for (const Committed& c :
+       {Committed{"--sm-count", kSmCount, kSmTable, kConfig, ""},
+        Committed{"--l2-size", kL2Size, kL2Table, kConfig, ""},
+        Committed{"--l2-size", kL2Size, kL2CarveoutTable, kConfig, h100_rates},
+        Committed{"--l2-size", kH100L2Size, kH100L2Table, kH100Config, ""},
+        Committed{"--l2-size", kH100L2Size, kH100L2CarveoutTable, kH100Config, h100_rates}}) {
+    INFO(c.table);
+    const auto r = run_memwall(std::string("validate --config ") + c.config + " " + c.flag + " " +
+                               c.data + c.extra + " --cases 2 -j 2 --summary --check " + c.table);
     INFO(r.out);
     CHECK(r.code == 0);
     CHECK_THAT(r.out, Catch::Contains("every row agrees"));
     // Every committed row's measured figures are the measured CSV's.
-    const CsvTable measured = read_csv(data);
-    for (const ValidationTable& t : read_validation_csv(table)) {
-      CHECK(t.measured_path == data);
-      CHECK(t.config == kConfig);
+    const CsvTable measured = read_csv(c.data);
+    for (const ValidationTable& t : read_validation_csv(c.table)) {
+      CHECK(t.measured_path == c.data);
+      CHECK(t.config == c.config);
       for (const ValidationRow& v : t.rows) {
         CHECK(v.meas_time_s ==
               Approx(std::atof(measured_cell(measured, v.line, "time_s").c_str())).epsilon(1e-9));
@@ -193,8 +214,10 @@ TEST_CASE("The committed validation tables are what validate computes now", "[va
 }
 
 TEST_CASE("The tables pasted in the measurement pages are the committed tables", "[validate]") {
-  for (const auto& [page, table] : {std::pair{"traces/measured/h200-sm-count.md", kSmTable},
-                                    std::pair{"traces/measured/h200-l2-size.md", kL2Table}}) {
+  for (const auto& [page, table] :
+       {std::pair{"traces/measured/h200-sm-count.md", kSmTable},
+        std::pair{"traces/measured/h200-l2-size.md", kL2Table},
+        std::pair{"traces/measured/h100-l2-size.md", kH100L2CarveoutTable}}) {
     const auto r = run_memwall(std::string("validate --table ") + table);
     REQUIRE(r.code == 0);
     const std::string pasted = pasted_output(memwall::test::slurp(page));
