@@ -28,7 +28,9 @@ const char* kL2Table = "traces/measured/h200-l2-size-validate.csv";
 const char* kConfig = "configs/calibrated/h200.yaml";
 /// The H200's carve-outs with the H100's measured stream rates (the H200's own not yet measured).
 const char* kL2CarveoutTable = "traces/measured/h200-l2-size-carveout-validate.csv";
-/// The same experiment on an H100, predicted by the H100 preset with the H200's calibration.
+/// The same experiments on an H100, predicted by the H100 preset with the H200's calibration.
+const char* kH100SmCount = "traces/measured/h100-sm-count.csv";
+const char* kH100SmTable = "traces/measured/h100-sm-count-validate.csv";
 const char* kH100L2Size = "traces/measured/h100-l2-size.csv";
 const char* kH100L2Table = "traces/measured/h100-l2-size-validate.csv";
 const char* kH100L2CarveoutTable = "traces/measured/h100-l2-size-carveout-validate.csv";
@@ -192,6 +194,7 @@ TEST_CASE("The committed validation tables are what validate computes now", "[va
        {Committed{"--sm-count", kSmCount, kSmTable, kConfig, ""},
         Committed{"--l2-size", kL2Size, kL2Table, kConfig, ""},
         Committed{"--l2-size", kL2Size, kL2CarveoutTable, kConfig, h100_rates},
+        Committed{"--sm-count", kH100SmCount, kH100SmTable, kH100Config, ""},
         Committed{"--l2-size", kH100L2Size, kH100L2Table, kH100Config, ""},
         Committed{"--l2-size", kH100L2Size, kH100L2CarveoutTable, kH100Config, h100_rates}}) {
     INFO(c.table);

@@ -1,7 +1,8 @@
-// The read:write mix stream of models/cuda/ubench/hbm_mix.cu, simulated on the H200 preset and
-// compared with what the chip measured (traces/measured/h200-hbm-mix/extremes): the test of the
-// HBM model's read rate (efficiency.hbm), write rates (hbm.write_rate, hbm.mixed_write_rate) and
-// mix window, on a kernel whose only bottleneck is the HBM.
+// The read:write mix stream of models/cuda/ubench/hbm_mix.cu, simulated on the H200 and H100
+// presets and compared with what each chip measured (traces/measured/h200-hbm-mix/extremes,
+// traces/measured/h100-ubench/hbm-mix): the test of the HBM model's read rate (efficiency.hbm),
+// write rates (hbm.write_rate, hbm.mixed_write_rate) and mix window, on a kernel whose only
+// bottleneck is the HBM.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -78,12 +79,14 @@ double simulated_rate(const HardwareConfig& config, std::uint32_t reads, std::ui
   return static_cast<double>(bytes) * 1e12 / static_cast<double>(k.duration());
 }
 
-/// Measured GB/s per mix: the mean of the three passes on every SM.
-std::map<std::pair<int, int>, double> measured_rates() {
+constexpr const char* kH200Mixes = "traces/measured/h200-hbm-mix/extremes";
+constexpr const char* kH100Mixes = "traces/measured/h100-ubench/hbm-mix";
+
+/// Measured GB/s per mix in `dir` (hbm_mix.sh's output): the mean of the three passes on every SM.
+std::map<std::pair<int, int>, double> measured_rates(const std::string& dir) {
   std::map<std::pair<int, int>, double> sum;
   for (const char* pass : {"1", "2", "3"}) {
-    const std::string path =
-        std::string("traces/measured/h200-hbm-mix/extremes/hbm_mix-all-") + pass + ".csv";
+    const std::string path = dir + "/hbm_mix-all-" + pass + ".csv";
     for (const auto& c : test::csv_rows(path, 11)) {
       sum[{std::stoi(c[0]), std::stoi(c[1])}] += std::stod(c[7]) / 3;
     }
@@ -111,13 +114,14 @@ double* fraction(HardwareConfig& c, int i) {
   return f[i];
 }
 
-// Hidden (run on demand): the fit behind configs/h200.yaml's HBM fractions. Gauss-Newton on
-// log(simulated / measured) over the 14 mixes, parameters the logs of the four fractions.
-TEST_CASE("Fit: the H200 preset's HBM fractions to hbm_mix's measured mixes", "[.][hbm-fit]") {
-  // On the calibrated chip: its usable L2 (fitted to DRAM bytes alone) sets how much of a write
-  // stream stays dirty in the L2, and its launch overhead is part of a timed kernel.
-  HardwareConfig c = load_config("h200-calibrated");
-  const auto measured = measured_rates();
+/// The fit behind a preset's HBM fractions: Gauss-Newton on log(simulated / measured) over the
+/// 14 mixes measured in `dir`, parameters the logs of the four fractions, on the calibrated
+/// `config` (its usable L2, fitted to DRAM bytes alone, sets how much of a write stream stays
+/// dirty in the L2, and its launch overhead is part of a timed kernel). Prints every step, the
+/// best fractions and each mix's error.
+void fit_fractions(const std::string& config, const std::string& dir) {
+  HardwareConfig c = load_config(config);
+  const auto measured = measured_rates(dir);
   const std::vector<std::pair<std::pair<int, int>, double>> mixes(measured.begin(), measured.end());
   for (int i = 0; i < 4; ++i) *fraction(c, i) = 0.9;
   HardwareConfig best = c;
@@ -176,14 +180,28 @@ TEST_CASE("Fit: the H200 preset's HBM fractions to hbm_mix's measured mixes", "[
   }
 }
 
-TEST_CASE("hbm_mix's stream on the calibrated H200 runs every measured mix within 3.5%",
+// Hidden (run on demand): the fits behind configs/h200.yaml's and configs/h100-sxm.yaml's HBM
+// fractions.
+TEST_CASE("Fit: the H200 preset's HBM fractions to hbm_mix's measured mixes", "[.][hbm-fit]") {
+  fit_fractions("h200-calibrated", kH200Mixes);
+}
+
+TEST_CASE("Fit: the H100 preset's HBM fractions to hbm_mix's measured mixes", "[.][hbm-fit-h100]") {
+  fit_fractions("h100-sxm-calibrated", kH100Mixes);
+}
+
+TEST_CASE("hbm_mix's stream on the calibrated H200 and H100 runs every measured mix within 3.5%",
           "[run][hbm][measured]") {
-  // The preset's HBM fractions and read rate were fitted to these mixes (the hidden test above);
-  // here they are whatever the config says, and the stream must still match the chip.
-  const HardwareConfig c = load_config("h200-calibrated");
-  for (const auto& [mix, gbps] : measured_rates()) {
-    INFO(mix.first << ":" << mix.second << " measured " << gbps << " GB/s");
-    const double sim = simulated_rate(c, mix.first, mix.second, 132) / 1e9;
-    CHECK(std::abs(sim / gbps - 1) <= 0.035);
+  // The presets' HBM fractions and read rates were fitted to these mixes (the hidden tests
+  // above); here they are whatever the configs say, and the stream must still match each chip.
+  for (const auto& [config, dir] :
+       {std::pair{"h200-calibrated", kH200Mixes}, std::pair{"h100-sxm-calibrated", kH100Mixes}}) {
+    INFO(config);
+    const HardwareConfig c = load_config(config);
+    for (const auto& [mix, gbps] : measured_rates(dir)) {
+      INFO(mix.first << ":" << mix.second << " measured " << gbps << " GB/s");
+      const double sim = simulated_rate(c, mix.first, mix.second, 132) / 1e9;
+      CHECK(std::abs(sim / gbps - 1) <= 0.035);
+    }
   }
 }

@@ -95,10 +95,11 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "sm.tensor_clock_scope: a config key, `pipe` by default, `sm` on the H200 preset; any other "
-    "value is refused",
+    "sm.tensor_clock_scope: a config key, `pipe` by default, `sm` on the H200 and H100 presets; "
+    "any other value is refused",
     "[config][tensor_clock]") {
-  CHECK(load_config("h100-sxm").sm.tensor_clock_scope == TensorClockScope::kPipe);
+  CHECK(load_config("a100-80gb").sm.tensor_clock_scope == TensorClockScope::kPipe);
+  CHECK(load_config("h100-sxm").sm.tensor_clock_scope == TensorClockScope::kSm);
   CHECK(load_config("h200").sm.tensor_clock_scope == TensorClockScope::kSm);
   CHECK(load_config("h200", {"sm.tensor_clock_scope=pipe"}).sm.tensor_clock_scope ==
         TensorClockScope::kPipe);
