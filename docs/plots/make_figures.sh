@@ -75,6 +75,9 @@ $plot calibration $out/validation_holdout_stages_h200 $m/h200-kernel-holdout/cal
 $plot validate $out/validation_sm_count_h200 $m/h200-sm-count-validate.csv
 $plot validate $out/validation_l2_size_dram_h200 $m/h200-l2-size-validate.csv --quantity dram
 $plot validate $out/validation_l2_size_time_h200 $m/h200-l2-size-validate.csv
+$plot validate $out/validation_l2_size_carveout_time_h200 $m/h200-l2-size-carveout-validate.csv
+$plot validate $out/validation_sm_count_h100 $m/h100-sm-count-validate.csv
+$plot validate $out/validation_l2_size_carveout_time_h100 $m/h100-l2-size-carveout-validate.csv
 $plot validate $out/validation_variants_h200 $m/h200-variants-validate.csv
 $plot validate $out/validation_variants_dram_h200 $m/h200-variants-validate.csv --quantity dram
 echo "make_figures.sh: wrote the figures into $out"
