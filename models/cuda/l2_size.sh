@@ -18,7 +18,8 @@
 # flush would drop the hog's lines); the run without a reserve keeps ncu's default flush, as the
 # sweep was profiled. Then a second timing pass in the opposite order, if time is left.
 #
-# Writes into OUTDIR: h200-l2-size.csv (the harness's columns + reserve, the --l2-reserve
+# Writes into OUTDIR: TAG-l2-size.csv (TAG: the GPU's short name, h200 or h100, models/cuda/
+# provenance.sh's gpu_tag; the harness's columns + reserve, the --l2-reserve
 # argument, "none" without it, reserve_bytes, granted_bytes (the limit the driver granted, read
 # back), ncu_time_s, dram_read_bytes, dram_write_bytes), probe.csv (per reserve and probe read:
 # CUDA-event time, and ncu's time and DRAM bytes), repeat.csv (the second pass, harness columns),
@@ -113,11 +114,12 @@ kill "$smi_pid" 2>/dev/null
 nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv >>"$log" 2>&1
 
 step merge
-python3 - "$tmp" "$out" none "${reserves[@]}" <<'EOF' 2>&1 | tee -a "$log"
+python3 - "$tmp" "$out/$(gpu_tag)-l2-size.csv" none "${reserves[@]}" <<'EOF' 2>&1 | tee -a "$log"
 import csv, os, sys
 sys.path.insert(0, "models/cuda")
 from merge_ncu import PARAMS, read_csv, read_ncu
-tmp, out, reserves = sys.argv[1], sys.argv[2], sys.argv[3:]
+tmp, table, reserves = sys.argv[1], sys.argv[2], sys.argv[3:]
+out = os.path.dirname(table)
 label = lambda r: "none" if r == "none" else "r" + r.rstrip("%")
 ncu_cols = ["ncu_time_s", "dram_read_bytes", "dram_write_bytes"]
 fmt = lambda k, v: f"{v:.6e}" if k.endswith("_s") else str(int(round(v)))
@@ -176,11 +178,11 @@ for r in reserves:
             o["ncu_" + c if not c.startswith("ncu") else c] = fmt(c, m[c]) if c in m else ""
         probe_rows.append(o)
 if rows:
-    with open(f"{out}/h200-l2-size.csv", "w", newline="") as f:
+    with open(table, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=cols)
         w.writeheader()
         w.writerows(rows)
-    print(f"wrote {out}/h200-l2-size.csv ({len(rows)} rows)")
+    print(f"wrote {table} ({len(rows)} rows)")
 if probe_rows:
     with open(f"{out}/probe.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(probe_rows[0].keys()))

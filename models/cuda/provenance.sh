@@ -11,6 +11,31 @@ provenance() {
   } >"$file"
 }
 
+# gpu_tag: the short name of GPU 0 that the scripts put in their output files' names (h200, h100,
+# a100, rtx4090: the first word of its name made of letters then a digit, up to a dash, or a
+# number with the word before it; lower case), or $GPU_TAG when set; "gpu" when nvidia-smi names
+# none.
+gpu_tag() {
+  if [[ -n ${GPU_TAG:-} ]]; then
+    echo "$GPU_TAG"
+    return
+  fi
+  local name word prev=""
+  name=$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0 2>/dev/null | head -1)
+  for word in $name; do
+    word=${word%%-*}
+    if [[ $word =~ ^[A-Za-z]+[0-9] ]]; then
+      echo "${word,,}" | tr -cd 'a-z0-9'
+      return
+    elif [[ $word =~ ^[0-9]+$ && -n $prev && $prev != NVIDIA ]]; then
+      echo "${prev,,}${word}" | tr -cd 'a-z0-9'
+      return
+    fi
+    prev=$word
+  done
+  echo gpu
+}
+
 # sass_counts BINARY: per kernel, how many of each opcode that matters to the Hopper kernels
 # (wgmma, mma.sync, TMA, mbarriers, setmaxnreg, local-memory spills, barriers, MUFU) its SASS holds,
 # one "kernel opcode count" line each, demangled.

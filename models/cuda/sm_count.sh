@@ -14,7 +14,8 @@
 # checked against the CPU reference. Then, where ncu runs under green contexts, the DRAM bytes of
 # two cases at each SM count, and a second timing pass in the opposite order.
 #
-# Writes into OUTDIR: h200-sm-count.csv (the harness's columns + sms_requested, empty without a
+# Writes into OUTDIR: TAG-sm-count.csv (TAG: the GPU's short name, h200 or h100, models/cuda/
+# provenance.sh's gpu_tag; the harness's columns + sms_requested, empty without a
 # green context, and sms, the SMs the kernels had), repeat.csv (the second pass, same columns),
 # ncu.csv (per kernel: sms_requested, sms, ncu_time_s, dram_read_bytes, dram_write_bytes),
 # clocks.csv (nvidia-smi every 200 ms throughout), log.txt (every run's output, the green
@@ -96,7 +97,7 @@ time_pass() {
 
 # The rows without a green context get the device's SM count, as memwall-cuda reports it.
 device_sms=0
-time_pass "$out/h200-sm-count.csv" none "${sm_counts[@]}"
+time_pass "$out/$(gpu_tag)-sm-count.csv" none "${sm_counts[@]}"
 
 step "ncu under green contexts"
 for label in none "${sm_counts[@]}"; do
@@ -146,7 +147,7 @@ kill "$smi_pid" 2>/dev/null
 nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv >>"$log" 2>&1
 
 step summary
-python3 - "$out/h200-sm-count.csv" "$out/repeat.csv" <<'EOF' 2>&1 | tee -a "$log"
+python3 - "$out/$(gpu_tag)-sm-count.csv" "$out/repeat.csv" <<'EOF' 2>&1 | tee -a "$log"
 import csv, os, sys
 def load(path):
     if not os.path.exists(path):

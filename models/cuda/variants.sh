@@ -15,7 +15,8 @@
 # The one case whose K and V exceed 32 GB (batch 64, 32 KV heads, Nkv 65536) is profiled with
 # ncu's application replay, so that kernel replay need not save 69 GB between passes.
 #
-# Writes into OUTDIR: h200-variants.csv (merge_variants.py's columns), log.txt (every step's
+# Writes into OUTDIR: TAG-variants.csv (TAG: the GPU's short name, h200 or h100, models/cuda/
+# provenance.sh's gpu_tag; merge_variants.py's columns), log.txt (every step's
 # output, the heuristic's split counts, a summary table), provenance.txt and raw.tar.gz (check,
 # timing, launch, ncu and torch CSVs, the SASS comparison). Never changes the GPU's clocks or
 # settings (ncu --clock-control none).
@@ -67,7 +68,7 @@ provenance "$out/provenance.txt" \
   "torch: $exe --sweep variants --list > cases.csv; python3 models/cuda/torch_sdpa.py --cases cases.csv --csv torch_sdpa.csv" \
   "ncu: ncu --clock-control none --metrics $metrics --csv --print-units base --kernel-name '$kernels' --log-file ncu.csv $exe <the variants cases but the big one, as --case specs> --once --csv launches.csv" \
   "ncu (big): ncu --replay-mode application --clock-control none --metrics $metrics --csv --print-units base --kernel-name '$kernels' --log-file ncu-big.csv $exe ${big_args[*]} --once --csv launches-big.csv" \
-  "merge: python3 models/cuda/merge_variants.py --timing timing.csv --launches launches.csv launches-big.csv --ncu ncu.csv ncu-big.csv --torch torch_sdpa.csv --out h200-variants.csv"
+  "merge: python3 models/cuda/merge_variants.py --timing timing.csv --launches launches.csv launches-big.csv --ncu ncu.csv ncu-big.csv --torch torch_sdpa.csv --out $(gpu_tag)-variants.csv"
 cat "$out/provenance.txt" >>"$log"
 nvidia-smi -q -d CLOCK,PERFORMANCE >>"$log" 2>&1
 sha256sum models/cuda/*.cu models/cuda/*.cc models/cuda/*.h models/cuda/*.sh models/cuda/*.py "$exe" >>"$log"
@@ -134,7 +135,7 @@ echo "rc=$?" | tee -a "$log"
 step merge
 python3 models/cuda/merge_variants.py --timing "$raw/timing.csv" \
   --launches "$raw/launches.csv" "$raw/launches-big.csv" --ncu "$raw/ncu.csv" "$raw/ncu-big.csv" \
-  --torch "$raw/torch_sdpa.csv" --out "$out/h200-variants.csv" 2>&1 | tee -a "$log"
+  --torch "$raw/torch_sdpa.csv" --out "$out/$(gpu_tag)-variants.csv" 2>&1 | tee -a "$log"
 
 if (( SECONDS < ${SANITIZER_BEFORE_S:-300} )); then
   step "compute-sanitizer memcheck (variant check cases, once each)"
