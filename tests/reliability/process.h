@@ -120,6 +120,26 @@ class Child {
   void signal(int sig) const { ::kill(m_pid, sig); }
   pid_t pid() const { return m_pid; }
 
+  /// Waits up to `limit` until the child catches `sig` (its handler is installed: the bit of
+  /// `sig` in the SigCgt mask of /proc/PID/status), so that a signal sent next reaches memwall's
+  /// handler and not the default action; a slow start (a sanitizer build on a loaded machine)
+  /// would otherwise race the signal. Returns whether it does.
+  bool wait_until_catching(int sig, std::chrono::milliseconds limit) const {
+    const auto deadline = Clock::now() + limit;
+    const std::string status = "/proc/" + std::to_string(m_pid) + "/status";
+    while (Clock::now() <= deadline) {
+      std::ifstream in(status);
+      std::string line;
+      while (std::getline(in, line)) {
+        if (line.rfind("SigCgt:", 0) != 0) continue;
+        const unsigned long long mask = std::strtoull(line.c_str() + 7, nullptr, 16);
+        if (mask & (1ULL << (sig - 1))) return true;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return false;
+  }
+
   /// Waits up to `limit`; returns the exit code, 128+signal if killed by one, or -1 on timeout
   /// (the child is then killed).
   int wait(std::chrono::milliseconds limit) {

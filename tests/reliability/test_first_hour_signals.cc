@@ -171,6 +171,8 @@ TEST_CASE("Finding 10: calibrate stops within a second of SIGINT", "[first-hour]
     Child child({"calibrate", "-c", "h200", "--measured", "traces/measured/h200-sweep.csv", "-o",
                  out / "cal.yaml", "-j", "2"},
                 logs.path());
+    // Counted from when memwall's handler is in place (a default SIGINT would also exit 130).
+    REQUIRE(child.wait_until_catching(SIGINT, 30s));
     std::this_thread::sleep_for(after);
     const auto sent = Clock::now();
     child.signal(SIGINT);

@@ -39,11 +39,12 @@ std::vector<std::string> long_run(const TempDir& out) {
           out / "timeline.json"};
 }
 
-/// Sends `sig` once the child has run `after`, then returns (exit code, seconds from the signal
-/// to the exit).
+/// Sends `sig` once the child catches it (memwall installs its handlers first thing) and has run
+/// `after` more, then returns (exit code, seconds from the signal to the exit).
 /// The child is killed (and -1 returned) if it has not exited `limit` after the signal.
 std::pair<int, double> interrupt_after(Child& child, std::chrono::milliseconds after, int sig,
                                        std::chrono::milliseconds limit = 10s) {
+  REQUIRE(child.wait_until_catching(sig, 30s));
   std::this_thread::sleep_for(after);
   const auto sent = Clock::now();
   child.signal(sig);
