@@ -120,13 +120,21 @@ class Child {
   void signal(int sig) const { ::kill(m_pid, sig); }
   pid_t pid() const { return m_pid; }
 
-  /// Waits up to `limit` until the child catches `sig` (its handler is installed: the bit of
-  /// `sig` in the SigCgt mask of /proc/PID/status), so that a signal sent next reaches memwall's
-  /// handler and not the default action; a slow start (a sanitizer build on a loaded machine)
-  /// would otherwise race the signal. Returns whether it does.
+  /// Waits up to `limit` until memwall catches `sig` (the child has exec'd memwall, and its
+  /// handler is installed: the bit of `sig` in the SigCgt mask of /proc/PID/status), so that a
+  /// signal sent next reaches memwall's handler and not the default action; a slow start (a
+  /// sanitizer build on a loaded machine) would otherwise race the signal. Before the exec the
+  /// child is a copy of the test, whose framework catches SIGINT and SIGTERM itself. Returns
+  /// whether memwall does.
   bool wait_until_catching(int sig, std::chrono::milliseconds limit) const {
     const auto deadline = Clock::now() + limit;
-    const std::string status = "/proc/" + std::to_string(m_pid) + "/status";
+    const std::string proc = "/proc/" + std::to_string(m_pid);
+    std::error_code ec;
+    while (std::filesystem::read_symlink(proc + "/exe", ec) != std::filesystem::path(MEMWALL_EXE)) {
+      if (Clock::now() > deadline) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    const std::string status = proc + "/status";
     while (Clock::now() <= deadline) {
       std::ifstream in(status);
       std::string line;
