@@ -264,8 +264,9 @@ ReadFile read_change_file(const std::string& path, ChipChange change) {
 /// What a persisting-L2 carve-out does to HBM streams, measured by
 /// models/cuda/ubench/l2_carveout.cu: per reserve as asked ("25%"), the read-only and write-only
 /// streams' rates with that carve-out (its lines persisting) over the rates without one, at most
-/// 1: a carve-out slows streams or leaves them alone, and a ratio above 1 is the run's noise (the
-/// H100's reads at a quarter of the maximum came out 1.018 in one pass, 1.019 in the other).
+/// 1: the model represents a carve-out that slows a stream or leaves it alone, not one that speeds
+/// it (the H100's reads at 25–75% of the maximum came out 1.016–1.020 in both passes, its write at
+/// 25% 1.003 and 1.015; efficiency.hbm must also stay within (0, 1]).
 struct CarveoutRates {
   std::string path;
   std::map<std::string, std::pair<double, double>> read_write;  ///< reserve -> (read, write)

@@ -32,6 +32,7 @@ set -uo pipefail
 out=${1:?usage: l2_size.sh OUTDIR}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
+table="$out/$(gpu_tag)-l2-size.csv"  # named once, after the GPU (provenance.sh)
 build=${BUILD_DIR:-/tmp/memwall-cuda-build}
 exe="$build/memwall-cuda"
 tmp=$(mktemp -d)
@@ -114,7 +115,7 @@ kill "$smi_pid" 2>/dev/null
 nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv >>"$log" 2>&1
 
 step merge
-python3 - "$tmp" "$out/$(gpu_tag)-l2-size.csv" none "${reserves[@]}" <<'EOF' 2>&1 | tee -a "$log"
+python3 - "$tmp" "$table" none "${reserves[@]}" <<'EOF' 2>&1 | tee -a "$log"
 import csv, os, sys
 sys.path.insert(0, "models/cuda")
 from merge_ncu import PARAMS, read_csv, read_ncu

@@ -13,8 +13,8 @@ provenance() {
 
 # gpu_tag: the short name of GPU 0 that the scripts put in their output files' names (h200, h100,
 # a100, rtx4090: the first word of its name made of letters then a digit, up to a dash, or a
-# number with the word before it; lower case), or $GPU_TAG when set; "gpu" when nvidia-smi names
-# none.
+# number with the word before it; lower case) of nvidia-smi's GPU 0, or $GPU_TAG when set (set it
+# when CUDA_VISIBLE_DEVICES picks another GPU); "gpu" when nvidia-smi names none.
 gpu_tag() {
   if [[ -n ${GPU_TAG:-} ]]; then
     echo "$GPU_TAG"

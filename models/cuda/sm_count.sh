@@ -26,6 +26,7 @@ set -uo pipefail
 out=${1:?usage: sm_count.sh OUTDIR}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
+table="$out/$(gpu_tag)-sm-count.csv"  # named once, after the GPU (provenance.sh)
 build=${BUILD_DIR:-/tmp/memwall-cuda-build}
 exe="$build/memwall-cuda"
 tmp=$(mktemp -d)
@@ -97,7 +98,7 @@ time_pass() {
 
 # The rows without a green context get the device's SM count, as memwall-cuda reports it.
 device_sms=0
-time_pass "$out/$(gpu_tag)-sm-count.csv" none "${sm_counts[@]}"
+time_pass "$table" none "${sm_counts[@]}"
 
 step "ncu under green contexts"
 for label in none "${sm_counts[@]}"; do
@@ -147,7 +148,7 @@ kill "$smi_pid" 2>/dev/null
 nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv >>"$log" 2>&1
 
 step summary
-python3 - "$out/$(gpu_tag)-sm-count.csv" "$out/repeat.csv" <<'EOF' 2>&1 | tee -a "$log"
+python3 - "$table" "$out/repeat.csv" <<'EOF' 2>&1 | tee -a "$log"
 import csv, os, sys
 def load(path):
     if not os.path.exists(path):

@@ -26,6 +26,7 @@ export PATH=$PATH:/usr/local/cuda/bin  # cuobjdump, where the image does not put
 out=${1:?usage: variants.sh OUTDIR}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
+table="$out/$(gpu_tag)-variants.csv"  # named once, after the GPU (provenance.sh)
 build=${BUILD_DIR:-/tmp/memwall-cuda-build}
 exe=${EXE:-$build/memwall-cuda}
 tmp=$(mktemp -d)
@@ -68,7 +69,7 @@ provenance "$out/provenance.txt" \
   "torch: $exe --sweep variants --list > cases.csv; python3 models/cuda/torch_sdpa.py --cases cases.csv --csv torch_sdpa.csv" \
   "ncu: ncu --clock-control none --metrics $metrics --csv --print-units base --kernel-name '$kernels' --log-file ncu.csv $exe <the variants cases but the big one, as --case specs> --once --csv launches.csv" \
   "ncu (big): ncu --replay-mode application --clock-control none --metrics $metrics --csv --print-units base --kernel-name '$kernels' --log-file ncu-big.csv $exe ${big_args[*]} --once --csv launches-big.csv" \
-  "merge: python3 models/cuda/merge_variants.py --timing timing.csv --launches launches.csv launches-big.csv --ncu ncu.csv ncu-big.csv --torch torch_sdpa.csv --out $(gpu_tag)-variants.csv"
+  "merge: python3 models/cuda/merge_variants.py --timing timing.csv --launches launches.csv launches-big.csv --ncu ncu.csv ncu-big.csv --torch torch_sdpa.csv --out $(basename "$table")"
 cat "$out/provenance.txt" >>"$log"
 nvidia-smi -q -d CLOCK,PERFORMANCE >>"$log" 2>&1
 sha256sum models/cuda/*.cu models/cuda/*.cc models/cuda/*.h models/cuda/*.sh models/cuda/*.py "$exe" >>"$log"
@@ -135,7 +136,7 @@ echo "rc=$?" | tee -a "$log"
 step merge
 python3 models/cuda/merge_variants.py --timing "$raw/timing.csv" \
   --launches "$raw/launches.csv" "$raw/launches-big.csv" --ncu "$raw/ncu.csv" "$raw/ncu-big.csv" \
-  --torch "$raw/torch_sdpa.csv" --out "$out/$(gpu_tag)-variants.csv" 2>&1 | tee -a "$log"
+  --torch "$raw/torch_sdpa.csv" --out "$table" 2>&1 | tee -a "$log"
 
 if (( SECONDS < ${SANITIZER_BEFORE_S:-300} )); then
   step "compute-sanitizer memcheck (variant check cases, once each)"

@@ -220,6 +220,7 @@ TEST_CASE("The tables pasted in the measurement pages are the committed tables",
   for (const auto& [page, table] :
        {std::pair{"traces/measured/h200-sm-count.md", kSmTable},
         std::pair{"traces/measured/h200-l2-size.md", kL2Table},
+        std::pair{"traces/measured/h100-sm-count.md", kH100SmTable},
         std::pair{"traces/measured/h100-l2-size.md", kH100L2CarveoutTable}}) {
     const auto r = run_memwall(std::string("validate --table ") + table);
     REQUIRE(r.code == 0);

@@ -190,18 +190,20 @@ TEST_CASE("Fit: the H100 preset's HBM fractions to hbm_mix's measured mixes", "[
   fit_fractions("h100-sxm-calibrated", kH100Mixes);
 }
 
-TEST_CASE("hbm_mix's stream on the calibrated H200 and H100 runs every measured mix within 3.5%",
+TEST_CASE("hbm_mix's stream on the calibrated H200 and H100 runs every measured mix as fitted",
           "[run][hbm][measured]") {
   // The presets' HBM fractions and read rates were fitted to these mixes (the hidden tests
-  // above); here they are whatever the configs say, and the stream must still match each chip.
-  for (const auto& [config, dir] :
-       {std::pair{"h200-calibrated", kH200Mixes}, std::pair{"h100-sxm-calibrated", kH100Mixes}}) {
+  // above: the H200's every mix within 3.0%, the H100's within 2.0%); here they are whatever the
+  // configs say, and the stream must still match each chip, with half a point to spare.
+  for (const auto& [config, dir, tolerance] :
+       {std::tuple{"h200-calibrated", kH200Mixes, 0.035},
+        std::tuple{"h100-sxm-calibrated", kH100Mixes, 0.025}}) {
     INFO(config);
     const HardwareConfig c = load_config(config);
     for (const auto& [mix, gbps] : measured_rates(dir)) {
       INFO(mix.first << ":" << mix.second << " measured " << gbps << " GB/s");
       const double sim = simulated_rate(c, mix.first, mix.second, 132) / 1e9;
-      CHECK(std::abs(sim / gbps - 1) <= 0.035);
+      CHECK(std::abs(sim / gbps - 1) <= tolerance);
     }
   }
 }

@@ -130,8 +130,8 @@ class Child {
     const auto deadline = Clock::now() + limit;
     const std::string proc = "/proc/" + std::to_string(m_pid);
     std::error_code ec;
-    while (std::filesystem::read_symlink(proc + "/exe", ec) != std::filesystem::path(MEMWALL_EXE)) {
-      if (Clock::now() > deadline) return false;
+    while (!std::filesystem::equivalent(proc + "/exe", MEMWALL_EXE, ec)) {
+      if (Clock::now() > deadline || exited()) return false;
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     const std::string status = proc + "/status";
@@ -143,9 +143,19 @@ class Child {
         const unsigned long long mask = std::strtoull(line.c_str() + 7, nullptr, 16);
         if (mask & (1ULL << (sig - 1))) return true;
       }
+      if (exited()) return false;
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     return false;
+  }
+
+  /// Whether the child has exited (a zombie, or gone), without reaping it.
+  bool exited() const {
+    std::ifstream in("/proc/" + std::to_string(m_pid) + "/stat");
+    std::string stat;
+    if (!std::getline(in, stat)) return true;
+    const std::size_t close = stat.rfind(')');
+    return close == std::string::npos || close + 2 >= stat.size() || stat[close + 2] == 'Z';
   }
 
   /// Waits up to `limit`; returns the exit code, 128+signal if killed by one, or -1 on timeout
