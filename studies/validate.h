@@ -27,11 +27,11 @@ struct ChangeSetting {
   bool reference = false;  ///< the full chip, against which slowdowns are taken
 };
 
-/// One compared figure set: a kernel of a case, or its total ("total"), at one setting.
 /// The config overrides of a setting's override_text ("l2.size=…B hbm.write_rate=…"), one per
 /// space-separated word, as load_config takes them.
 std::vector<std::string> setting_overrides(const std::string& override_text);
 
+/// One compared figure set: a kernel of a case, or its total ("total"), at one setting.
 struct ValidationRow {
   std::string case_label;  ///< case_label() of the case's parameters
   std::string family;  ///< "flash2", "naive" (totals) or "naive qk" (a kernel of a case of several)
