@@ -120,21 +120,29 @@ class Child {
   void signal(int sig) const { ::kill(m_pid, sig); }
   pid_t pid() const { return m_pid; }
 
+  /// Waits up to `limit` until the child runs memwall (its exec is done), polling without
+  /// sleeping so that the caller can act at once. Before the exec the child is a copy of the test,
+  /// whose framework catches SIGINT and SIGTERM itself. Returns whether it does.
+  bool wait_until_execed(std::chrono::milliseconds limit) const {
+    const auto deadline = Clock::now() + limit;
+    const std::string exe = "/proc/" + std::to_string(m_pid) + "/exe";
+    std::error_code ec;
+    while (!std::filesystem::equivalent(exe, MEMWALL_EXE, ec)) {
+      if (Clock::now() > deadline || exited()) return false;
+      std::this_thread::yield();
+    }
+    return true;
+  }
+
   /// Waits up to `limit` until memwall catches `sig` (the child has exec'd memwall, and its
   /// handler is installed: the bit of `sig` in the SigCgt mask of /proc/PID/status), so that a
   /// signal sent next reaches memwall's handler and not the default action; a slow start (a
-  /// sanitizer build on a loaded machine) would otherwise race the signal. Before the exec the
-  /// child is a copy of the test, whose framework catches SIGINT and SIGTERM itself. Returns
-  /// whether memwall does.
+  /// sanitizer build on a loaded machine) would otherwise race the signal. Returns whether
+  /// memwall does.
   bool wait_until_catching(int sig, std::chrono::milliseconds limit) const {
     const auto deadline = Clock::now() + limit;
-    const std::string proc = "/proc/" + std::to_string(m_pid);
-    std::error_code ec;
-    while (!std::filesystem::equivalent(proc + "/exe", MEMWALL_EXE, ec)) {
-      if (Clock::now() > deadline || exited()) return false;
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
-    const std::string status = proc + "/status";
+    if (!wait_until_execed(limit)) return false;
+    const std::string status = "/proc/" + std::to_string(m_pid) + "/status";
     while (Clock::now() <= deadline) {
       std::ifstream in(status);
       std::string line;

@@ -149,12 +149,7 @@ TEST_CASE("Finding 10: a replay of a short trace sent SIGINT at once writes no r
   // must not exit 0 with a report.
   Child child({"replay", "-c", "h200", out / "t.mwt", "--json", out / "r.json"}, logs.path());
   // Not before the exec: until then the child is a copy of this test, with its handlers.
-  const std::string exe = "/proc/" + std::to_string(child.pid()) + "/exe";
-  const auto deadline = Clock::now() + 5s;
-  std::error_code ec;
-  while (!std::filesystem::equivalent(exe, MEMWALL_EXE, ec) && Clock::now() < deadline) {
-    std::this_thread::yield();
-  }
+  child.wait_until_execed(5s);
   child.signal(SIGINT);
   const int code = child.wait(10s);
   CHECK((code == kExitInterrupted || code == 128 + SIGINT));
