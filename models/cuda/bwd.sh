@@ -16,8 +16,8 @@ export PATH=$PATH:/usr/local/cuda/bin
 workload=${1:?usage: bwd.sh flash2-bwd|naive-bwd OUTDIR}
 out=${2:?usage: bwd.sh flash2-bwd|naive-bwd OUTDIR}
 case $workload in
-  flash2-bwd) kernels=regex:flash2_bwd; causal=1 ;;
-  naive-bwd) kernels="regex:naive_bwd|naive_qk|naive_softmax_bwd"; causal=0 ;;
+  flash2-bwd) kernels=regex:flash2_bwd ;;
+  naive-bwd) kernels="regex:naive_bwd|naive_qk|naive_softmax_bwd" ;;
   *) echo "bwd.sh: workload $workload: expected flash2-bwd or naive-bwd" >&2; exit 2 ;;
 esac
 mkdir -p "$out"
@@ -39,11 +39,16 @@ exe=$bin/bwd-cuda
 step "check sweep"
 timeout 120 "$exe" --workload "$workload" --sweep check --repeats 3 >>"$out/check.txt" 2>&1
 echo "rc=$?" | tee -a "$out/check.txt"
-step "compute-sanitizer memcheck, racecheck (B=2 H=3 N=1000, B=H=1 N=256; d 64 and 128)"
+step "compute-sanitizer memcheck, racecheck (B=2 H=3 N=1000 causal, B=H=1 N=256, B=1 H=4 Hkv=2 N=200 causal; d 64 and 128)"
 for d in 64 128; do
-  timeout 120 compute-sanitizer --tool memcheck "$exe" --workload "$workload" --case 2,3,1000,$d,$causal --once 2>&1 |
+  timeout 120 compute-sanitizer --tool memcheck "$exe" --workload "$workload" --case 2,3,1000,$d,1 --once 2>&1 |
     grep -E "ERROR SUMMARY|pass|FAIL" >>"$out/check.txt"
   timeout 120 compute-sanitizer --tool racecheck "$exe" --workload "$workload" --case 1,1,256,$d,0 --once 2>&1 |
+    grep -E "RACECHECK SUMMARY|hazard|pass|FAIL" >>"$out/check.txt"
+  # grouped-query heads and the mask: the sum launch, and naive-bwd's grouped and masked kernels
+  timeout 120 compute-sanitizer --tool memcheck "$exe" --workload "$workload" --case 1,4,200,$d,1,2 --once 2>&1 |
+    grep -E "ERROR SUMMARY|pass|FAIL" >>"$out/check.txt"
+  timeout 120 compute-sanitizer --tool racecheck "$exe" --workload "$workload" --case 1,4,200,$d,1,2 --once 2>&1 |
     grep -E "RACECHECK SUMMARY|hazard|pass|FAIL" >>"$out/check.txt"
 done
 step "timing (measure sweep)"

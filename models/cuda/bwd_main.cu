@@ -8,8 +8,9 @@
 //
 // --workload applies to the --sweep and --case arguments after it (default flash2-bwd). Each
 // case: Q, K, V, dO uniform in [-1, 1) (a hash of the element index and the case); flash2-bwd
-// takes O and L from the flash2 forward kernel, naive-bwd P from naive's qk and softmax kernels;
-// then the backward's launches. Cases of at most 2^22 score elements per head (and at most 8
+// takes O and L from the flash2 forward kernel, naive-bwd P from naive's qk and softmax kernels
+// (launch_naive_bwd_forward: with groups and the mask, their variants in naive_backward.cu); then
+// the backward's launches. Cases of at most 2^22 score elements per head (and at most 8
 // heads) are checked against a double-precision CPU reference (full dQ, dK, dV; the reference
 // computes its own forward); --repeats timings (CUDA events, 3 warm-ups, the L2 flushed before
 // each repetition, median) per launch and of all of them together. --once runs each case once,
@@ -31,7 +32,6 @@
 #include "models/cuda/flash2_attention.h"
 #include "models/cuda/flash2_backward.h"
 #include "models/cuda/harness_cases.h"
-#include "models/cuda/naive_attention.h"
 #include "models/cuda/naive_backward.h"
 
 namespace memwall::cuda {
@@ -84,14 +84,32 @@ std::vector<Case> sweep(Bwd workload, const std::string& name) {
   const bool naive = workload == Bwd::kNaive;
   if (name == "check") {
     specs = naive ? std::vector<std::string>{"1,2,256,64,0",   "1,2,256,128,0", "2,3,1000,64,0",
-                                             "2,3,1000,128,0", "1,1,200,128,0", "1,1,72,64,0"}
+                                             "2,3,1000,128,0", "1,1,200,128,0", "1,1,72,64,0",
+                                             "1,1,72,64,1"}
                   : std::vector<std::string>{"1,2,256,64,0",    "1,2,256,128,0", "2,3,1000,64,0",
                                              "2,3,1000,128,0",  "1,2,1000,64,1", "1,2,1000,128,1",
                                              "1,1,77,64,1",     "1,1,200,128,0", "1,4,256,64,0,2",
                                              "1,4,1000,128,1,1"};
+    if (naive) {
+      // causal 0/1 × kv_heads H, H/2, 1 at H = 4 (B = 2 for H/2: the K/V head of b·H + h), N
+      // past the last full tile and block_k chunk (1000 = 7·128 + 104, 200 = 128 + 72,
+      // 520 = 4·128 + 8).
+      for (const int d : {64, 128}) {
+        for (const int causal : {0, 1}) {
+          for (const auto& [batch, n, kv_heads] :
+               {std::tuple{1, 1000, 4}, std::tuple{2, 200, 2}, std::tuple{1, 520, 1}}) {
+            if (causal == 0 && kv_heads == 4) continue;  // unvaried: the cases above
+            specs.push_back(std::to_string(batch) + ",4," + std::to_string(n) + "," +
+                            std::to_string(d) + "," + std::to_string(causal) + "," +
+                            std::to_string(kv_heads));
+          }
+        }
+      }
+    }
   } else if (name == "measure") {
     // flash2-bwd: the shapes of traces/measured/h200-torch-sdpa-bwd.csv; naive-bwd: the same
-    // without the mask (its kernels take none) up to N = 8192 (4 rows of P and dP in 227 KiB).
+    // without the mask up to N = 8192 (4 rows of P and dP in 227 KiB), and with it at N = 4096
+    // (the mask changes none of naive-bwd's boxes, only the values of P and dS).
     for (const int d : {64, 128}) {
       for (const int causal : naive ? std::vector<int>{0} : std::vector<int>{0, 1}) {
         for (const int n : {512, 1024, 2048, 4096, 8192, 16384}) {
@@ -100,12 +118,14 @@ std::vector<Case> sweep(Bwd workload, const std::string& name) {
                           std::to_string(causal));
         }
       }
+      if (naive) specs.push_back("1,16,4096," + std::to_string(d) + ",1");
     }
-    if (!naive) {  // and its grouped-query shapes
-      for (const char* gqa :
-           {"1,32,4096,128,0,8", "1,32,4096,128,1,8", "1,32,4096,128,0,1", "1,32,4096,128,1,1"}) {
-        specs.push_back(gqa);
-      }
+    // The grouped-query shapes (naive-bwd: beside them H = 32 ungrouped, the same query heads'
+    // work with a K/V head each).
+    if (naive) specs.push_back("1,32,4096,128,0");
+    for (const char* gqa :
+         {"1,32,4096,128,0,8", "1,32,4096,128,1,8", "1,32,4096,128,0,1", "1,32,4096,128,1,1"}) {
+      specs.push_back(gqa);
     }
   } else {
     throw UsageError("--sweep " + name + ": expected check or measure");
@@ -297,7 +317,7 @@ int run(int argc, char** argv) {
     auto* l = static_cast<float*>(alloc(naive ? 0 : rows * 4));
     auto* dsum = static_cast<float*>(alloc(naive ? 0 : rows * 4));
     auto* acc = static_cast<float*>(alloc(naive ? 0 : nq * 4));
-    const bool grouped = !naive && s.group() > 1;
+    const bool grouped = s.group() > 1;
     const std::size_t expanded = static_cast<std::size_t>(s.heads_total()) * s.keys() * s.head_dim;
     auto* dk_x = static_cast<half*>(alloc(grouped ? expanded * 2 : 0));
     auto* dv_x = static_cast<half*>(alloc(grouped ? expanded * 2 : 0));
@@ -311,10 +331,9 @@ int run(int argc, char** argv) {
     ++seed;
     const float scale = 1.0f / std::sqrt(static_cast<float>(s.head_dim));
     const Flash2BwdTensors t{q, k, v, o, d_o, l, dsum, acc, dq, dk, dv, dk_x, dv_x};
-    const NaiveBwdTensors nt{q, k, v, d_o, p, dp, ds, dq, dk, dv};
-    if (naive) {  // P = softmax(scale·Q·Kᵀ), S staged in dS
-      launch_naive_qk(s, naive_blocks, q, k, ds, scale, stream);
-      launch_naive_softmax(s, naive_blocks, ds, p, stream);
+    const NaiveBwdTensors nt{q, k, v, d_o, p, dp, ds, dq, dk, dv, dk_x, dv_x};
+    if (naive) {  // P = softmax(scale·Q·Kᵀ) (masked), S staged in dS
+      launch_naive_bwd_forward(s, naive_blocks, q, k, ds, p, scale, stream);
       launch_naive_bwd(s, naive_blocks, nt, scale, stream);
     } else {
       launch_flash2_fwd(s, default_flash2_blocks(s.head_dim), q, k, v, o, l, scale, stream);
@@ -336,18 +355,18 @@ int run(int argc, char** argv) {
                  s.head_dim, s.causal ? 1 : 0, err.dq, err.dk, err.dv, verdict.c_str());
 
     // The launches in order (the model's kernel names), then "total".
-    const std::vector<std::string> names =
-        naive     ? std::vector<std::string>{"dv", "dp", "softmax_bwd", "dq", "dk", "total"}
-        : grouped ? std::vector<std::string>{"flash2_bwd_dot_do_o", "flash2_bwd",
-                                             "flash2_bwd_convert_dq", "flash2_bwd_sum_dkv", "total"}
-                  : std::vector<std::string>{"flash2_bwd_dot_do_o", "flash2_bwd",
-                                             "flash2_bwd_convert_dq", "total"};
+    std::vector<std::string> names =
+        naive ? std::vector<std::string>{"dv", "dp", "softmax_bwd", "dq", "dk"}
+              : std::vector<std::string>{"flash2_bwd_dot_do_o", "flash2_bwd",
+                                         "flash2_bwd_convert_dq"};
+    if (grouped) names.push_back(naive ? "sum_dkv" : "flash2_bwd_sum_dkv");
+    names.push_back("total");
     const int parts = static_cast<int>(names.size()) - 1;
     const auto launch_part = [&](int i) {
       if (naive) {
-        const NaiveBwdPart which[] = {NaiveBwdPart::kDv, NaiveBwdPart::kDp,
+        const NaiveBwdPart which[] = {NaiveBwdPart::kDv,         NaiveBwdPart::kDp,
                                       NaiveBwdPart::kSoftmaxBwd, NaiveBwdPart::kDq,
-                                      NaiveBwdPart::kDk};
+                                      NaiveBwdPart::kDk,         NaiveBwdPart::kSumDkv};
         launch_naive_bwd(s, naive_blocks, nt, scale, stream, which[i]);
       } else {
         const Flash2BwdPart which[] = {Flash2BwdPart::kDotDoO, Flash2BwdPart::kBackward,

@@ -38,6 +38,12 @@ LAUNCHES = {
     "naive-bwd": ([None, "naive_bwd_product_kernel", "naive_qk_kernel", "naive_softmax_bwd_kernel",
                    "naive_bwd_product_kernel", "naive_bwd_product_kernel"],
                   ["dv", "dp", "softmax_bwd", "dq", "dk"]),
+    # with grouped-query heads: the forward's and dp's qk read K/V by head group
+    # (naive_bwd_qk_kernel), and dK, dV are summed over each group by a sixth launch
+    "naive-bwd grouped": ([None, "naive_bwd_product_kernel", "naive_bwd_qk_kernel",
+                           "naive_softmax_bwd_kernel", "naive_bwd_product_kernel",
+                           "naive_bwd_product_kernel", "naive_bwd_sum_dkv_kernel"],
+                          ["dv", "dp", "softmax_bwd", "dq", "dk", "sum_dkv"]),
 }
 KEYS = ["batch", "heads", "kv_heads", "seq", "head_dim", "causal"]
 
@@ -83,7 +89,7 @@ def main():
     cursor = 0
     for case in cases:
         key = tuple(case[k] for k in KEYS)
-        grouped = workload == "flash2-bwd" and case["kv_heads"] != case["heads"]
+        grouped = case["kv_heads"] != case["heads"]
         symbols, kernels = LAUNCHES[workload + (" grouped" if grouped else "")]
         launches = ncu[cursor:cursor + len(symbols)]
         if len(launches) != len(symbols):

@@ -12,6 +12,7 @@ namespace memwall::cuda {
 namespace {
 
 constexpr int kGemmThreads = 256;  // 8 warps per product CTA, as naive's qk and pv
+constexpr int kSumThreads = 128;  // 4 warps per summing CTA (the model's kSumThreads)
 constexpr int kMaxSmemBytes = 227 * 1024;  // sm_90's opt-in shared memory per block
 
 /// dv, dk (kTransA) and dq: out = scale·A·B for the BM output rows of block i of head bh, over
@@ -19,11 +20,13 @@ constexpr int kMaxSmemBytes = 227 * 1024;  // sm_90's opt-in shared memory per b
 /// the BM × D output, staged through shared memory and stored once. kTransA: A = aᵀ, the chunk
 /// the box of a's rows k0 … (queries) and columns i·BM … (keys), loaded as a [BK][BM] tile and
 /// read transposed by ldmatrix (dv: a = P, b = dO; dk: a = dS, b = Q); else A = the box of a's
-/// rows i·BM … and columns k0 … (dq: a = dS, b = K). b's chunk is its rows k0 … (BK × D).
-template <int D, int BM, int BK, bool kTransA>
+/// rows i·BM … and columns k0 … (dq: a = dS, b = K). b's chunk is its rows k0 … (BK × D) of head
+/// bh, or with kGroupedB (dq with grouped-query heads) of the K/V head bh / group. out's rows are
+/// those of head bh (with groups dv and dk write dV_expanded and dK_expanded, per query head).
+template <int D, int BM, int BK, bool kTransA, bool kGroupedB = false>
 __global__ void __launch_bounds__(kGemmThreads)
     naive_bwd_product_kernel(const half* __restrict__ a, const half* __restrict__ b,
-                             half* __restrict__ out, int n, float scale) {
+                             half* __restrict__ out, int n, float scale, int group) {
   constexpr int kWarpsM = 4;
   constexpr int kWarpsN = 2;
   constexpr int kWarpRows = BM / kWarpsM;
@@ -33,6 +36,7 @@ __global__ void __launch_bounds__(kGemmThreads)
   constexpr int kStageHalves = BM * BK + BK * D;
   static_assert(kNt % 2 == 0 && kMt >= 1, "warp tile must be a multiple of 16 × 16");
   static_assert(BM * D <= 2 * kStageHalves, "the output tile is staged in the chunk buffers");
+  static_assert(!(kTransA && kGroupedB), "dv's and dk's b (dO, Q) has the query heads' rows");
 
   extern __shared__ uint4 smem_raw[];
   half* smem = reinterpret_cast<half*>(smem_raw);
@@ -42,6 +46,9 @@ __global__ void __launch_bounds__(kGemmThreads)
   const int row0 = static_cast<int>(blockIdx.x % blocks_m) * BM;
   const int rows = min(BM, n - row0);
   const int chunks = (n + BK - 1) / BK;
+  // b's head: the K/V head bh / group for grouped dq (bh < 2^32: a blockIdx.x quotient).
+  const long long b_head =
+      kGroupedB ? static_cast<unsigned>(bh) / static_cast<unsigned>(group) : bh;
 
   auto load_chunk = [&](int c, int stage) {
     const int k0 = c * BK;
@@ -52,7 +59,7 @@ __global__ void __launch_bounds__(kGemmThreads)
     } else {
       load_tile_box<BM, BK, kGemmThreads>(sa, a + (bh * n + row0) * n + k0, rows, kcols, n);
     }
-    load_tile_rows<BK, D, kGemmThreads>(sa + BM * BK, b + (bh * n + k0) * D, kcols, D);
+    load_tile_rows<BK, D, kGemmThreads>(sa + BM * BK, b + (b_head * n + k0) * D, kcols, D);
   };
 
   const int warp = static_cast<int>(threadIdx.x) / 32;
@@ -114,6 +121,90 @@ __global__ void __launch_bounds__(kGemmThreads)
   store_tile_box<BM, D, kGemmThreads>(out + (bh * n + row0) * D, so, rows, D, D);
 }
 
+/// naive_bwd_qk: naive's qk kernel (models/cuda/naive_attention.cu) for grouped-query heads:
+/// out = scale·A·Bᵀ, one CTA per (bh, i, j) tile, CTA index (bh·⌈N/BM⌉ + i)·⌈N/BN⌉ + j. Loads the
+/// A box (rows i·BM … of head bh, D halves each) and the B box (rows j·BN … of the K/V head
+/// bh / group) once, computes the tile with 8 warps laid out 2 × 4, stages it through shared
+/// memory and stores it as one box of out. dp with groups (a = dO, b = V, scale 1), and the
+/// forward's S with groups (a = Q, b = K), which it writes whole, as naive's qk does.
+template <int D, int BM, int BN>
+__global__ void __launch_bounds__(kGemmThreads)
+    naive_bwd_qk_kernel(const half* __restrict__ a, const half* __restrict__ b,
+                        half* __restrict__ out, int n, float scale, int group) {
+  constexpr int kWarpsM = 2;
+  constexpr int kWarpsN = 4;
+  constexpr int kWarpRows = BM / kWarpsM;
+  constexpr int kWarpCols = BN / kWarpsN;
+  constexpr int kMt = kWarpRows / 16;
+  constexpr int kNt = kWarpCols / 8;
+  static_assert(kNt % 2 == 0 && kMt >= 1, "warp tile must be a multiple of 16 × 16");
+  static_assert(BM * BN <= (BM + BN) * D, "the out tile is staged in the A/B buffers");
+
+  extern __shared__ uint4 smem_raw[];
+  half* sa = reinterpret_cast<half*>(smem_raw);
+  half* sb = sa + BM * D;
+
+  const int blocks_m = (n + BM - 1) / BM;
+  const int blocks_n = (n + BN - 1) / BN;
+  const int cta = static_cast<int>(blockIdx.x);
+  const int j = cta % blocks_n;
+  const int i = (cta / blocks_n) % blocks_m;
+  const int bh = cta / blocks_n / blocks_m;
+  const long long b_head = bh / group;
+  const int row0 = i * BM;
+  const int col0 = j * BN;
+  const int rows = min(BM, n - row0);
+  const int cols = min(BN, n - col0);
+
+  load_tile_rows<BM, D, kGemmThreads>(sa, a + (static_cast<long long>(bh) * n + row0) * D, rows, D);
+  load_tile_rows<BN, D, kGemmThreads>(sb, b + (b_head * n + col0) * D, cols, D);
+  cp_async_commit();
+  cp_async_wait<0>();
+  __syncthreads();
+
+  const int warp = static_cast<int>(threadIdx.x) / 32;
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  const int wm = warp / kWarpsN;
+  const int wn = warp % kWarpsN;
+  float acc[kMt][kNt][4] = {};
+#pragma unroll
+  for (int kk = 0; kk < D / 16; ++kk) {
+    std::uint32_t af[kMt][4];
+#pragma unroll
+    for (int mt = 0; mt < kMt; ++mt) {
+      load_a_fragment<D>(af[mt], sa, wm * kWarpRows + mt * 16, kk * 16);
+    }
+#pragma unroll
+    for (int np = 0; np < kNt / 2; ++np) {
+      std::uint32_t bf[4];
+      load_b_fragments_nk<D>(bf, sb, wn * kWarpCols + np * 16, kk * 16);
+#pragma unroll
+      for (int mt = 0; mt < kMt; ++mt) {
+        mma_16816(acc[mt][2 * np], af[mt], bf[0], bf[1]);
+        mma_16816(acc[mt][2 * np + 1], af[mt], bf[2], bf[3]);
+      }
+    }
+  }
+  __syncthreads();
+
+  half* so = sa;  // the out tile, [BM][BN] swizzled
+  const int g = lane / 4;
+  const int t = lane % 4;
+#pragma unroll
+  for (int mt = 0; mt < kMt; ++mt) {
+#pragma unroll
+    for (int nt = 0; nt < kNt; ++nt) {
+      const int r = wm * kWarpRows + mt * 16 + g;
+      const int c = wn * kWarpCols + nt * 8 + 2 * t;
+      store_half2<BN>(so, r, c, acc[mt][nt][0] * scale, acc[mt][nt][1] * scale);
+      store_half2<BN>(so, r + 8, c, acc[mt][nt][2] * scale, acc[mt][nt][3] * scale);
+    }
+  }
+  __syncthreads();
+  store_tile_box<BM, BN, kGemmThreads>(out + (static_cast<long long>(bh) * n + row0) * n + col0, so,
+                                       rows, cols, n);
+}
+
 /// softmax_bwd: CTA bh·⌈N/rows_per_cta⌉ + m, one warp per row. The warp copies its rows of P and
 /// dP into shared memory (16-byte cp.async), takes rowsum(P∘dP) from there, and writes
 /// dS = P∘(dP − rowsum) with 16-byte stores.
@@ -166,6 +257,136 @@ __global__ void __launch_bounds__(256)
   }
 }
 
+/// The forward's softmax with the causal mask, for the backward's P (not one of its launches):
+/// naive's softmax kernel (models/cuda/naive_attention.cu) with the mask applied in it, as the
+/// model's naive softmax does (models/naive.cc): S was written whole, the row is loaded whole,
+/// the keys j ≥ visible = row + 1 (Nq = Nkv: the bottom-right mask is the diagonal) count as
+/// −∞ in the max and the sum, and the whole row of P is stored, 0 at those keys.
+__global__ void __launch_bounds__(256)
+    naive_masked_softmax_kernel(const half* __restrict__ s, half* __restrict__ p, int n,
+                                int rows_per_cta) {
+  extern __shared__ uint4 smem_raw[];
+  const int warp = static_cast<int>(threadIdx.x) / 32;
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  const int blocks = (n + rows_per_cta - 1) / rows_per_cta;
+  const long long bh = blockIdx.x / blocks;
+  const int row = static_cast<int>(blockIdx.x % blocks) * rows_per_cta + warp;
+  if (row >= n) return;
+  const long long offset = (bh * n + row) * n;
+  const int visible = row + 1;
+  half* buf = reinterpret_cast<half*>(smem_raw) + static_cast<long long>(warp) * n;
+  const int chunks = n / kChunkHalves;
+  for (int c = lane; c < chunks; c += 32) {
+    cp_async_16(buf + c * kChunkHalves, s + offset + c * kChunkHalves);
+  }
+  cp_async_commit();
+  cp_async_wait<0>();
+  __syncwarp();
+  // Keys 2e and 2e + 1 of chunk c (its 16 bytes v), −∞ where the mask hides them.
+  const auto masked = [&](const uint4& v, int c, int e) {
+    const float2 f = __half22float2(reinterpret_cast<const half2*>(&v)[e]);
+    const int key = c * kChunkHalves + 2 * e;
+    return make_float2(key < visible ? f.x : -INFINITY, key + 1 < visible ? f.y : -INFINITY);
+  };
+  const auto chunk = [&](int c) { return *reinterpret_cast<const uint4*>(buf + c * kChunkHalves); };
+
+  float row_max = -INFINITY;
+  for (int c = lane; c < chunks; c += 32) {
+    const uint4 v = chunk(c);
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const float2 f = masked(v, c, e);
+      row_max = fmaxf(row_max, fmaxf(f.x, f.y));
+    }
+  }
+#pragma unroll
+  for (int m = 16; m > 0; m /= 2) {
+    row_max = fmaxf(row_max, __shfl_xor_sync(0xffffffffu, row_max, m));
+  }
+  float row_sum = 0.0f;  // key 0 is visible: row_max is finite, exp(−∞ − row_max) = 0
+  for (int c = lane; c < chunks; c += 32) {
+    const uint4 v = chunk(c);
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const float2 f = masked(v, c, e);
+      row_sum += __expf(f.x - row_max) + __expf(f.y - row_max);
+    }
+  }
+#pragma unroll
+  for (int m = 16; m > 0; m /= 2) {
+    row_sum += __shfl_xor_sync(0xffffffffu, row_sum, m);
+  }
+  const float inv_sum = 1.0f / row_sum;
+  for (int c = lane; c < chunks; c += 32) {
+    const uint4 v = chunk(c);
+    uint4 out;
+    std::uint32_t* o = reinterpret_cast<std::uint32_t*>(&out);
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const float2 f = masked(v, c, e);
+      o[e] = pack_half2(__expf(f.x - row_max) * inv_sum, __expf(f.y - row_max) * inv_sum);
+    }
+    *reinterpret_cast<uint4*>(p + offset + c * kChunkHalves) = out;
+  }
+}
+
+/// sum_dkv (grouped-query heads only): CTA kvh·⌈N/BM⌉ + j, kSumThreads threads, sums the G query
+/// heads' dK_expanded rows of key block j (rows (kvh·G + h)·N + j·BM …, BM × D) into dK's rows
+/// kvh·N + j·BM … (fp32 in registers), one head's box at a time (every 16-byte piece of the
+/// thread loaded, then added), then dV the same way: the model's sum_dkv
+/// (models/attention_backward.h), flash2_bwd_sum_dkv_kernel's loop with naive's block_q keys.
+template <int D, int BM>
+__global__ void __launch_bounds__(kSumThreads)
+    naive_bwd_sum_dkv_kernel(const half* __restrict__ dk_x, const half* __restrict__ dv_x,
+                             half* __restrict__ dk, half* __restrict__ dv, int n, int group) {
+  constexpr int kChunksPerRow = D / kChunkHalves;
+  constexpr int kItems = BM * kChunksPerRow / kSumThreads;
+  static_assert(kItems * kSumThreads == BM * kChunksPerRow, "the threads cover the block");
+  const int blocks = (n + BM - 1) / BM;
+  const long long kvh = blockIdx.x / blocks;
+  const int c0 = static_cast<int>(blockIdx.x % blocks) * BM;
+  const int rows = min(BM, n - c0);
+  const int tid = static_cast<int>(threadIdx.x);
+  for (int which = 0; which < 2; ++which) {
+    const half* src = which == 0 ? dk_x : dv_x;
+    half* dst = (which == 0 ? dk : dv) + (kvh * n + c0) * D;
+    float acc[kItems][kChunkHalves] = {};
+    for (int h = 0; h < group; ++h) {
+      const half* box = src + ((kvh * group + h) * n + c0) * D;
+      uint4 x[kItems];
+#pragma unroll
+      for (int it = 0; it < kItems; ++it) {
+        const int idx = it * kSumThreads + tid;
+        x[it] =
+            idx / kChunksPerRow < rows
+                ? *reinterpret_cast<const uint4*>(box + static_cast<long long>(idx) * kChunkHalves)
+                : make_uint4(0, 0, 0, 0);
+      }
+#pragma unroll
+      for (int it = 0; it < kItems; ++it) {
+        const half2* hx = reinterpret_cast<const half2*>(&x[it]);
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          const float2 f = __half22float2(hx[i]);
+          acc[it][2 * i] += f.x;
+          acc[it][2 * i + 1] += f.y;
+        }
+      }
+    }
+#pragma unroll
+    for (int it = 0; it < kItems; ++it) {
+      const int idx = it * kSumThreads + tid;
+      if (idx / kChunksPerRow < rows) {
+        uint4 y;
+        std::uint32_t* hy = reinterpret_cast<std::uint32_t*>(&y);
+#pragma unroll
+        for (int i = 0; i < 4; ++i) hy[i] = pack_half2(acc[it][2 * i], acc[it][2 * i + 1]);
+        *reinterpret_cast<uint4*>(dst + static_cast<long long>(idx) * kChunkHalves) = y;
+      }
+    }
+  }
+}
+
 template <typename Kernel, typename... Args>
 void launch(Kernel kernel, const char* name, std::int64_t grid, int threads, int smem_bytes,
             cudaStream_t stream, Args... args) {
@@ -176,37 +397,68 @@ void launch(Kernel kernel, const char* name, std::int64_t grid, int threads, int
   check_launch(name);
 }
 
-template <int D, int BM, bool kTransA>
+template <int D, int BM, bool kTransA, bool kGroupedB = false>
 void launch_product(const AttentionShape& s, const half* a, const half* b, half* out, float scale,
                     cudaStream_t stream) {
   constexpr int kBk = 64;
-  launch(naive_bwd_product_kernel<D, BM, kBk, kTransA>, "naive_bwd_product_kernel",
+  launch(naive_bwd_product_kernel<D, BM, kBk, kTransA, kGroupedB>, "naive_bwd_product_kernel",
          s.heads_total() * ceil_div(s.seq, BM), kGemmThreads, 2 * (BM * kBk + kBk * D) * 2, stream,
-         a, b, out, s.seq, scale);
+         a, b, out, s.seq, scale, s.group());
+}
+
+/// naive_bwd_qk over the query heads: out = scale·a·bᵀ, b's rows of K/V head bh / G (BN = BM).
+template <int D, int BM>
+void launch_qk_grouped(const AttentionShape& s, const half* a, const half* b, half* out,
+                       float scale, cudaStream_t stream) {
+  launch(naive_bwd_qk_kernel<D, BM, BM>, "naive_bwd_qk_kernel",
+         s.heads_total() * ceil_div(s.seq, BM) * ceil_div(s.seq, BM), kGemmThreads,
+         (BM + BM) * D * 2, stream, a, b, out, s.seq, scale, s.group());
 }
 
 template <int D, int BM>
 void launch_d(const AttentionShape& s, const NaiveBlocks& blocks, const NaiveBwdTensors& t,
               float scale, cudaStream_t stream, NaiveBwdPart part) {
   const auto all = [&](NaiveBwdPart p) { return part == NaiveBwdPart::kAll || part == p; };
-  if (all(NaiveBwdPart::kDv)) launch_product<D, BM, true>(s, t.p, t.d_o, t.dv, 1.0f, stream);
-  if (all(NaiveBwdPart::kDp)) launch_naive_qk(s, blocks, t.d_o, t.v, t.dp, 1.0f, stream);
+  // With groups dv and dk write per query head, dp and dq read K/V head bh / G, and sum_dkv
+  // adds each group's rows: the model's launches (models/naive_bwd.cc).
+  const bool grouped = s.group() > 1;
+  half* dv = grouped ? t.dv_expanded : t.dv;
+  half* dk = grouped ? t.dk_expanded : t.dk;
+  if (all(NaiveBwdPart::kDv)) launch_product<D, BM, true>(s, t.p, t.d_o, dv, 1.0f, stream);
+  if (all(NaiveBwdPart::kDp)) {
+    grouped ? launch_qk_grouped<D, BM>(s, t.d_o, t.v, t.dp, 1.0f, stream)
+            : launch_naive_qk(s, blocks, t.d_o, t.v, t.dp, 1.0f, stream);
+  }
   if (all(NaiveBwdPart::kSoftmaxBwd)) {
     const int rows = blocks.softmax_rows;
     launch(naive_softmax_bwd_kernel, "naive_softmax_bwd_kernel",
            s.heads_total() * ceil_div(s.seq, rows), 32 * rows, 2 * rows * s.seq * 2, stream, t.p,
            t.dp, t.ds, s.seq, rows);
   }
-  if (all(NaiveBwdPart::kDq)) launch_product<D, BM, false>(s, t.ds, t.k, t.dq, scale, stream);
-  if (all(NaiveBwdPart::kDk)) launch_product<D, BM, true>(s, t.ds, t.q, t.dk, scale, stream);
+  if (all(NaiveBwdPart::kDq)) {
+    grouped ? launch_product<D, BM, false, true>(s, t.ds, t.k, t.dq, scale, stream)
+            : launch_product<D, BM, false>(s, t.ds, t.k, t.dq, scale, stream);
+  }
+  if (all(NaiveBwdPart::kDk)) launch_product<D, BM, true>(s, t.ds, t.q, dk, scale, stream);
+  if (grouped && all(NaiveBwdPart::kSumDkv)) {
+    launch(naive_bwd_sum_dkv_kernel<D, BM>, "naive_bwd_sum_dkv_kernel",
+           static_cast<std::int64_t>(s.batch) * s.kv_heads_or_heads() * ceil_div(s.seq, BM),
+           kSumThreads, 0, stream, t.dk_expanded, t.dv_expanded, t.dk, t.dv, s.seq, s.group());
+  }
 }
 
 }  // namespace
 
 void check_naive_bwd_supported(const AttentionShape& shape, const NaiveBlocks& blocks) {
   check_naive_supported(shape, blocks);
-  if (shape.is_variant()) {
-    throw UsageError("naive-bwd: the CUDA kernels take no causal mask, kv_heads or seq_kv");
+  if (shape.heads % shape.kv_heads_or_heads() != 0) {
+    throw UsageError("naive-bwd: kv_heads " + std::to_string(shape.kv_heads_or_heads()) +
+                     " must divide heads " + std::to_string(shape.heads));
+  }
+  if (shape.keys() != shape.seq) {
+    throw UsageError("naive-bwd: the CUDA kernels take no seq_kv (Nkv " +
+                     std::to_string(shape.keys()) + " != Nq " + std::to_string(shape.seq) +
+                     "; the model's naive-bwd takes it)");
   }
   if (2 * blocks.softmax_rows * shape.seq * 2 > kMaxSmemBytes) {
     throw UsageError("naive-bwd: softmax_rows " + std::to_string(blocks.softmax_rows) +
@@ -215,10 +467,38 @@ void check_naive_bwd_supported(const AttentionShape& shape, const NaiveBlocks& b
   }
 }
 
+void launch_naive_bwd_forward(const AttentionShape& shape, const NaiveBlocks& blocks, const half* q,
+                              const half* k, half* s, half* p, float scale, cudaStream_t stream) {
+  check_naive_bwd_supported(shape, blocks);
+  if (shape.group() > 1) {
+    const bool big = blocks.block_q == 128;
+    if (shape.head_dim == 64) {
+      big ? launch_qk_grouped<64, 128>(shape, q, k, s, scale, stream)
+          : launch_qk_grouped<64, 64>(shape, q, k, s, scale, stream);
+    } else {
+      big ? launch_qk_grouped<128, 128>(shape, q, k, s, scale, stream)
+          : launch_qk_grouped<128, 64>(shape, q, k, s, scale, stream);
+    }
+  } else {
+    launch_naive_qk(shape, blocks, q, k, s, scale, stream);
+  }
+  if (shape.causal) {
+    const int rows = blocks.softmax_rows;  // rows·N·2 bytes ≤ 227 KiB: checked above (twice that)
+    launch(naive_masked_softmax_kernel, "naive_masked_softmax_kernel",
+           shape.heads_total() * ceil_div(shape.seq, rows), 32 * rows, rows * shape.seq * 2, stream,
+           s, p, shape.seq, rows);
+  } else {
+    launch_naive_softmax(shape, blocks, s, p, stream);
+  }
+}
+
 void launch_naive_bwd(const AttentionShape& shape, const NaiveBlocks& blocks,
                       const NaiveBwdTensors& t, float scale, cudaStream_t stream,
                       NaiveBwdPart part) {
   check_naive_bwd_supported(shape, blocks);
+  if (shape.group() > 1 && (t.dk_expanded == nullptr || t.dv_expanded == nullptr)) {
+    throw UsageError("naive-bwd: grouped-query heads need dk_expanded and dv_expanded");
+  }
   const bool big = blocks.block_q == 128;
   if (shape.head_dim == 64) {
     big ? launch_d<64, 128>(shape, blocks, t, scale, stream, part)
