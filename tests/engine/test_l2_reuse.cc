@@ -1,0 +1,165 @@
+// The footprint-reuse stream of models/cuda/ubench/l2_reuse.cu, simulated: how much of a
+// footprint the simulated L2 keeps from one kernel to the next, against what the chip kept
+// (traces/measured/*-l2-reuse). This is the measurement behind the L2's usable capacity.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "sim/engine/simulator.h"
+#include "sim/hw/config_loader.h"
+#include "tests/support/csv_rows.h"
+#include "tests/support/engine.h"
+
+using namespace memwall;
+
+namespace {
+
+constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
+constexpr std::uint32_t kThreads = 1024;
+constexpr std::uint64_t kStep = kThreads * 16;  // a CTA's 1024 threads × 16 B
+constexpr std::uint64_t kBuffer = std::uint64_t{1} << 32;  // the footprint's address
+
+enum class Pass { read, reverse, write };
+
+/// One pass of l2_reuse.cu over `steps` steps per CTA on `ctas` CTAs: CTA b on the b-th chunk,
+/// one 16 KiB load (or store) per step, forward or backward; the loop is unrolled by 4, so a CTA
+/// waits for its loads every 4 steps.
+test::TestKernel pass_kernel(Pass pass, std::uint64_t steps, std::uint32_t ctas) {
+  test::TestKernel k;
+  k.info.name = pass == Pass::write ? "first_write" : "read";
+  k.info.threads_per_cta = kThreads;
+  k.info.registers_per_thread = 32;
+  k.ctas.resize(ctas);
+  for (std::uint32_t b = 0; b < ctas; ++b) {
+    std::vector<Op>& ops = k.ctas[b];
+    for (std::uint64_t s = 0; s < steps; ++s) {
+      const std::uint64_t step = pass == Pass::reverse ? steps - 1 - s : s;
+      Op op;
+      op.kind = pass == Pass::write ? OpKind::store : OpKind::load;
+      op.tag = pass == Pass::write ? 0 : 1;
+      op.box =
+          Box{kBuffer + (b * steps + step) * kStep, 1, static_cast<std::uint32_t>(kStep), kStep};
+      ops.push_back(op);
+      if (pass != Pass::write && (s % 4 == 3 || s + 1 == steps)) {
+        Op wait;
+        wait.kind = OpKind::wait;
+        wait.tag = 1;
+        ops.push_back(wait);
+      }
+    }
+  }
+  return k;
+}
+
+struct Reuse {
+  std::uint64_t bytes;  ///< the footprint
+  std::uint64_t dram_read;  ///< pass 2's DRAM reads
+  std::uint64_t dram_write;  ///< pass 2's DRAM writes
+  Tick time;  ///< pass 2's duration
+};
+
+/// l2_reuse.cu's sequence for a footprint of `bytes` (rounded down as the kernel does: a whole
+/// number of steps per CTA) on `config` (its SMs, one CTA each), from a cold L2.
+Reuse simulate_reuse(const HardwareConfig& config, const std::string& mode, std::uint64_t bytes) {
+  const std::uint32_t ctas = config.sm.count;
+  const std::uint64_t steps = bytes / (kStep * ctas);
+  WorkloadInfo w;
+  w.name = "l2_reuse";
+  w.tensors = {{"buf", kBuffer, steps * kStep * ctas}};
+  const Pass first = mode == "write-read" ? Pass::write : Pass::read;
+  const Pass second = mode == "read-reverse" ? Pass::reverse : Pass::read;
+  test::VectorTraceSource source(
+      w, {pass_kernel(first, steps, ctas), pass_kernel(second, steps, ctas)});
+  const RunResult r = simulate(config, source);
+  const KernelResult& k = r.kernels.at(1);
+  return {steps * kStep * ctas, k.traffic.dram_read_bytes, k.traffic.dram_write_bytes,
+          k.duration()};
+}
+
+}  // namespace
+
+// Hidden (run on demand): the simulated curve, to set beside the measured one.
+TEST_CASE("l2_reuse's curve on the presets", "[.][l2-reuse-curve]") {
+  for (const char* name : {"h200", "h200-calibrated", "h100-sxm"}) {
+    const HardwareConfig c = load_config(name);
+    for (const char* mode : {"read-read", "read-reverse", "write-read"}) {
+      for (const unsigned mib : {16u, 32u, 40u, 44u, 48u, 52u, 56u, 60u, 64u, 72u, 96u}) {
+        const Reuse r = simulate_reuse(c, mode, mib * kMiB);
+        std::printf("%s %s %3u MiB: pass 2 DRAM read %.3f of F, write %.3f, %.1f us\n", name, mode,
+                    mib, double(r.dram_read) / double(r.bytes),
+                    double(r.dram_write) / double(r.bytes), double(r.time) / 1e6);
+      }
+    }
+  }
+}
+
+namespace {
+
+/// l2_reuse_table.py's rows (DIR/reuse.csv): mode, footprint, pass 1's and pass 2's DRAM bytes,
+/// pass 2's L2 read hit and miss sectors, its ncu time (ns) and event time (ms).
+struct MeasuredReuse {
+  std::string mode;
+  std::uint64_t bytes;
+  double pass1_read, pass2_read, pass2_write, ncu_ns, event_ms;
+};
+
+std::vector<MeasuredReuse> measured_reuse(const std::string& dir) {
+  std::vector<MeasuredReuse> out;
+  for (const auto& c : test::csv_rows(dir + "/reuse.csv", 10)) {
+    out.push_back({c[0], std::stoull(c[1]), std::stod(c[2]), std::stod(c[4]), std::stod(c[5]),
+                   std::stod(c[8]), std::stod(c[9])});
+  }
+  return out;
+}
+
+void print_comparison(const std::string& config, const std::string& dir) {
+  const HardwareConfig c = load_config(config);
+  std::printf("%s against %s\n", config.c_str(), dir.c_str());
+  std::printf("%-13s %7s | %9s %9s %9s | %9s %9s %9s | %8s %8s\n", "mode", "MiB", "chip rd",
+              "chip wr", "chip us", "sim rd", "sim wr", "sim us", "pass1 rd", "");
+  for (const MeasuredReuse& m : measured_reuse(dir)) {
+    const Reuse r = simulate_reuse(c, m.mode, m.bytes);
+    const double f = static_cast<double>(m.bytes);
+    std::printf("%-13s %7.1f | %9.3f %9.3f %9.2f | %9.3f %9.3f %9.2f | %8.3f\n", m.mode.c_str(),
+                f / kMiB, m.pass2_read / f, m.pass2_write / f, m.ncu_ns / 1e3,
+                static_cast<double>(r.dram_read) / f, static_cast<double>(r.dram_write) / f,
+                static_cast<double>(r.time) / 1e6, m.pass1_read / f);
+  }
+}
+
+}  // namespace
+
+// Hidden (run on demand): the simulated curve beside a measured one, e.g.
+//   MEMWALL_REUSE="h200-calibrated traces/measured/h200-l2-reuse" build/tests/test_engine '[l2-reuse-compare]'
+TEST_CASE("l2_reuse measured against simulated", "[.][l2-reuse-compare]") {
+  const char* spec = std::getenv("MEMWALL_REUSE");
+  REQUIRE(spec != nullptr);
+  const std::string s = spec;
+  print_comparison(s.substr(0, s.find(' ')), s.substr(s.find(' ') + 1));
+}
+
+TEST_CASE("l2_reuse on the H200 preset: a footprint that fits is kept, one twice the L2 is not",
+          "[run][l2]") {
+  const HardwareConfig c = load_config("h200");
+  const std::uint64_t l2 = c.l2.size.count;
+  SECTION("a quarter of the L2, read twice: pass 2 all hits, whatever partition reads it") {
+    // Even with every line held twice (a copy in each partition) it fits in half the L2.
+    for (const char* mode : {"read-read", "read-reverse", "write-read"}) {
+      INFO(mode);
+      const Reuse r = simulate_reuse(c, mode, l2 / 4);
+      CHECK(r.dram_read == 0);
+      CHECK(r.dram_write == 0);
+    }
+  }
+  SECTION("twice the L2, read twice in the same order: LRU keeps nothing pass 2 reads first") {
+    const Reuse r = simulate_reuse(c, "read-read", 2 * l2);
+    CHECK(r.dram_read == r.bytes);
+    // In the reverse order pass 2 first meets the lines pass 1 left: at most an L2's worth hit.
+    const Reuse back = simulate_reuse(c, "read-reverse", 2 * l2);
+    CHECK(back.dram_read < back.bytes);
+    CHECK(back.dram_read >= back.bytes - l2);
+  }
+}
