@@ -314,8 +314,11 @@ class NaiveBwdPlugin final : public AttentionBackwardPlugin {
         make_launch("dk", bh * tkv, kMmaThreads, chunked, regs),
     };
     if (a.group > 1) {
+      // Each CTA holds its block_q × d sums (fp32) in registers, as the CUDA kernel does
+      // (models/cuda/naive_backward.cu: ptxas gives it 54, 96, 96 and 232 registers at d, block_q
+      // = 64/64, 64/128, 128/64, 128/128, where this estimate gives 64, 96, 96 and 160).
       out.push_back(make_launch("sum_dkv", a.kv_batch_heads() * tkv, kSumThreads, 0,
-                                estimated_registers(0, kSumThreads)));
+                                estimated_registers(bm * d, kSumThreads)));
     }
     return out;
   }
