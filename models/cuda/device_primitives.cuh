@@ -183,4 +183,62 @@ __device__ __forceinline__ std::uint32_t pack_half2(float x, float y) {
   return *reinterpret_cast<const std::uint32_t*>(&h);
 }
 
+/// The grouped-query sum of the backward passes (flash2_bwd_sum_dkv_kernel, naive_bwd_sum_dkv_kernel;
+/// the model's sum_dkv, models/attention_backward.h): CTA kvh·⌈n/kRows⌉ + j of kThreads threads
+/// sums the G = `group` query heads' dK_expanded rows (kvh·G + h)·n + j·kRows … (kRows × D) into
+/// dK's rows kvh·n + j·kRows … (fp32 in registers), one head's box at a time (every 16-byte piece
+/// of the thread loaded, then added), then dV the same way.
+template <int D, int kRows, int kThreads>
+__device__ __forceinline__ void sum_head_groups(const half* __restrict__ dk_x,
+                                                const half* __restrict__ dv_x,
+                                                half* __restrict__ dk, half* __restrict__ dv, int n,
+                                                int group) {
+  constexpr int kChunksPerRow = D / kChunkHalves;
+  constexpr int kItems = kRows * kChunksPerRow / kThreads;
+  static_assert(kItems * kThreads == kRows * kChunksPerRow, "the threads cover the block");
+  const int blocks = (n + kRows - 1) / kRows;
+  const long long kvh = blockIdx.x / blocks;
+  const int c0 = static_cast<int>(blockIdx.x % blocks) * kRows;
+  const int rows = min(kRows, n - c0);
+  const int tid = static_cast<int>(threadIdx.x);
+  for (int which = 0; which < 2; ++which) {
+    const half* src = which == 0 ? dk_x : dv_x;
+    half* dst = (which == 0 ? dk : dv) + (kvh * n + c0) * D;
+    float acc[kItems][kChunkHalves] = {};
+    for (int h = 0; h < group; ++h) {
+      const half* box = src + ((kvh * group + h) * n + c0) * D;
+      uint4 x[kItems];
+#pragma unroll
+      for (int it = 0; it < kItems; ++it) {
+        const int idx = it * kThreads + tid;
+        x[it] =
+            idx / kChunksPerRow < rows
+                ? *reinterpret_cast<const uint4*>(box + static_cast<long long>(idx) * kChunkHalves)
+                : make_uint4(0, 0, 0, 0);
+      }
+#pragma unroll
+      for (int it = 0; it < kItems; ++it) {
+        const half2* hx = reinterpret_cast<const half2*>(&x[it]);
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+          const float2 f = __half22float2(hx[i]);
+          acc[it][2 * i] += f.x;
+          acc[it][2 * i + 1] += f.y;
+        }
+      }
+    }
+#pragma unroll
+    for (int it = 0; it < kItems; ++it) {
+      const int idx = it * kThreads + tid;
+      if (idx / kChunksPerRow < rows) {
+        uint4 y;
+        std::uint32_t* hy = reinterpret_cast<std::uint32_t*>(&y);
+#pragma unroll
+        for (int i = 0; i < 4; ++i) hy[i] = pack_half2(acc[it][2 * i], acc[it][2 * i + 1]);
+        *reinterpret_cast<uint4*>(dst + static_cast<long long>(idx) * kChunkHalves) = y;
+      }
+    }
+  }
+}
+
 }  // namespace memwall::cuda

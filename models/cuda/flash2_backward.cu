@@ -346,58 +346,12 @@ __global__ void __launch_bounds__(kSmallThreads)
 }
 
 /// flash2_bwd_sum_dkv: CTA kvh·⌈Nkv/BC⌉ + j sums the G query heads' dK_expanded rows of K/V block
-/// j into dK (fp32 in registers), one head's box at a time (every chunk of the thread loaded,
-/// then added), then dV the same way.
+/// j into dK, then dV (sum_head_groups, device_primitives.cuh, over blocks of BC keys).
 template <int D>
 __global__ void __launch_bounds__(kBwdThreads)
     flash2_bwd_sum_dkv_kernel(const half* __restrict__ dk_x, const half* __restrict__ dv_x,
                               half* __restrict__ dk, half* __restrict__ dv, int nkv, int group) {
-  constexpr int kChunksPerRow = D / kChunkHalves;
-  constexpr int kItems = kBlockKv * kChunksPerRow / kBwdThreads;
-  static_assert(kItems * kBwdThreads == kBlockKv * kChunksPerRow, "the threads cover the block");
-  const int blocks = (nkv + kBlockKv - 1) / kBlockKv;
-  const long long kvh = blockIdx.x / blocks;
-  const int c0 = static_cast<int>(blockIdx.x % blocks) * kBlockKv;
-  const int rows = min(kBlockKv, nkv - c0);
-  const int tid = static_cast<int>(threadIdx.x);
-  for (int which = 0; which < 2; ++which) {
-    const half* src = which == 0 ? dk_x : dv_x;
-    half* dst = (which == 0 ? dk : dv) + (kvh * nkv + c0) * D;
-    float acc[kItems][kChunkHalves] = {};
-    for (int h = 0; h < group; ++h) {
-      const half* box = src + ((kvh * group + h) * nkv + c0) * D;
-      uint4 x[kItems];
-#pragma unroll
-      for (int it = 0; it < kItems; ++it) {
-        const int idx = it * kBwdThreads + tid;
-        x[it] =
-            idx / kChunksPerRow < rows
-                ? *reinterpret_cast<const uint4*>(box + static_cast<long long>(idx) * kChunkHalves)
-                : make_uint4(0, 0, 0, 0);
-      }
-#pragma unroll
-      for (int it = 0; it < kItems; ++it) {
-        const half2* hx = reinterpret_cast<const half2*>(&x[it]);
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-          const float2 f = __half22float2(hx[i]);
-          acc[it][2 * i] += f.x;
-          acc[it][2 * i + 1] += f.y;
-        }
-      }
-    }
-#pragma unroll
-    for (int it = 0; it < kItems; ++it) {
-      const int idx = it * kBwdThreads + tid;
-      if (idx / kChunksPerRow < rows) {
-        uint4 y;
-        std::uint32_t* hy = reinterpret_cast<std::uint32_t*>(&y);
-#pragma unroll
-        for (int i = 0; i < 4; ++i) hy[i] = pack_half2(acc[it][2 * i], acc[it][2 * i + 1]);
-        *reinterpret_cast<uint4*>(dst + static_cast<long long>(idx) * kChunkHalves) = y;
-      }
-    }
-  }
+  sum_head_groups<D, kBlockKv, kBwdThreads>(dk_x, dv_x, dk, dv, nkv, group);
 }
 
 template <int D, int BR>

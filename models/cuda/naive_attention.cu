@@ -6,6 +6,7 @@
 
 #include "models/cuda/cuda_check.h"
 #include "models/cuda/device_primitives.cuh"
+#include "models/cuda/naive_qk.cuh"
 #include "sim/core/error.h"
 
 namespace memwall::cuda {
@@ -20,83 +21,14 @@ constexpr int kMaxSoftmaxSmemBytes = 227 * 1024;
 constexpr int kStreamUnroll = 4;
 constexpr int kStreamChunkKeys = 32 * kChunkHalves * kStreamUnroll;
 
-/// qk: one CTA per (bh, i, j) tile of S, CTA index (bh·⌈N/BM⌉ + i)·⌈N/BN⌉ + j. Loads the Q box
-/// (rows i·BM…, D halves each) and the K box (rows j·BN…) once, computes the tile with 8 warps
-/// laid out 2 × 4, stages it through shared memory and stores it as one box of S.
+/// qk: one CTA per (bh, i, j) tile of S = scale·Q·Kᵀ (qk_tile, naive_qk.cuh: the Q box and the K
+/// box loaded once, 8 warps 2 × 4, the tile staged through shared memory and stored as one box).
 template <int D, int BM, int BN>
 __global__ void __launch_bounds__(kGemmThreads)
     naive_qk_kernel(const half* __restrict__ q, const half* __restrict__ k, half* __restrict__ s,
                     int n, float scale) {
-  constexpr int kWarpsM = 2;
-  constexpr int kWarpsN = 4;
-  constexpr int kWarpRows = BM / kWarpsM;
-  constexpr int kWarpCols = BN / kWarpsN;
-  constexpr int kMt = kWarpRows / 16;
-  constexpr int kNt = kWarpCols / 8;
-  static_assert(kNt % 2 == 0 && kMt >= 1, "warp tile must be a multiple of 16 × 16");
-  static_assert(BM * BN <= (BM + BN) * D, "the S tile is staged in the Q/K buffers");
-
-  extern __shared__ uint4 smem_raw[];
-  half* sq = reinterpret_cast<half*>(smem_raw);
-  half* sk = sq + BM * D;
-
-  const int blocks_m = (n + BM - 1) / BM;
-  const int blocks_n = (n + BN - 1) / BN;
-  const int cta = static_cast<int>(blockIdx.x);
-  const int j = cta % blocks_n;
-  const int i = (cta / blocks_n) % blocks_m;
-  const long long bh = cta / blocks_n / blocks_m;
-  const int row0 = i * BM;
-  const int col0 = j * BN;
-  const int rows = min(BM, n - row0);
-  const int cols = min(BN, n - col0);
-
-  load_tile_rows<BM, D, kGemmThreads>(sq, q + (bh * n + row0) * D, rows, D);
-  load_tile_rows<BN, D, kGemmThreads>(sk, k + (bh * n + col0) * D, cols, D);
-  cp_async_commit();
-  cp_async_wait<0>();
-  __syncthreads();
-
-  const int warp = static_cast<int>(threadIdx.x) / 32;
-  const int lane = static_cast<int>(threadIdx.x) % 32;
-  const int wm = warp / kWarpsN;
-  const int wn = warp % kWarpsN;
-  float acc[kMt][kNt][4] = {};
-#pragma unroll
-  for (int kk = 0; kk < D / 16; ++kk) {
-    std::uint32_t a[kMt][4];
-#pragma unroll
-    for (int mt = 0; mt < kMt; ++mt) {
-      load_a_fragment<D>(a[mt], sq, wm * kWarpRows + mt * 16, kk * 16);
-    }
-#pragma unroll
-    for (int np = 0; np < kNt / 2; ++np) {
-      std::uint32_t b[4];
-      load_b_fragments_nk<D>(b, sk, wn * kWarpCols + np * 16, kk * 16);
-#pragma unroll
-      for (int mt = 0; mt < kMt; ++mt) {
-        mma_16816(acc[mt][2 * np], a[mt], b[0], b[1]);
-        mma_16816(acc[mt][2 * np + 1], a[mt], b[2], b[3]);
-      }
-    }
-  }
-  __syncthreads();
-
-  half* ss = sq;  // the S tile, [BM][BN] swizzled
-  const int g = lane / 4;
-  const int t = lane % 4;
-#pragma unroll
-  for (int mt = 0; mt < kMt; ++mt) {
-#pragma unroll
-    for (int nt = 0; nt < kNt; ++nt) {
-      const int r = wm * kWarpRows + mt * 16 + g;
-      const int c = wn * kWarpCols + nt * 8 + 2 * t;
-      store_half2<BN>(ss, r, c, acc[mt][nt][0] * scale, acc[mt][nt][1] * scale);
-      store_half2<BN>(ss, r + 8, c, acc[mt][nt][2] * scale, acc[mt][nt][3] * scale);
-    }
-  }
-  __syncthreads();
-  store_tile_box<BM, BN, kGemmThreads>(s + (bh * n + row0) * n + col0, ss, rows, cols, n);
+  static_assert(kGemmThreads == kQkThreads, "naive_qk.cuh's tile is laid out for 8 warps");
+  qk_tile<D, BM, BN, false>(q, k, s, n, scale, 1);
 }
 
 /// The softmax kernels' row of this warp: CTA blockIdx.x covers rows_per_cta rows of head bh

@@ -6,6 +6,7 @@
 #include "models/cuda/cuda_check.h"
 #include "models/cuda/device_primitives.cuh"
 #include "models/cuda/naive_attention.h"
+#include "models/cuda/naive_qk.cuh"
 #include "sim/core/error.h"
 
 namespace memwall::cuda {
@@ -131,78 +132,8 @@ template <int D, int BM, int BN>
 __global__ void __launch_bounds__(kGemmThreads)
     naive_bwd_qk_kernel(const half* __restrict__ a, const half* __restrict__ b,
                         half* __restrict__ out, int n, float scale, int group) {
-  constexpr int kWarpsM = 2;
-  constexpr int kWarpsN = 4;
-  constexpr int kWarpRows = BM / kWarpsM;
-  constexpr int kWarpCols = BN / kWarpsN;
-  constexpr int kMt = kWarpRows / 16;
-  constexpr int kNt = kWarpCols / 8;
-  static_assert(kNt % 2 == 0 && kMt >= 1, "warp tile must be a multiple of 16 × 16");
-  static_assert(BM * BN <= (BM + BN) * D, "the out tile is staged in the A/B buffers");
-
-  extern __shared__ uint4 smem_raw[];
-  half* sa = reinterpret_cast<half*>(smem_raw);
-  half* sb = sa + BM * D;
-
-  const int blocks_m = (n + BM - 1) / BM;
-  const int blocks_n = (n + BN - 1) / BN;
-  const int cta = static_cast<int>(blockIdx.x);
-  const int j = cta % blocks_n;
-  const int i = (cta / blocks_n) % blocks_m;
-  const int bh = cta / blocks_n / blocks_m;
-  const long long b_head = bh / group;
-  const int row0 = i * BM;
-  const int col0 = j * BN;
-  const int rows = min(BM, n - row0);
-  const int cols = min(BN, n - col0);
-
-  load_tile_rows<BM, D, kGemmThreads>(sa, a + (static_cast<long long>(bh) * n + row0) * D, rows, D);
-  load_tile_rows<BN, D, kGemmThreads>(sb, b + (b_head * n + col0) * D, cols, D);
-  cp_async_commit();
-  cp_async_wait<0>();
-  __syncthreads();
-
-  const int warp = static_cast<int>(threadIdx.x) / 32;
-  const int lane = static_cast<int>(threadIdx.x) % 32;
-  const int wm = warp / kWarpsN;
-  const int wn = warp % kWarpsN;
-  float acc[kMt][kNt][4] = {};
-#pragma unroll
-  for (int kk = 0; kk < D / 16; ++kk) {
-    std::uint32_t af[kMt][4];
-#pragma unroll
-    for (int mt = 0; mt < kMt; ++mt) {
-      load_a_fragment<D>(af[mt], sa, wm * kWarpRows + mt * 16, kk * 16);
-    }
-#pragma unroll
-    for (int np = 0; np < kNt / 2; ++np) {
-      std::uint32_t bf[4];
-      load_b_fragments_nk<D>(bf, sb, wn * kWarpCols + np * 16, kk * 16);
-#pragma unroll
-      for (int mt = 0; mt < kMt; ++mt) {
-        mma_16816(acc[mt][2 * np], af[mt], bf[0], bf[1]);
-        mma_16816(acc[mt][2 * np + 1], af[mt], bf[2], bf[3]);
-      }
-    }
-  }
-  __syncthreads();
-
-  half* so = sa;  // the out tile, [BM][BN] swizzled
-  const int g = lane / 4;
-  const int t = lane % 4;
-#pragma unroll
-  for (int mt = 0; mt < kMt; ++mt) {
-#pragma unroll
-    for (int nt = 0; nt < kNt; ++nt) {
-      const int r = wm * kWarpRows + mt * 16 + g;
-      const int c = wn * kWarpCols + nt * 8 + 2 * t;
-      store_half2<BN>(so, r, c, acc[mt][nt][0] * scale, acc[mt][nt][1] * scale);
-      store_half2<BN>(so, r + 8, c, acc[mt][nt][2] * scale, acc[mt][nt][3] * scale);
-    }
-  }
-  __syncthreads();
-  store_tile_box<BM, BN, kGemmThreads>(out + (static_cast<long long>(bh) * n + row0) * n + col0, so,
-                                       rows, cols, n);
+  static_assert(kGemmThreads == kQkThreads, "naive_qk.cuh's tile is laid out for 8 warps");
+  qk_tile<D, BM, BN, true>(a, b, out, n, scale, group);
 }
 
 /// softmax_bwd: CTA bh·⌈N/rows_per_cta⌉ + m, one warp per row. The warp copies its rows of P and
@@ -331,60 +262,13 @@ __global__ void __launch_bounds__(256)
 }
 
 /// sum_dkv (grouped-query heads only): CTA kvh·⌈N/BM⌉ + j, kSumThreads threads, sums the G query
-/// heads' dK_expanded rows of key block j (rows (kvh·G + h)·N + j·BM …, BM × D) into dK's rows
-/// kvh·N + j·BM … (fp32 in registers), one head's box at a time (every 16-byte piece of the
-/// thread loaded, then added), then dV the same way: the model's sum_dkv
-/// (models/attention_backward.h), flash2_bwd_sum_dkv_kernel's loop with naive's block_q keys.
+/// heads' dK_expanded rows of key block j into dK, then dV: the model's sum_dkv
+/// (models/attention_backward.h), sum_head_groups (device_primitives.cuh) over naive's block_q keys.
 template <int D, int BM>
 __global__ void __launch_bounds__(kSumThreads)
     naive_bwd_sum_dkv_kernel(const half* __restrict__ dk_x, const half* __restrict__ dv_x,
                              half* __restrict__ dk, half* __restrict__ dv, int n, int group) {
-  constexpr int kChunksPerRow = D / kChunkHalves;
-  constexpr int kItems = BM * kChunksPerRow / kSumThreads;
-  static_assert(kItems * kSumThreads == BM * kChunksPerRow, "the threads cover the block");
-  const int blocks = (n + BM - 1) / BM;
-  const long long kvh = blockIdx.x / blocks;
-  const int c0 = static_cast<int>(blockIdx.x % blocks) * BM;
-  const int rows = min(BM, n - c0);
-  const int tid = static_cast<int>(threadIdx.x);
-  for (int which = 0; which < 2; ++which) {
-    const half* src = which == 0 ? dk_x : dv_x;
-    half* dst = (which == 0 ? dk : dv) + (kvh * n + c0) * D;
-    float acc[kItems][kChunkHalves] = {};
-    for (int h = 0; h < group; ++h) {
-      const half* box = src + ((kvh * group + h) * n + c0) * D;
-      uint4 x[kItems];
-#pragma unroll
-      for (int it = 0; it < kItems; ++it) {
-        const int idx = it * kSumThreads + tid;
-        x[it] =
-            idx / kChunksPerRow < rows
-                ? *reinterpret_cast<const uint4*>(box + static_cast<long long>(idx) * kChunkHalves)
-                : make_uint4(0, 0, 0, 0);
-      }
-#pragma unroll
-      for (int it = 0; it < kItems; ++it) {
-        const half2* hx = reinterpret_cast<const half2*>(&x[it]);
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-          const float2 f = __half22float2(hx[i]);
-          acc[it][2 * i] += f.x;
-          acc[it][2 * i + 1] += f.y;
-        }
-      }
-    }
-#pragma unroll
-    for (int it = 0; it < kItems; ++it) {
-      const int idx = it * kSumThreads + tid;
-      if (idx / kChunksPerRow < rows) {
-        uint4 y;
-        std::uint32_t* hy = reinterpret_cast<std::uint32_t*>(&y);
-#pragma unroll
-        for (int i = 0; i < 4; ++i) hy[i] = pack_half2(acc[it][2 * i], acc[it][2 * i + 1]);
-        *reinterpret_cast<uint4*>(dst + static_cast<long long>(idx) * kChunkHalves) = y;
-      }
-    }
-  }
+  sum_head_groups<D, BM, kSumThreads>(dk_x, dv_x, dk, dv, n, group);
 }
 
 template <typename Kernel, typename... Args>

@@ -64,8 +64,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (acc == 0x9e3779b9u) atomicAdd(sum, acc);
 }
 
-__global__ void __launch_bounds__(kThreads, 1)
-    first_write(uint4* buf, unsigned long long steps) {
+__global__ void __launch_bounds__(kThreads, 1) first_write(uint4* buf, unsigned long long steps) {
   uint4* p = buf + size_t(blockIdx.x) * steps * kThreads + threadIdx.x;
 #pragma unroll 4
   for (unsigned long long s = 0; s < steps; ++s) {
