@@ -6,7 +6,7 @@
 
 #include "models/cuda/cuda_check.h"
 #include "models/cuda/device_primitives.cuh"
-#include "models/cuda/naive_qk.cuh"
+#include "models/cuda/naive_tiles.cuh"
 #include "sim/core/error.h"
 
 namespace memwall::cuda {
@@ -21,27 +21,14 @@ constexpr int kMaxSoftmaxSmemBytes = 227 * 1024;
 constexpr int kStreamUnroll = 4;
 constexpr int kStreamChunkKeys = 32 * kChunkHalves * kStreamUnroll;
 
-/// qk: one CTA per (bh, i, j) tile of S = scale·Q·Kᵀ (qk_tile, naive_qk.cuh: the Q box and the K
+/// qk: one CTA per (bh, i, j) tile of S = scale·Q·Kᵀ (qk_tile, naive_tiles.cuh: the Q box and the K
 /// box loaded once, 8 warps 2 × 4, the tile staged through shared memory and stored as one box).
 template <int D, int BM, int BN>
 __global__ void __launch_bounds__(kGemmThreads)
     naive_qk_kernel(const half* __restrict__ q, const half* __restrict__ k, half* __restrict__ s,
                     int n, float scale) {
-  static_assert(kGemmThreads == kQkThreads, "naive_qk.cuh's tile is laid out for 8 warps");
+  static_assert(kGemmThreads == kQkThreads, "naive_tiles.cuh's tile is laid out for 8 warps");
   qk_tile<D, BM, BN, false>(q, k, s, n, scale, 1);
-}
-
-/// The softmax kernels' row of this warp: CTA blockIdx.x covers rows_per_cta rows of head bh
-/// (bh·⌈n/rows_per_cta⌉ + block), one warp each. Sets `offset` to the row's first element of S
-/// (and P); false for a warp past the last row.
-__device__ __forceinline__ bool softmax_row_offset(int n, int rows_per_cta, long long& offset) {
-  const int warp = static_cast<int>(threadIdx.x) / 32;
-  const int blocks = (n + rows_per_cta - 1) / rows_per_cta;
-  const long long bh = blockIdx.x / blocks;
-  const int row = static_cast<int>(blockIdx.x % blocks) * rows_per_cta + warp;
-  if (row >= n) return false;
-  offset = (bh * n + row) * n;
-  return true;
 }
 
 /// softmax: one CTA per (bh, block of `rows_per_cta` rows), one warp per row. The warp copies its
@@ -50,63 +37,7 @@ __device__ __forceinline__ bool softmax_row_offset(int n, int rows_per_cta, long
 __global__ void __launch_bounds__(256)
     naive_softmax_kernel(const half* __restrict__ s, half* __restrict__ p, int n,
                          int rows_per_cta) {
-  extern __shared__ uint4 smem_raw[];
-  const int warp = static_cast<int>(threadIdx.x) / 32;
-  const int lane = static_cast<int>(threadIdx.x) % 32;
-  long long offset = 0;
-  if (!softmax_row_offset(n, rows_per_cta, offset)) {
-    return;
-  }
-  half* buf = reinterpret_cast<half*>(smem_raw) + static_cast<long long>(warp) * n;
-  const int chunks = n / kChunkHalves;
-  for (int c = lane; c < chunks; c += 32) {
-    cp_async_16(buf + c * kChunkHalves, s + offset + c * kChunkHalves);
-  }
-  cp_async_commit();
-  cp_async_wait<0>();
-  __syncwarp();
-
-  float row_max = -INFINITY;
-  for (int c = lane; c < chunks; c += 32) {
-    const uint4 v = *reinterpret_cast<const uint4*>(buf + c * kChunkHalves);
-    const half2* h = reinterpret_cast<const half2*>(&v);
-#pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      const float2 f = __half22float2(h[e]);
-      row_max = fmaxf(row_max, fmaxf(f.x, f.y));
-    }
-  }
-#pragma unroll
-  for (int m = 16; m > 0; m /= 2) {
-    row_max = fmaxf(row_max, __shfl_xor_sync(0xffffffffu, row_max, m));
-  }
-  float row_sum = 0.0f;
-  for (int c = lane; c < chunks; c += 32) {
-    const uint4 v = *reinterpret_cast<const uint4*>(buf + c * kChunkHalves);
-    const half2* h = reinterpret_cast<const half2*>(&v);
-#pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      const float2 f = __half22float2(h[e]);
-      row_sum += __expf(f.x - row_max) + __expf(f.y - row_max);
-    }
-  }
-#pragma unroll
-  for (int m = 16; m > 0; m /= 2) {
-    row_sum += __shfl_xor_sync(0xffffffffu, row_sum, m);
-  }
-  const float inv_sum = 1.0f / row_sum;
-  for (int c = lane; c < chunks; c += 32) {
-    const uint4 v = *reinterpret_cast<const uint4*>(buf + c * kChunkHalves);
-    const half2* h = reinterpret_cast<const half2*>(&v);
-    uint4 out;
-    std::uint32_t* o = reinterpret_cast<std::uint32_t*>(&out);
-#pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      const float2 f = __half22float2(h[e]);
-      o[e] = pack_half2(__expf(f.x - row_max) * inv_sum, __expf(f.y - row_max) * inv_sum);
-    }
-    *reinterpret_cast<uint4*>(p + offset + c * kChunkHalves) = out;
-  }
+  softmax_rows_in_smem<false>(s, p, n, rows_per_cta);
 }
 
 /// Combines two partial softmax statistics (running max m, sum of exp(x − m)) into the first.
@@ -130,7 +61,8 @@ __global__ void __launch_bounds__(256)
                                 int rows_per_cta) {
   const int lane = static_cast<int>(threadIdx.x) % 32;
   long long offset = 0;
-  if (!softmax_row_offset(n, rows_per_cta, offset)) {
+  int row = 0;  // unused: the stream takes no mask
+  if (!softmax_row_offset(n, rows_per_cta, offset, row)) {
     return;
   }
   const uint4* in = reinterpret_cast<const uint4*>(s + offset);

@@ -6,7 +6,7 @@
 #include "models/cuda/cuda_check.h"
 #include "models/cuda/device_primitives.cuh"
 #include "models/cuda/naive_attention.h"
-#include "models/cuda/naive_qk.cuh"
+#include "models/cuda/naive_tiles.cuh"
 #include "sim/core/error.h"
 
 namespace memwall::cuda {
@@ -132,7 +132,7 @@ template <int D, int BM, int BN>
 __global__ void __launch_bounds__(kGemmThreads)
     naive_bwd_qk_kernel(const half* __restrict__ a, const half* __restrict__ b,
                         half* __restrict__ out, int n, float scale, int group) {
-  static_assert(kGemmThreads == kQkThreads, "naive_qk.cuh's tile is laid out for 8 warps");
+  static_assert(kGemmThreads == kQkThreads, "naive_tiles.cuh's tile is laid out for 8 warps");
   qk_tile<D, BM, BN, true>(a, b, out, n, scale, group);
 }
 
@@ -196,69 +196,7 @@ __global__ void __launch_bounds__(256)
 __global__ void __launch_bounds__(256)
     naive_masked_softmax_kernel(const half* __restrict__ s, half* __restrict__ p, int n,
                                 int rows_per_cta) {
-  extern __shared__ uint4 smem_raw[];
-  const int warp = static_cast<int>(threadIdx.x) / 32;
-  const int lane = static_cast<int>(threadIdx.x) % 32;
-  const int blocks = (n + rows_per_cta - 1) / rows_per_cta;
-  const long long bh = blockIdx.x / blocks;
-  const int row = static_cast<int>(blockIdx.x % blocks) * rows_per_cta + warp;
-  if (row >= n) return;
-  const long long offset = (bh * n + row) * n;
-  const int visible = row + 1;
-  half* buf = reinterpret_cast<half*>(smem_raw) + static_cast<long long>(warp) * n;
-  const int chunks = n / kChunkHalves;
-  for (int c = lane; c < chunks; c += 32) {
-    cp_async_16(buf + c * kChunkHalves, s + offset + c * kChunkHalves);
-  }
-  cp_async_commit();
-  cp_async_wait<0>();
-  __syncwarp();
-  // Keys 2e and 2e + 1 of chunk c (its 16 bytes v), −∞ where the mask hides them.
-  const auto masked = [&](const uint4& v, int c, int e) {
-    const float2 f = __half22float2(reinterpret_cast<const half2*>(&v)[e]);
-    const int key = c * kChunkHalves + 2 * e;
-    return make_float2(key < visible ? f.x : -INFINITY, key + 1 < visible ? f.y : -INFINITY);
-  };
-  const auto chunk = [&](int c) { return *reinterpret_cast<const uint4*>(buf + c * kChunkHalves); };
-
-  float row_max = -INFINITY;
-  for (int c = lane; c < chunks; c += 32) {
-    const uint4 v = chunk(c);
-#pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      const float2 f = masked(v, c, e);
-      row_max = fmaxf(row_max, fmaxf(f.x, f.y));
-    }
-  }
-#pragma unroll
-  for (int m = 16; m > 0; m /= 2) {
-    row_max = fmaxf(row_max, __shfl_xor_sync(0xffffffffu, row_max, m));
-  }
-  float row_sum = 0.0f;  // key 0 is visible: row_max is finite, exp(−∞ − row_max) = 0
-  for (int c = lane; c < chunks; c += 32) {
-    const uint4 v = chunk(c);
-#pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      const float2 f = masked(v, c, e);
-      row_sum += __expf(f.x - row_max) + __expf(f.y - row_max);
-    }
-  }
-#pragma unroll
-  for (int m = 16; m > 0; m /= 2) {
-    row_sum += __shfl_xor_sync(0xffffffffu, row_sum, m);
-  }
-  const float inv_sum = 1.0f / row_sum;
-  for (int c = lane; c < chunks; c += 32) {
-    const uint4 v = chunk(c);
-    uint4 out;
-    std::uint32_t* o = reinterpret_cast<std::uint32_t*>(&out);
-#pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      const float2 f = masked(v, c, e);
-      o[e] = pack_half2(__expf(f.x - row_max) * inv_sum, __expf(f.y - row_max) * inv_sum);
-    }
-    *reinterpret_cast<uint4*>(p + offset + c * kChunkHalves) = out;
-  }
+  softmax_rows_in_smem<true>(s, p, n, rows_per_cta);
 }
 
 /// sum_dkv (grouped-query heads only): CTA kvh·⌈N/BM⌉ + j, kSumThreads threads, sums the G query
