@@ -118,8 +118,8 @@ std::vector<MeasuredReuse> measured_reuse(const std::string& dir) {
 void print_comparison(const std::string& config, const std::string& dir) {
   const HardwareConfig c = load_config(config);
   std::printf("%s against %s\n", config.c_str(), dir.c_str());
-  std::printf("%-13s %7s | %9s %9s %9s | %9s %9s %9s | %8s %8s\n", "mode", "MiB", "chip rd",
-              "chip wr", "chip us", "sim rd", "sim wr", "sim us", "pass1 rd", "");
+  std::printf("%-13s %7s | %9s %9s %9s | %9s %9s %9s | %8s\n", "mode", "MiB", "chip rd", "chip wr",
+              "chip us", "sim rd", "sim wr", "sim us", "pass1 rd");
   for (const MeasuredReuse& m : measured_reuse(dir)) {
     const Reuse r = simulate_reuse(c, m.mode, m.bytes);
     const double f = static_cast<double>(m.bytes);

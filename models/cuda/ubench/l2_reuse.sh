@@ -17,7 +17,7 @@ ub_build "$bin/l2_reuse" l2_reuse.cu "$log"
 for pass in 1 2; do "$bin/l2_reuse" >"$out/reuse-$pass.csv" 2>>"$log"; done
 "$bin/l2_reuse" --once >"$out/reuse-once.csv" 2>>"$log"
 ncu --csv --print-units base --cache-control none --clock-control none --replay-mode application \
-  --kernel-name regex:'^(first_read|first_write|second_read)' \
+  --kernel-name regex:'first_read|first_write|second_read' \
   --metrics dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum,gpu__time_duration.sum \
   "$bin/l2_reuse" --once >"$out/reuse-ncu.csv" 2>>"$log" || echo "ncu failed: $?" >>"$log"
 nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv >>"$log" 2>&1

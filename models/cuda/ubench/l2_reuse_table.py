@@ -31,7 +31,7 @@ def main(d):
                   "pass2_event_ms"])
     for i, (mode, fp) in enumerate(cases):
         (n1, m1), (n2, m2) = ordered[2 * i], ordered[2 * i + 1]
-        if not n1.startswith("first_") or not n2.startswith("second_read"):
+        if "first_" not in n1 or "second_read" not in n2:
             sys.exit(f"l2_reuse_table.py: case {i} ({mode}, {fp}): kernels {n1}, {n2}")
         out.writerow([mode, fp, int(m1["dram__bytes_read.sum"]), int(m1["dram__bytes_write.sum"]),
                       int(m2["dram__bytes_read.sum"]), int(m2["dram__bytes_write.sum"]),
