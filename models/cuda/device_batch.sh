@@ -4,7 +4,8 @@
 #
 #   CAP=SECONDS GIT_COMMIT=$(git rev-parse HEAD) models/cuda/device_batch.sh OUT
 #
-# Stages, in order, each started only while CAP (default 540) seconds of the call are left:
+# Stages, in order, the whole within CAP seconds (default 540): a stage starts only while at least
+# 45 s of CAP are left, and its own limit (below, in the code) is cut to what is left:
 #   reuse     models/cuda/ubench/l2_reuse.sh: what the L2 keeps of a footprint between kernels
 #   nbwd      models/cuda/bwd.sh naive-bwd: the naive backward, causal and grouped-query included
 #   variants  models/cuda/variants.sh          } on any GPU but an H200, whose runs of these

@@ -34,7 +34,8 @@ def main(path):
     if len(rows) < 2:
         sys.exit(f"{path}: fewer than two flash2_combine rows")
     rounds = [r[0] for r in rows]
-    print(f"{path}: {len(rows)} combine launches, {min(rounds)}-{max(rounds)} rounds of O_accum loads")
+    print(f"{path}: {len(rows)} combine launches, "
+          f"{min(rounds)}-{max(rounds)} rounds of O_accum loads")
     for name, i in (("measured", 1), ("simulated", 2)):
         a, b = fit(rounds, [r[i] for r in rows])
         print(f"  {name:9s}  {a:5.2f} us per launch + {b:5.3f} us per round")

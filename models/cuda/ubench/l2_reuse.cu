@@ -2,8 +2,8 @@
 /// usable L2 capacity (efficiency.l2_capacity, fitted to 0.74 on the H200's attention kernels,
 /// where a mechanism should stand instead).
 ///
-/// For each footprint F (4 MiB … 128 MiB, rounded down to a whole number of 16 KiB steps per CTA)
-/// and each mode:
+/// For each footprint F of n 16 KiB steps per CTA (n = 2 … 64: 4.1 … 132 MiB on 132 SMs, every
+/// size an exact multiple of the step on every SM count) and each mode:
 ///   read-read      pass 1 reads F, pass 2 reads F in the same order
 ///   read-reverse   pass 1 reads F, pass 2 reads F in the reverse order (the lines pass 1 touched
 ///                  last first: what an LRU L2 keeps is read before it is evicted)
@@ -14,7 +14,7 @@
 /// after another. Pass 2's time is the median of 5 such sequences (CUDA events); under Nsight
 /// Compute (--once, one sequence per case) its DRAM bytes say what the L2 kept.
 ///
-/// Usage: l2_reuse [--once] > reuse.csv
+/// Usage: l2_reuse [--once] > reuse.csv   (any other argument: usage, exit 2)
 ///   mode,footprint_bytes,ctas,pass1_ms,pass2_ms,pass2_gbps
 /// Kernel names for ncu: flush_read, first_read, first_write, second_read.
 #include <cstdint>
@@ -31,11 +31,13 @@ constexpr int kThreads = 1024;
 constexpr size_t kStep = size_t(kThreads) * sizeof(uint4);  // bytes per CTA step: 16 KiB
 constexpr size_t kFlushBytes = 512 * kMiB;
 constexpr int kTimed = 5;
-constexpr unsigned kFootprintsMiB[] = {4,  8,  16, 24, 32, 36, 40, 44, 48,
-                                       52, 56, 60, 64, 72, 80, 96, 128};
+/// The footprints, in 16 KiB steps per CTA (x 2.0625 MiB on 132 SMs).
+constexpr unsigned kStepsPerCta[] = {2,  4,  8,  12, 16, 18, 20, 21, 22,
+                                     24, 26, 28, 30, 32, 36, 48, 64};
 
-/// CTA b's chunk of `steps` 16 KiB steps, forward or backward.
-__device__ __forceinline__ const uint4* chunk(const uint4* buf, unsigned long long steps) {
+/// This thread's first vector of CTA b's chunk of `steps` 16 KiB steps.
+template <class T>
+__device__ __forceinline__ T* chunk(T* buf, unsigned long long steps) {
   return buf + size_t(blockIdx.x) * steps * kThreads + threadIdx.x;
 }
 
@@ -65,7 +67,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 }
 
 __global__ void __launch_bounds__(kThreads, 1) first_write(uint4* buf, unsigned long long steps) {
-  uint4* p = buf + size_t(blockIdx.x) * steps * kThreads + threadIdx.x;
+  uint4* p = chunk(buf, steps);
 #pragma unroll 4
   for (unsigned long long s = 0; s < steps; ++s) {
     __stcg(p + s * kThreads, make_uint4(unsigned(s), threadIdx.x, blockIdx.x, 1));
@@ -78,13 +80,17 @@ __global__ void __launch_bounds__(kThreads, 1)
   if (acc == 0x9e3779b9u) atomicAdd(sum, acc);
 }
 
-enum class Mode { read_read, read_reverse, write_read };
+enum class Mode { kReadRead, kReadReverse, kWriteRead };
 constexpr const char* kModeNames[] = {"read-read", "read-reverse", "write-read"};
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool once = argc > 1 && std::strcmp(argv[1], "--once") == 0;
+  const bool once = argc == 2 && std::strcmp(argv[1], "--once") == 0;
+  if (argc > 2 || (argc == 2 && !once)) {
+    std::fprintf(stderr, "usage: l2_reuse [--once] > reuse.csv\n");
+    return 2;
+  }
   cudaDeviceProp prop{};
   UB_CHECK(cudaGetDeviceProperties(&prop, 0));
   const int ctas = prop.multiProcessorCount;
@@ -93,7 +99,7 @@ int main(int argc, char** argv) {
   ubench::require_one_cta_per_sm(second_read, kThreads, smem);
   ubench::require_one_cta_per_sm(first_write, kThreads, smem);
   ubench::require_one_cta_per_sm(flush_read, kThreads, smem);
-  const size_t max_bytes = size_t(kFootprintsMiB[std::size(kFootprintsMiB) - 1]) * kMiB;
+  const size_t max_bytes = size_t(kStepsPerCta[std::size(kStepsPerCta) - 1]) * kStep * ctas;
   uint4* buf = nullptr;
   uint4* junk = nullptr;
   unsigned* sum = nullptr;
@@ -108,16 +114,15 @@ int main(int argc, char** argv) {
                once ? "once per case (for ncu)" : "median of 5 per case");
   std::printf("mode,footprint_bytes,ctas,pass1_ms,pass2_ms,pass2_gbps\n");
   ubench::EventTimer timer;
-  for (const Mode mode : {Mode::read_read, Mode::read_reverse, Mode::write_read}) {
-    for (const unsigned mib : kFootprintsMiB) {
-      const unsigned long long steps = mib * kMiB / (kStep * ctas);
+  for (const Mode mode : {Mode::kReadRead, Mode::kReadReverse, Mode::kWriteRead}) {
+    for (const unsigned long long steps : kStepsPerCta) {
       const size_t bytes = size_t(steps) * kStep * ctas;
       std::vector<float> pass1, pass2;
       for (int rep = 0; rep < (once ? 1 : kTimed); ++rep) {
         flush_read<<<ctas, kThreads, smem>>>(junk, flush_steps, sum);
         UB_CHECK_LAUNCH("flush_read");
         timer.start();
-        if (mode == Mode::write_read) {
+        if (mode == Mode::kWriteRead) {
           first_write<<<ctas, kThreads, smem>>>(buf, steps);
           UB_CHECK_LAUNCH("first_write");
         } else {
@@ -126,7 +131,7 @@ int main(int argc, char** argv) {
         }
         pass1.push_back(timer.stop_ms());
         timer.start();
-        second_read<<<ctas, kThreads, smem>>>(buf, steps, mode == Mode::read_reverse, sum);
+        second_read<<<ctas, kThreads, smem>>>(buf, steps, mode == Mode::kReadReverse, sum);
         UB_CHECK_LAUNCH("second_read");
         pass2.push_back(timer.stop_ms());
       }

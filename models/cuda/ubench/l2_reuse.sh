@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Builds and runs l2_reuse.cu (how much of a footprint the L2 keeps from one kernel to the next)
-# on the GPU of this machine: OUT/reuse-{1,2}.csv (two timed passes), OUT/reuse-ncu.csv (Nsight
+# on the GPU of this machine: OUT/reuse-{1,2}.csv (two timed passes), OUT/reuse-once.csv (the
+# cases in the order ncu meets them: one sequence each), OUT/reuse-ncu.csv (Nsight
 # Compute, one sequence per case, application replay, the L2 never flushed by the profiler:
 # --cache-control none) and OUT/log.txt (the GPU, its clocks, the build's ptxas lines, the
 # sources' sha256, the commit given as COMMIT). No GPU setting is changed (--clock-control none).
+# Then: python3 models/cuda/ubench/l2_reuse_table.py OUT > OUT/reuse.csv.
 # Usage: models/cuda/ubench/l2_reuse.sh OUT
 set -euo pipefail
 out=${1:?usage: l2_reuse.sh OUT}

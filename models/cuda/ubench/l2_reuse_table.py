@@ -12,7 +12,8 @@ from collections import defaultdict
 
 
 def main(d):
-    cases = [(r["mode"], int(r["footprint_bytes"])) for r in csv.DictReader(open(f"{d}/reuse-once.csv"))]
+    cases = [(r["mode"], int(r["footprint_bytes"]))
+             for r in csv.DictReader(open(f"{d}/reuse-once.csv"))]
     timed = defaultdict(list)
     for p in ("1", "2"):
         for r in csv.DictReader(open(f"{d}/reuse-{p}.csv")):
@@ -24,14 +25,16 @@ def main(d):
         k[1][r["Metric Name"]] = float(r["Metric Value"].replace(",", ""))
     ordered = [kernels[i] for i in sorted(kernels)]
     if len(ordered) != 2 * len(cases):
-        sys.exit(f"l2_reuse_table.py: {len(ordered)} profiled kernels for {len(cases)} cases (expected two each)")
+        sys.exit(f"l2_reuse_table.py: {len(ordered)} profiled kernels for {len(cases)} cases "
+                 "(expected two each)")
     out = csv.writer(sys.stdout, lineterminator="\n")
-    out.writerow(["mode", "footprint_bytes", "pass1_dram_read", "pass1_dram_write", "pass2_dram_read",
-                  "pass2_dram_write", "pass2_l2_hit_sectors", "pass2_l2_miss_sectors", "pass2_ncu_ns",
-                  "pass2_event_ms"])
+    out.writerow(["mode", "footprint_bytes", "pass1_dram_read", "pass1_dram_write",
+                  "pass2_dram_read", "pass2_dram_write", "pass2_l2_hit_sectors",
+                  "pass2_l2_miss_sectors", "pass2_ncu_ns", "pass2_event_ms"])
     for i, (mode, fp) in enumerate(cases):
         (n1, m1), (n2, m2) = ordered[2 * i], ordered[2 * i + 1]
-        if "first_" not in n1 or "second_read" not in n2:
+        first = "first_write" if mode == "write-read" else "first_read"
+        if first not in n1 or "second_read" not in n2:
             sys.exit(f"l2_reuse_table.py: case {i} ({mode}, {fp}): kernels {n1}, {n2}")
         out.writerow([mode, fp, int(m1["dram__bytes_read.sum"]), int(m1["dram__bytes_write.sum"]),
                       int(m2["dram__bytes_read.sum"]), int(m2["dram__bytes_write.sum"]),
