@@ -61,8 +61,7 @@ __global__ void __launch_bounds__(256)
                                 int rows_per_cta) {
   const int lane = static_cast<int>(threadIdx.x) % 32;
   long long offset = 0;
-  int row = 0;  // unused: the stream takes no mask
-  if (!softmax_row_offset(n, rows_per_cta, offset, row)) {
+  if (!softmax_row_offset(n, rows_per_cta, offset)) {
     return;
   }
   const uint4* in = reinterpret_cast<const uint4*>(s + offset);

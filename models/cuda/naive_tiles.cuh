@@ -110,6 +110,12 @@ __device__ __forceinline__ bool softmax_row_offset(int n, int rows_per_cta, long
   return true;
 }
 
+/// The same without the row's index (the streaming softmax takes no mask).
+__device__ __forceinline__ bool softmax_row_offset(int n, int rows_per_cta, long long& offset) {
+  int row = 0;
+  return softmax_row_offset(n, rows_per_cta, offset, row);
+}
+
 /// naive's softmax (naive_softmax_kernel; with kCausal naive_backward.cu's
 /// naive_masked_softmax_kernel, the mask as the model's naive softmax applies it): one CTA per
 /// (bh, block of `rows_per_cta` rows), one warp per row. The warp copies its row of S into shared
