@@ -86,6 +86,7 @@ TrafficTable compute_traffic(const WorkloadParams& asked, const HardwareConfig* 
         continue;
       }
     } else {
+      if (config != nullptr) choose_gemm_kernel(p);  // naive's products: the chip's kernel
       v.params = resolve_workload(p);
     }
     v.traffic = closed_form_traffic(v.params);

@@ -11,6 +11,7 @@
 #include "models/launch.h"
 #include "models/online_softmax.h"
 #include "models/reference.h"
+#include "models/wgmma_gemm.h"
 #include "models/workload.h"
 #include "models/workload_plugin.h"
 #include "sim/core/error.h"
@@ -311,12 +312,7 @@ class Flash3Plugin final : public WorkloadPlugin {
   std::span<const ParamSpec> params() const override { return kParams; }
 
   void resolve(WorkloadParams& p) const override {
-    if (p.arch < 90) {
-      throw UsageError(
-          "flash3 runs on wgmma and TMA, which need sm.arch >= 90 (Hopper); the "
-          "config's sm.arch is " +
-          std::to_string(p.arch));
-    }
+    check_wgmma_arch(p, "flash3");
     if (p.dtype != Dtype::fp16) throw UsageError("flash3: the kernel is fp16 only (--dtype fp16)");
     if (p.head_dim != 64 && p.head_dim != 128) {
       throw UsageError("flash3: head_dim must be 64 or 128 (the kernel's instantiations), got " +

@@ -146,7 +146,9 @@ class GemmPlugin final : public WorkloadPlugin {
   std::span<const ParamSpec> params() const override { return kParams; }
 
   void resolve(WorkloadParams& p) const override {
+    if (!p.gemm) p.gemm = GemmKernel::mma_sync;
     if (p.gemm == GemmKernel::wgmma) {
+      check_wgmma_arch(p, "--gemm wgmma");
       if (!p.tile_k) p.tile_k = static_cast<std::uint32_t>(kWgmmaTileK);
       if (*p.tile_k != kWgmmaTileK) {
         throw UsageError(

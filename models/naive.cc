@@ -351,7 +351,9 @@ class NaivePlugin final : public WorkloadPlugin {
       const bool fits = !p.smem_limit_bytes || rows_bytes <= *p.smem_limit_bytes;
       p.softmax_chunk = fits ? 0 : kDefaultStreamChunk;
     }
+    if (!p.gemm) p.gemm = GemmKernel::mma_sync;
     if (p.gemm == GemmKernel::wgmma) {
+      check_wgmma_arch(p, "--gemm wgmma");
       check_wgmma_tile(*p.block_q, *p.block_kv, "block_q", "block_kv");
       check_wgmma_tile(*p.block_q, p.head_dim, "block_q", "head_dim (pv's tile is block_q × d)");
       if (*p.block_k != kWgmmaTileK) {

@@ -48,7 +48,9 @@ inline std::optional<std::uint64_t> read(bool v) {
   return v ? std::optional<std::uint64_t>(1) : std::nullopt;
 }
 inline std::optional<std::uint64_t> read(Dtype v) { return static_cast<std::uint64_t>(v); }
-inline std::optional<std::uint64_t> read(GemmKernel v) { return static_cast<std::uint64_t>(v); }
+inline std::optional<std::uint64_t> read(const std::optional<GemmKernel>& v) {
+  return v ? std::optional<std::uint64_t>(static_cast<std::uint64_t>(*v)) : std::nullopt;
+}
 
 inline void write(std::uint64_t& f, std::optional<std::uint64_t> v) {
   if (v) f = *v;
@@ -61,8 +63,8 @@ inline void write(bool& f, std::optional<std::uint64_t> v) { f = v && *v != 0; }
 inline void write(Dtype& f, std::optional<std::uint64_t> v) {
   if (v) f = static_cast<Dtype>(*v);
 }
-inline void write(GemmKernel& f, std::optional<std::uint64_t> v) {
-  if (v) f = static_cast<GemmKernel>(*v);
+inline void write(std::optional<GemmKernel>& f, std::optional<std::uint64_t> v) {
+  f = v ? std::optional<GemmKernel>(static_cast<GemmKernel>(*v)) : std::nullopt;
 }
 
 }  // namespace param_field_detail
@@ -135,7 +137,8 @@ inline constexpr ParamSpec kDtypeParam{
     .field = field_of<&WorkloadParams::dtype>(),
 };
 
-/// The GEMM-kernel choice of gemm and naive (listed only when not the default, mma_sync).
+/// The GEMM-kernel choice of gemm and naive: its default follows the chip (choose_gemm_kernel);
+/// listed only when wgmma, so a list without it means mma_sync.
 inline constexpr std::string_view kGemmKernelNames[] = {"mma_sync", "wgmma"};
 inline constexpr ParamSpec kGemmParam{
     .name = "gemm",
@@ -145,9 +148,12 @@ inline constexpr ParamSpec kGemmParam{
         "Kernel of the matrix products: mma_sync (a CTA per output tile, warps issuing "
         "mma.sync) or wgmma (Hopper: TMA loads into a stages-deep ring, wgmma on two consumer "
         "warpgroups, a persistent grid of one CTA per SM, K-tile 64; models/wgmma_gemm.h)",
+    .default_text =
+        "wgmma on a config with sm.arch >= 90 where that kernel takes the shape (fp16; tiles "
+        "of 128 or 256 rows by 64, 128 or 256; K-tile 64), else mma_sync",
     .choices = kGemmKernelNames,
     .field = field_of<&WorkloadParams::gemm>(),
-    .listed = [](const WorkloadParams& p) { return p.gemm != GemmKernel::mma_sync; },
+    .listed = [](const WorkloadParams& p) { return p.gemm == GemmKernel::wgmma; },
 };
 
 /// The value of `spec` in `p` as text: a choice's name, 1 for a switch that is on, else digits.

@@ -30,6 +30,13 @@ std::uint32_t wgmma_stages(std::uint64_t bm, std::uint64_t bn, std::uint32_t ele
   return fit < 2 ? 0 : static_cast<std::uint32_t>(std::min<std::uint64_t>(fit, kWgmmaMaxStages));
 }
 
+void check_wgmma_arch(const WorkloadParams& p, const char* what) {
+  if (p.arch >= kWgmmaMinArch) return;
+  throw UsageError(std::string(what) + " runs on wgmma and TMA, which need sm.arch >= " +
+                   std::to_string(kWgmmaMinArch) + " (Hopper); the config's sm.arch is " +
+                   std::to_string(p.arch));
+}
+
 void check_wgmma_tile(std::uint64_t bm, std::uint64_t bn, const char* bm_name,
                       const char* bn_name) {
   if (bm != 128 && bm != 256) {

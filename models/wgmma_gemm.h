@@ -48,6 +48,10 @@ std::uint32_t wgmma_stages(std::uint64_t bm, std::uint64_t bn, std::uint32_t ele
 /// kernel's two consumer warpgroups and m64nNk16 allow), naming `bm_name` and `bn_name`.
 void check_wgmma_tile(std::uint64_t bm, std::uint64_t bn, const char* bm_name, const char* bn_name);
 
+/// Throws UsageError unless `p.arch` is at least kWgmmaMinArch: `what` ("--gemm wgmma", "flash3")
+/// runs on wgmma and TMA.
+void check_wgmma_arch(const WorkloadParams& p, const char* what);
+
 struct WgmmaGemm;
 /// Throws UsageError unless the kernel can run `g` for `p`: fp16, and two stages fit (size_for).
 void check_wgmma_runs(const WgmmaGemm& g, const WorkloadParams& p);

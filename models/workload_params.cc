@@ -110,4 +110,18 @@ WorkloadParams resolve_workload(const WorkloadParams& params) {
   return p;
 }
 
+void choose_gemm_kernel(WorkloadParams& p) {
+  if (p.gemm || find_param(workload_plugin(p.workload), "gemm") == nullptr) return;
+  p.gemm = GemmKernel::mma_sync;
+  if (p.arch < kWgmmaMinArch) return;
+  // The plugin's own checks decide whether the wgmma kernel takes the workload; a workload
+  // neither kernel takes then fails in the caller's resolution with mma_sync's message.
+  WorkloadParams trial = p;
+  trial.gemm = GemmKernel::wgmma;
+  try {
+    resolve_workload(trial);
+    p.gemm = GemmKernel::wgmma;
+  } catch (const UsageError&) {}
+}
+
 }  // namespace memwall

@@ -41,6 +41,9 @@ enum class Dtype : std::uint8_t { fp16 = 0, fp32 = 1 };
 /// wgmma, the Hopper-native kernel of models/cuda/hopper (TMA, wgmma, a persistent grid:
 /// models/wgmma_gemm.h).
 enum class GemmKernel : std::uint8_t { mma_sync = 0, wgmma = 1 };
+/// The first SM architecture with wgmma and TMA (Hopper, sm_90): what `--gemm wgmma` and flash3
+/// need of a config's sm.arch.
+inline constexpr std::uint32_t kWgmmaMinArch = 90;
 
 /// The workload's plugin name: "naive", "flash1", "flash2", "gemm".
 std::string_view to_string(WorkloadKind kind);
@@ -96,8 +99,9 @@ struct WorkloadParams {
   std::optional<std::uint32_t> tile_m;  ///< output tile rows
   std::optional<std::uint32_t> tile_n;  ///< output tile columns
   std::optional<std::uint32_t> tile_k;  ///< k chunk per loop step
-  /// gemm, naive: the kernel of the matrix products (listed only when it is wgmma).
-  GemmKernel gemm = GemmKernel::mma_sync;
+  /// gemm, naive: the kernel of the matrix products (listed only when it is wgmma). Empty until
+  /// resolution: choose_gemm_kernel gives a chip's default, resolve_workload mma_sync.
+  std::optional<GemmKernel> gemm;
 
   /// Per-CTA shared-memory limit in bytes (a config's smem_per_block); when set, a tiling whose
   /// footprint exceeds it is rejected, unless allow_spill. A workload parameter
@@ -151,6 +155,14 @@ WorkloadParams params_from_named(const std::vector<std::pair<std::string, std::s
 /// checks and rejects a launch whose shared memory exceeds `smem_limit_bytes` — each a UsageError
 /// naming the parameter and what would fit.
 WorkloadParams resolve_workload(const WorkloadParams& params);
+
+/// `--gemm`'s default on a chip, for a workload that has the parameter and leaves it empty:
+/// wgmma where `p.arch` (the config's sm.arch) is at least 90 (Hopper: what its libraries run)
+/// and the wgmma kernel takes the workload as given (fp16, its tile shapes, two stages in the
+/// shared memory: resolve_workload with wgmma succeeds), else mma_sync. Without a config,
+/// resolve_workload takes mma_sync, as does a parameter list that does not name gemm (a trace
+/// header or a measured row: gemm is listed only when it is wgmma).
+void choose_gemm_kernel(WorkloadParams& p);
 
 /// ⌈a / b⌉ for b > 0.
 constexpr std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }

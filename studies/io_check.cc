@@ -169,6 +169,7 @@ WorkloadParams io_params(const SweepPoint& point, const HardwareConfig& config) 
   p.smem_limit_bytes = config.sm.smem_per_block.count;
   p.arch = config.sm.arch;
   p.sm_count = config.sm.count;
+  choose_gemm_kernel(p);
   return resolve_workload(p);
 }
 

@@ -57,7 +57,7 @@ std::vector<std::string> variant_join_values(const FlatRow& named) {
   };
   return {unless_default(text("kv_heads"), text("heads")),
           unless_default(text("seq_kv"), text("seq")), unless_default(text("causal"), "0"),
-          unless_default(text("splits"), "1")};
+          unless_default(text("splits"), "1"), unless_default(text("gemm"), "mma_sync")};
 }
 
 std::string measured_join_columns_text(const CsvTable& table) {

@@ -36,7 +36,9 @@ FlatRow measured_variant_cells(const CsvTable& table, std::size_t row, const std
 /// WorkloadParams::named() of a simulated point): a parameter's value where `named` has it
 /// non-empty and different from its default, else "" (the default: kv_heads that of heads,
 /// seq_kv that of seq, causal 0, splits 1). So a default written out and a default left out join
-/// alike.
+/// alike. Then the GEMM kernel, "" for mma_sync: the measured files' naive and gemm rows are the
+/// mma.sync kernels of models/cuda, so a point simulated with `--gemm wgmma` (a Hopper config's
+/// default) joins no row of them.
 std::vector<std::string> variant_join_values(const FlatRow& named);
 
 /// "workload, batch, ..., softmax_rows" and then the variant columns that `table` has: the

@@ -44,6 +44,7 @@ WorkloadParams resolve_workload_options(const WorkloadParams& params,
     p.smem_limit_bytes = *params.sram_bytes;
     p.smem_limit_source = "--sram";
   }
+  if (config != nullptr) choose_gemm_kernel(p);  // the chip's default for --gemm
   return resolve_workload(p);
 }
 

@@ -240,7 +240,9 @@ TEST_CASE(
   CHECK(memwall::parse_json(slurp(s / "new.json"), "new.json")
             .get("flush_l2_between_kernels")
             ->boolean);
-  REQUIRE(run_memwall("trace -w naive " + std::string(kSmall) + " -o " + (s / "n.mwt")).code == 0);
+  REQUIRE(
+      run_memwall("trace -c h200 -w naive " + std::string(kSmall) + " -o " + (s / "n.mwt")).code ==
+      0);
   REQUIRE(
       run_memwall("replay -c h200 " + (s / "n.mwt") + " --flush-l2 --json " + (s / "replayed.json"))
           .code == 0);

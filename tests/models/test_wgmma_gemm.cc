@@ -252,3 +252,77 @@ TEST_CASE(
   CHECK(tagged_stores > 0);
   std::filesystem::remove(path);
 }
+
+TEST_CASE(
+    "--gemm's default follows the chip: wgmma on sm.arch >= 90 where the kernel takes the shape, "
+    "else mma_sync; a list without gemm is mma_sync",
+    "[wgmma][defaults]") {
+  const auto chosen = [](WorkloadParams p, std::uint32_t arch) {
+    p.gemm.reset();
+    p.arch = arch;
+    choose_gemm_kernel(p);
+    return *resolve_workload(p).gemm;
+  };
+  const WorkloadParams attention = naive(1, 2, 256, 64, 128, 128);
+  const WorkloadParams product = gemm(256, 256, 256, 128, 128);
+  CHECK(chosen(attention, kWgmmaMinArch) == GemmKernel::wgmma);
+  CHECK(chosen(product, kWgmmaMinArch) == GemmKernel::wgmma);
+  CHECK(chosen(attention, 80) == GemmKernel::mma_sync);
+  CHECK(chosen(product, 80) == GemmKernel::mma_sync);
+  // Shapes the wgmma kernel does not take fall back to mma_sync (each refused when asked for).
+  WorkloadParams fp32 = attention;
+  fp32.dtype = Dtype::fp32;
+  CHECK(chosen(fp32, kWgmmaMinArch) == GemmKernel::mma_sync);
+  CHECK(chosen(naive(1, 2, 256, 32, 128, 128), kWgmmaMinArch) == GemmKernel::mma_sync);
+  CHECK(chosen(naive(1, 2, 256, 64, 64, 64), kWgmmaMinArch) == GemmKernel::mma_sync);
+  WorkloadParams tile_k = product;
+  tile_k.tile_k = 32;
+  CHECK(chosen(tile_k, kWgmmaMinArch) == GemmKernel::mma_sync);
+  WorkloadParams small_smem = attention;  // two 128 x 128 stages and the output: 97.25 KiB
+  small_smem.smem_limit_bytes = wgmma_smem_bytes(128, 128, 2, 2) - 1;
+  CHECK(chosen(small_smem, kWgmmaMinArch) == GemmKernel::mma_sync);
+  small_smem.smem_limit_bytes = wgmma_smem_bytes(128, 128, 2, 2);
+  CHECK(chosen(small_smem, kWgmmaMinArch) == GemmKernel::wgmma);
+  // A choice already made stays; without a chip (no config) resolution takes mma_sync.
+  WorkloadParams asked = attention;
+  asked.gemm = GemmKernel::mma_sync;
+  choose_gemm_kernel(asked);
+  CHECK(asked.gemm == GemmKernel::mma_sync);
+  WorkloadParams bare = attention;
+  bare.gemm.reset();
+  const WorkloadParams resolved = resolve_workload(bare);
+  CHECK(resolved.gemm == GemmKernel::mma_sync);
+  // gemm is listed only when wgmma, so a trace header or measured row without it reads back as
+  // mma_sync whatever the chip.
+  CHECK(params_from_named(resolved.named()).gemm == std::nullopt);
+  CHECK(resolve_workload(params_from_named(resolved.named())).gemm == GemmKernel::mma_sync);
+  const WorkloadParams hopper = resolve_workload(attention);
+  CHECK(resolve_workload(params_from_named(hopper.named())).gemm == GemmKernel::wgmma);
+  // flash2 has no gemm parameter: nothing to choose.
+  WorkloadParams flash = attention;
+  flash.workload = WorkloadKind::flash2;
+  flash.gemm.reset();
+  choose_gemm_kernel(flash);
+  CHECK_FALSE(flash.gemm.has_value());
+}
+
+TEST_CASE(
+    "The CLI: naive and gemm run wgmma on Hopper presets by default; --gemm wgmma on an "
+    "A100 is refused, exit 2",
+    "[wgmma][defaults][cli]") {
+  using memwall::test::run_memwall;
+  const std::string shape = " --workload naive --seq 256 --head-dim 64 --heads 2";
+  CHECK(run_memwall("run -c h200" + shape).out.find("gemm=wgmma") != std::string::npos);
+  CHECK(run_memwall("run -c h100-sxm" + shape).out.find("gemm=wgmma") != std::string::npos);
+  CHECK(run_memwall("run -c h200 --gemm mma_sync" + shape).out.find("gemm=") == std::string::npos);
+  const auto a100 = run_memwall("run -c a100-40gb" + shape);
+  CHECK(a100.code == 0);
+  CHECK(a100.out.find("gemm=") == std::string::npos);
+  const auto refused = run_memwall("run -c a100-40gb --gemm wgmma" + shape);
+  CHECK(refused.code == 2);
+  CHECK(refused.out.find("--gemm wgmma runs on wgmma and TMA, which need sm.arch >= 90") !=
+        std::string::npos);
+  CHECK(refused.out.find("sm.arch is 80") != std::string::npos);
+  CHECK(run_memwall("run -c h200 --workload gemm --m 512 --n 512 --k 512").out.find("gemm=wgmma") !=
+        std::string::npos);
+}

@@ -326,9 +326,10 @@ TEST_CASE("Slots for the resident CTAs are sized by the grid and counted against
   const Result r = run_memwall(tiny, logs.path(), 60s);
   CHECK(r.code == 0);  // one CTA: one slot per SM, not 7,812
   CHECK(r.err.find("internal error") == std::string::npos);
-  // 262,144 qk CTAs over 65,536 SMs: 4 slots each, 75 MiB with the chip's model, over 64 MiB.
+  // 262,144 qk CTAs over 65,536 SMs: 4 slots each, 75 MiB with the chip's model, over 64 MiB
+  // (mma_sync's grid: the wgmma kernel, a Hopper config's default, is one CTA per SM).
   std::vector<std::string> many = run_h200(huge_occupancy);
-  many.insert(many.end(),
-              {"--workload", "naive", "--seq", "16384", "--heads", "16", "--max-memory", "64 MiB"});
+  many.insert(many.end(), {"--workload", "naive", "--gemm", "mma_sync", "--seq", "16384", "--heads",
+                           "16", "--max-memory", "64 MiB"});
   check_rejected(many, "the slots of the resident CTAs");
 }

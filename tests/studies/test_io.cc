@@ -254,3 +254,26 @@ TEST_CASE(
       Catch::Contains(path + ":2: column kv_heads: expected a positive whole number"));
   std::remove(path.c_str());
 }
+
+TEST_CASE(
+    "On a Hopper config naive runs wgmma and joins no measured row (the measured naive kernels "
+    "are mma.sync) unless --gemm mma_sync is asked",
+    "[io][wgmma]") {
+  const std::string path = memwall::test::temp_path("io", "gemm.csv");
+  std::ofstream(path) << "workload,heads,seq,head_dim,dram_read_bytes\nnaive,2,256,64,300\n";
+  const CsvTable measured = read_csv(path);
+  IoOptions options;
+  options.config = "configs/h200.yaml";
+  const auto plan = [](std::vector<std::string> gemm) {
+    std::vector<SweepAxis> axes = {
+        {"workload", {"naive"}}, {"heads", {"2"}}, {"seq", {"256"}}, {"head_dim", {"64"}}};
+    if (!gemm.empty()) axes.push_back({"gemm", gemm});
+    return SweepPlan(axes);
+  };
+  CHECK_THROWS_WITH(run_io(plan({}), options, &measured),
+                    Catch::Contains("no \"total\" row joins any point of this run"));
+  const IoReport pinned = run_io(plan({"mma_sync"}), options, &measured);
+  REQUIRE(pinned.points.size() == 1);
+  CHECK(pinned.points[0].measured_where == path + ":2");
+  std::remove(path.c_str());
+}
