@@ -9,7 +9,8 @@
 # slows them alike, and each row is the run with the least CPU time (user + system); a last column
 # gives each binary's CPU time over the first binary's.
 # Environment: CONFIG (default h200), CASES ("full", the default, or "quick" for small shapes),
-# REPEATS.
+# REPEATS. naive runs `--gemm mma_sync`, the kernels of every figure in docs/performance.md (a
+# Hopper config's default has been wgmma since 2026-12-07).
 set -euo pipefail
 
 if [[ $# -eq 0 ]]; then set -- build/memwall; fi
@@ -45,8 +46,10 @@ for workload in flash2 naive; do
   for ((r = 0; r < repeats; ++r)); do
     for i in $(seq 0 $(($# - 1))); do
       memwall=${@:$((i + 1)):1}
+      kernel=()
+      if [[ "$workload" == naive ]]; then kernel=(--gemm mma_sync); fi
       /usr/bin/time -f '%e %U %S %M' -o "$scratch/time" \
-        "$memwall" run --config "$config" --workload "$workload" $shape --json "$scratch/r.json" > /dev/null
+        "$memwall" run --config "$config" --workload "$workload" "${kernel[@]}" $shape --json "$scratch/r.json" > /dev/null
       read -r wall user sys rss_kb < "$scratch/time"
       cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
       lines=$(grep -m1 '"l2_line_accesses"' "$scratch/r.json" | sed 's/.*: *\([0-9]*\).*/\1/')
