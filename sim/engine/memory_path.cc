@@ -275,7 +275,7 @@ template <bool kStore, class Word>
     if (kStore && run.copy_slice != nullptr) store_copy(run.ways, place, near, mask, t3);
     fetched = o.fetch_mask == 0 ? 0 : popcount(o.fetch_mask);
     done = kStore ? t3 : t3 + run.return_latency[slice];
-    if ((o.victim_dirty | o.fetch_mask) != 0) {
+    if ((o.victim_dirty | o.fetch_mask | o.cleaned_dirty) != 0) {
       done = beyond_l2<kStore>(line, slice, o, fetched, t3, run.miss_return_latency[slice], done,
                                channel_queue, tally);
     }
@@ -298,6 +298,7 @@ Tick MemoryPath::beyond_l2(std::uint64_t line, std::uint32_t slice, L2Outcome o,
                            std::uint32_t fetched, Tick t3, Tick back, Tick done,
                            Tick& channel_queue, LineTally& tally) {
   if (o.victim_dirty != 0) write_back(o.victim_line, o.victim_dirty, t3);
+  if (kStore && o.cleaned_dirty != 0) write_back(o.cleaned_line, o.cleaned_dirty, t3);
   if (o.fetch_mask == 0) return done;
   std::uint32_t ch = 0;
   const Tick t4 = m_hbm.access<HbmOp::kRead>(line << m_line_shift, fetched, t3, channel_queue, ch);
@@ -509,7 +510,7 @@ std::uint64_t MemoryPath::access_whole_lines(SmRun<Word>& run, WholeLines& lines
       const Tick back = kStore ? 0 : back_latency[slice];
       Tick done = t3 + back;
       Tick u = port_part + near_part + transfer + back;
-      if ((o.victim_dirty | o.fetch_mask) != 0) [[unlikely]] {
+      if ((o.victim_dirty | o.fetch_mask | o.cleaned_dirty) != 0) [[unlikely]] {
         const std::uint32_t fetched = o.fetch_mask == 0 ? 0 : popcount(o.fetch_mask);
         fetched_sectors += fetched;
         Tick channel_wait = 0;

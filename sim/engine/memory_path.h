@@ -24,7 +24,8 @@
 /// invalidates the copy.
 /// A store follows the same path into the slice (accepted at t3, or at t4 + lat(slice → channel)
 /// when a partially written sector has to be fetched first). Dirty victims are written back on
-/// the victim's channel at t3 without delaying the request.
+/// the victim's channel at t3 without delaying the request, and so is a line a store cleans
+/// (l2.dirty_ways).
 ///
 /// Latencies are cached per (crossbar, slice) and (slice, channel) pair when the path is built,
 /// from the graph's edges; the hot path reads two small tables.

@@ -122,6 +122,9 @@ struct L2Config {
   /// crosses the partition hop on its way back from the HBM).
   Tick far_miss_latency = 0;
   FarReads far_reads = FarReads::kHome;  ///< loads across partitions: from home, or a near copy
+  /// Most dirty lines a set keeps: a store past it writes back the least recently used other
+  /// dirty line of the set, which stays (clean). 0: no limit.
+  std::uint32_t dirty_ways = 0;
   Bandwidth bandwidth;  ///< total L2 bandwidth (all slices together)
 };
 

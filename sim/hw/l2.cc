@@ -55,15 +55,17 @@ L2::L2(const HardwareConfig& c, const Topology& topology)
   const auto sets = static_cast<std::uint32_t>(m_sets);
   if (m_wide) {
     m_words64.assign(m_sets * m_ways, 0);
-    m_wide_ways = L2Ways<std::uint64_t>(m_words64.data(), m_ways, m_sectors_per_line, sets,
-                                        tag_low_bits(m_sets), m_slices, m_copy_bit);
+    m_wide_ways =
+        L2Ways<std::uint64_t>(m_words64.data(), m_ways, m_sectors_per_line, sets,
+                              tag_low_bits(m_sets), m_slices, m_copy_bit, c.l2.dirty_ways);
   } else {
     m_words32.assign(m_sets * m_ways, 0);
   }
   // The narrow view also places lines (and names flushed ones) when the words are wide: the
   // geometry is the same.
-  m_narrow_ways = L2Ways<std::uint32_t>(m_words32.data(), m_ways, m_sectors_per_line, sets,
-                                        tag_low_bits(m_sets), m_slices, m_copy_bit);
+  m_narrow_ways =
+      L2Ways<std::uint32_t>(m_words32.data(), m_ways, m_sectors_per_line, sets,
+                            tag_low_bits(m_sets), m_slices, m_copy_bit, c.l2.dirty_ways);
   m_slice_bus = Reservations(c.l2.slices);
   m_stride = std::size_t{m_sectors_per_line} + 1;
   for (std::uint32_t slice = 0; slice < topology.slice_count(); ++slice) {

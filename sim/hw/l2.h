@@ -50,6 +50,10 @@ struct L2Outcome {
   std::uint32_t fetch_mask = 0;  ///< sectors the caller must read from HBM
   std::uint32_t victim_dirty = 0;  ///< dirty sectors of an evicted line (to write back), 0 if none
   std::uint64_t victim_line = 0;  ///< line index of that evicted line
+  /// A store over l2.dirty_ways: the dirty sectors of the least recently used other dirty line of
+  /// the set, written back and kept (clean); 0 if none.
+  std::uint32_t cleaned_dirty = 0;
+  std::uint64_t cleaned_line = 0;  ///< line index of that cleaned line
 };
 
 /// Where a line lives in the L2: its slice, its set, the index of the set's first way, its tag.
@@ -106,6 +110,8 @@ class L2Ways {
     out.hit_mask = mask & valid;
     out.fetch_mask = mask & ~full_mask & ~valid;
     word |= mask | (mask << m_sectors_per_line);
+    if (m_dirty_ways != 0) [[unlikely]]
+      clean_over_limit(place, out);
     return out;
   }
 
@@ -142,9 +148,10 @@ class L2Ways {
 
  private:
   friend class L2;
-  L2Ways() : L2Ways(nullptr, 1, 1, 1, 0, 1, 0) {}
+  L2Ways() : L2Ways(nullptr, 1, 1, 1, 0, 1, 0, 0) {}
   L2Ways(Word* words, std::uint32_t ways, std::uint32_t sectors_per_line, std::uint32_t sets,
-         std::uint32_t tag_low_bits, std::uint64_t slices, std::uint64_t copy_bit)
+         std::uint32_t tag_low_bits, std::uint64_t slices, std::uint64_t copy_bit,
+         std::uint32_t dirty_ways)
       : m_words(words),
         m_copy_bit(copy_bit),
         m_set_mod(sets),
@@ -154,7 +161,12 @@ class L2Ways {
         m_sectors_per_line(sectors_per_line),
         m_sector_bits((1u << sectors_per_line) - 1),
         m_tag_shift(2 * sectors_per_line),
-        m_tag_low_bits(tag_low_bits) {}
+        m_tag_low_bits(tag_low_bits),
+        m_dirty_ways(dirty_ways < ways ? dirty_ways : 0) {}
+
+  /// After a store made the front line of `place`'s set dirty: if more than m_dirty_ways lines of
+  /// the set are dirty, the least recently used of the others is cleaned (reported in `out`).
+  void clean_over_limit(const Place& place, L2Outcome& out) const;
 
   /// Moves the line of `place` to the front (most recently used) of its set, allocating it in
   /// place of the least recently used way if absent (reporting a dirty victim); returns its word.
@@ -170,6 +182,7 @@ class L2Ways {
   std::uint32_t m_sector_bits;  ///< (1 << sectors_per_line) - 1
   std::uint32_t m_tag_shift;  ///< 2 · sectors_per_line
   std::uint32_t m_tag_low_bits;  ///< k = min(11, ⌊log2(sets)⌋): line bits not in the tag
+  std::uint32_t m_dirty_ways;  ///< l2.dirty_ways; 0: no limit (also when it is the ways or more)
 };
 
 class L2 {
@@ -437,6 +450,24 @@ inline Word& L2Ways<Word>::find_or_allocate(const Place& place, L2Outcome& out) 
     l2_detail::move_to_front(set, m_ways, w, word);
   }
   return set[0];
+}
+
+template <class Word>
+void L2Ways<Word>::clean_over_limit(const Place& place, L2Outcome& out) const {
+  Word* set = &m_words[place.set_base];
+  const auto dirty_bits = static_cast<Word>(Word{m_sector_bits} << m_sectors_per_line);
+  std::uint32_t dirty = 0, oldest = 0;
+  for (std::uint32_t w = 0; w < m_ways; ++w) {
+    if ((set[w] & dirty_bits) != 0) {
+      ++dirty;
+      oldest = w;
+    }
+  }
+  if (dirty <= m_dirty_ways || oldest == 0) return;
+  const Word old = set[oldest];
+  out.cleaned_dirty = static_cast<std::uint32_t>(old >> m_sectors_per_line) & m_sector_bits;
+  out.cleaned_line = line_of(old >> m_tag_shift, place.set);
+  set[oldest] = old & ~dirty_bits;
 }
 
 template <class Word>

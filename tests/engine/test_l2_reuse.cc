@@ -58,6 +58,7 @@ test::TestKernel pass_kernel(Pass pass, std::uint64_t steps, std::uint32_t ctas)
 struct Reuse {
   std::uint64_t bytes;  ///< the footprint
   std::uint64_t first_dram_read;  ///< pass 1's DRAM reads
+  std::uint64_t first_dram_write;  ///< pass 1's DRAM writes (write-backs during it)
   std::uint64_t dram_read;  ///< pass 2's DRAM reads
   std::uint64_t dram_write;  ///< pass 2's DRAM writes
   Tick time;  ///< pass 2's duration
@@ -77,8 +78,12 @@ Reuse simulate_reuse(const HardwareConfig& config, const std::string& mode, std:
       w, {pass_kernel(first, steps, ctas), pass_kernel(second, steps, ctas)});
   const RunResult r = simulate(config, source);
   const KernelResult& k = r.kernels.at(1);
-  return {steps * kStep * ctas, r.kernels.at(0).traffic.dram_read_bytes, k.traffic.dram_read_bytes,
-          k.traffic.dram_write_bytes, k.duration()};
+  return {steps * kStep * ctas,
+          r.kernels.at(0).traffic.dram_read_bytes,
+          r.kernels.at(0).traffic.dram_write_bytes,
+          k.traffic.dram_read_bytes,
+          k.traffic.dram_write_bytes,
+          k.duration()};
 }
 
 }  // namespace
@@ -106,14 +111,14 @@ namespace {
 struct MeasuredReuse {
   std::string mode;
   std::uint64_t bytes;
-  double pass1_read, pass2_read, pass2_write, ncu_ns;
+  double pass1_read, pass1_write, pass2_read, pass2_write, ncu_ns;
 };
 
 std::vector<MeasuredReuse> measured_reuse(const std::string& dir) {
   std::vector<MeasuredReuse> out;
   for (const auto& c : test::csv_rows(dir + "/reuse.csv", 10)) {
-    out.push_back({c[0], std::stoull(c[1]), std::stod(c[2]), std::stod(c[4]), std::stod(c[5]),
-                   std::stod(c[8])});
+    out.push_back({c[0], std::stoull(c[1]), std::stod(c[2]), std::stod(c[3]), std::stod(c[4]),
+                   std::stod(c[5]), std::stod(c[8])});
   }
   return out;
 }
@@ -121,17 +126,19 @@ std::vector<MeasuredReuse> measured_reuse(const std::string& dir) {
 void print_comparison(const std::string& config, const std::string& dir) {
   const HardwareConfig c = load_config(config);
   std::printf("%s against %s\n", config.c_str(), dir.c_str());
-  std::printf("%-13s %7s | %9s %9s %9s | %9s %9s %9s | %8s\n", "mode", "MiB", "chip rd", "chip wr",
-              "chip us", "sim rd", "sim wr", "sim us", "pass1 rd");
+  std::printf("%-13s %7s | %9s %9s %9s | %9s %9s %9s | %8s %8s %8s\n", "mode", "MiB", "chip rd",
+              "chip wr", "chip us", "sim rd", "sim wr", "sim us", "pass1 rd", "chip p1w",
+              "sim p1w");
   for (const MeasuredReuse& m : measured_reuse(dir)) {
     const Reuse r = simulate_reuse(c, m.mode, m.bytes);
     INFO(m.mode << ", " << m.bytes << " bytes: the config's SM count rounds them otherwise");
     REQUIRE(r.bytes == m.bytes);  // the same footprint: the config has the chip's SM count
     const double f = static_cast<double>(m.bytes);
-    std::printf("%-13s %7.1f | %9.3f %9.3f %9.2f | %9.3f %9.3f %9.2f | %8.3f\n", m.mode.c_str(),
-                f / kMiB, m.pass2_read / f, m.pass2_write / f, m.ncu_ns / 1e3,
+    std::printf("%-13s %7.1f | %9.3f %9.3f %9.2f | %9.3f %9.3f %9.2f | %8.3f %8.3f %8.3f\n",
+                m.mode.c_str(), f / kMiB, m.pass2_read / f, m.pass2_write / f, m.ncu_ns / 1e3,
                 static_cast<double>(r.dram_read) / f, static_cast<double>(r.dram_write) / f,
-                static_cast<double>(r.time) / 1e6, m.pass1_read / f);
+                static_cast<double>(r.time) / 1e6, m.pass1_read / f, m.pass1_write / f,
+                static_cast<double>(r.first_dram_write) / f);
   }
 }
 
@@ -169,5 +176,21 @@ TEST_CASE("l2_reuse on the H200 preset: a footprint that fits is kept, one twice
     const Reuse back = simulate_reuse(c, "read-reverse", 2 * l2);
     CHECK(back.dram_read < back.bytes);
     CHECK(back.dram_read >= back.bytes - l2);
+  }
+  SECTION(
+      "l2.dirty_ways caps the dirty lines a streaming write leaves: the rest is written back "
+      "during it") {
+    // Twice the L2 written: without a limit the write-backs are what the L2 could not hold; with
+    // at most half the ways of a set dirty, the L2 holds at most half its size dirty.
+    const Reuse free = simulate_reuse(c, "write-read", 2 * l2);
+    HardwareConfig capped = c;
+    capped.l2.dirty_ways = c.l2.ways / 2;
+    const Reuse half = simulate_reuse(capped, "write-read", 2 * l2);
+    REQUIRE(half.bytes == free.bytes);
+    CHECK(free.first_dram_write < free.bytes - l2 / 2);
+    CHECK(half.first_dram_write >= half.bytes - l2 / 2);
+    // What was written back during the write is not written again: each byte reaches the HBM once.
+    CHECK(free.first_dram_write + free.dram_write == free.bytes);
+    CHECK(half.first_dram_write + half.dram_write == half.bytes);
   }
 }

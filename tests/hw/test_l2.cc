@@ -34,8 +34,12 @@ TEST_CASE(
   // index the L2 can tag, so that an evicted line is rebuilt from its tag and set.
   const std::uint64_t size = GENERATE(std::uint64_t{64 * 1024}, std::uint64_t{4 * 1024 * 1024});
   const bool spread = GENERATE(false, true);
-  INFO("l2.size = " << size << ", spread lines: " << spread);
+  // l2.dirty_ways: no limit, or at most 3 dirty lines per set (a store past it cleans the least
+  // recently used other dirty line, which stays valid).
+  const std::uint32_t dirty_ways = GENERATE(0u, 3u);
+  INFO("l2.size = " << size << ", spread lines: " << spread << ", dirty_ways " << dirty_ways);
   c.l2.size = Bytes{size};
+  c.l2.dirty_ways = dirty_ways;
   L2 l2(c);
   const std::uint32_t ways = c.l2.ways;
   const std::uint64_t pool_size = 4 * size / c.l2.line_size.count;
@@ -50,6 +54,7 @@ TEST_CASE(
   std::uint64_t hits = 0;
   std::uint64_t evictions = 0;
   std::uint64_t dirty_evictions = 0;
+  std::uint64_t cleanings = 0;
   const int accesses = size > 64 * 1024 ? 600000 : 200000;
   for (int i = 0; i < accesses; ++i) {
     const std::uint64_t line = pool[rng() % pool_size];
@@ -84,8 +89,23 @@ TEST_CASE(
     entry.valid |= mask;
     if (is_store) entry.dirty |= mask;
     set.insert(set.begin(), entry);
+    std::uint32_t cleaned_dirty = 0;
+    std::uint64_t cleaned_line = 0;
+    if (is_store && dirty_ways != 0 &&
+        static_cast<std::uint32_t>(std::count_if(
+            set.begin(), set.end(), [](const RefLine& r) { return r.dirty != 0; })) > dirty_ways) {
+      const auto oldest =
+          std::find_if(set.rbegin(), set.rend() - 1, [](const RefLine& r) { return r.dirty != 0; });
+      cleaned_dirty = oldest->dirty;
+      cleaned_line = oldest->line;
+      oldest->dirty = 0;
+      ++cleanings;
+    }
+    REQUIRE(got.cleaned_dirty == cleaned_dirty);
+    if (cleaned_dirty != 0) REQUIRE(got.cleaned_line == cleaned_line);
   }
   CHECK(hits > 0);
+  CHECK((cleanings > 0) == (dirty_ways != 0));
   CHECK(evictions > 0);
   CHECK(dirty_evictions > 0);
   std::uint64_t dirty_sectors = 0;
