@@ -1,7 +1,8 @@
 // The backward workloads' CUDA twins measured on the H200 against the model: flash2-bwd
 // (traces/measured/h200-flash2-bwd.csv: 24 cases, B = 1, H = 16, N 512 … 16384, d 64 and 128,
 // causal or not) and naive-bwd (traces/measured/h200-naive-bwd.csv: 10 cases, N 512 … 8192, not
-// causal); Nsight Compute per kernel. SM->L2 bytes kernel by kernel exactly, from the op stream
+// causal; traces/measured/h100-naive-bwd.csv: the H100's 17 cases, causal and grouped-query
+// included); Nsight Compute per kernel. SM->L2 bytes kernel by kernel exactly, from the op stream
 // for every case and as simulated for the smaller ones; the calibrated H200's time errors,
 // bounded by kernel and head dimension as recorded. docs/validation.md, "The backward pass".
 #include <catch2/catch.hpp>
@@ -29,6 +30,8 @@ namespace {
 
 const char* kFlash2Bwd = "traces/measured/h200-flash2-bwd.csv";
 const char* kNaiveBwd = "traces/measured/h200-naive-bwd.csv";
+/// The H100's run of the twin with the causal mask and grouped-query heads (17 cases).
+const char* kNaiveBwdH100 = "traces/measured/h100-naive-bwd.csv";
 
 struct BwdCase {
   WorkloadParams params;
@@ -198,6 +201,24 @@ TEST_CASE(
   const std::vector<BwdCase> cases = bwd_cases(kNaiveBwd, WorkloadKind::naive_bwd);
   REQUIRE(cases.size() == 10);
   require_bytes_exact(kNaiveBwd, cases);
+}
+
+TEST_CASE(
+    "naive-bwd on the H100, causal and grouped-query included: the model's SM->L2 bytes equal "
+    "the SM-side counters in all 89 kernels",
+    "[measured][naive-bwd]") {
+  const std::vector<BwdCase> cases = bwd_cases(kNaiveBwdH100, WorkloadKind::naive_bwd);
+  REQUIRE(cases.size() == 17);
+  std::size_t kernels = 0, causal = 0, grouped = 0;
+  for (const BwdCase& c : cases) {
+    kernels += c.kernels.size();
+    causal += c.params.causal;
+    grouped += c.params.kv_heads != c.params.heads;
+  }
+  CHECK(kernels == 89);
+  CHECK(causal == 4);
+  CHECK(grouped == 4);
+  require_bytes_exact(kNaiveBwdH100, cases);
 }
 
 TEST_CASE(
