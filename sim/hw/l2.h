@@ -106,11 +106,14 @@ class L2Ways {
                                          std::uint32_t full_mask) const {
     L2Outcome out;
     Word& word = find_or_allocate(place, out);
-    const std::uint32_t valid = static_cast<std::uint32_t>(word) & m_sector_bits;
+    const auto before = static_cast<std::uint32_t>(word);
+    const std::uint32_t valid = before & m_sector_bits;
     out.hit_mask = mask & valid;
     out.fetch_mask = mask & ~full_mask & ~valid;
     word |= mask | (mask << m_sectors_per_line);
-    if (m_dirty_ways != 0) [[unlikely]]
+    // Only a line that was clean (or new) adds to its set's dirty lines: a set holds at most
+    // m_dirty_ways of them after every store, so a store to a dirty line never passes the limit.
+    if (m_dirty_ways != 0 && ((before >> m_sectors_per_line) & m_sector_bits) == 0)
       clean_over_limit(place, out);
     return out;
   }
@@ -356,6 +359,26 @@ inline std::uint32_t find_way(const std::uint32_t* words, std::uint32_t ways, st
   return w;
 }
 
+/// A 16-bit mask of the ways among 16 whose word has a bit of `bits` set (bit w for way w).
+inline unsigned nonzero_ways16(const std::uint32_t* words, std::uint32_t bits) {
+#if defined(__SSE2__)
+  const __m128i bits4 = _mm_set1_epi32(static_cast<int>(bits));
+  const __m128i zero = _mm_setzero_si128();
+  unsigned zeros = 0;
+  for (std::uint32_t g = 0; g < 4; ++g) {
+    const __m128i four =
+        _mm_and_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(words + 4 * g)), bits4);
+    zeros |= static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(four, zero))))
+             << (4 * g);
+  }
+  return ~zeros & 0xffffu;
+#else
+  unsigned mask = 0;
+  for (std::uint32_t w = 0; w < 16; ++w) mask |= ((words[w] & bits) != 0 ? 1u : 0u) << w;
+  return mask;
+#endif
+}
+
 /// Moves ways [0, w) of `words` one place back and puts `word` first (w < ways).
 inline void move_to_front(std::uint32_t* words, std::uint32_t ways, std::uint32_t w,
                           std::uint32_t word) {
@@ -453,14 +476,27 @@ inline Word& L2Ways<Word>::find_or_allocate(const Place& place, L2Outcome& out) 
 }
 
 template <class Word>
-void L2Ways<Word>::clean_over_limit(const Place& place, L2Outcome& out) const {
+inline void L2Ways<Word>::clean_over_limit(const Place& place, L2Outcome& out) const {
   Word* set = &m_words[place.set_base];
   const auto dirty_bits = static_cast<Word>(Word{m_sector_bits} << m_sectors_per_line);
   std::uint32_t dirty = 0, oldest = 0;
-  for (std::uint32_t w = 0; w < m_ways; ++w) {
-    if ((set[w] & dirty_bits) != 0) {
-      ++dirty;
-      oldest = w;
+  bool counted = false;
+  if constexpr (sizeof(Word) == sizeof(std::uint32_t)) {
+    if (m_ways == 16) {
+      // The presets' sets: the dirty ways as a mask (four ways per SSE2 compare), their count
+      // and the least recently used one from it, without a branch per way.
+      const unsigned mask = l2_detail::nonzero_ways16(set, dirty_bits);
+      dirty = static_cast<std::uint32_t>(std::popcount(mask));
+      oldest = mask == 0 ? 0 : 31 - static_cast<std::uint32_t>(std::countl_zero(mask));
+      counted = true;
+    }
+  }
+  if (!counted) {
+    for (std::uint32_t w = 0; w < m_ways; ++w) {
+      if ((set[w] & dirty_bits) != 0) {
+        ++dirty;
+        oldest = w;
+      }
     }
   }
   if (dirty <= m_dirty_ways || oldest == 0) return;
