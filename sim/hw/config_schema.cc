@@ -223,8 +223,8 @@ const KeyDecl kSchema[] = {
      "Most dirty lines one set keeps: a store that would make more dirty writes the least "
      "recently used other dirty line of its set back to the HBM at once, and that line stays, "
      "clean (l2_reuse on the H100: during a streaming write the chip holds at most 24.7 MB dirty, "
-     "47% of its 50 MiB, writing back and keeping the rest). 0, or l2.ways or more: no limit "
-     "(dirty lines are written back only when evicted).",
+     "47% of its 50 MiB, writing back and keeping the rest; the H100 and H200 presets set 8). 0, "
+     "or l2.ways or more: no limit (dirty lines are written back only when evicted).",
      "0", false, "HardwareConfig::l2.dirty_ways (uint32)", Bound::kNonNegative, 65536,
      MEMWALL_FIELD(l2.dirty_ways, U64)},
     {"l2.bandwidth", KeyType::kBandwidth, "5120 B/cycle",

@@ -105,6 +105,7 @@ def main():
               "| simulated ms | error | at its clock ms | error | SM->L2 read | SM->L2 write |")
         print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         errs, clocked_errs, clock_errs = [], [], []
+        timed = []  # (row, simulated ms, measured ms)
         for r in rows:
             kern = results[(c, r["_key"])]["kernels"][0]
             clocked_ms = results[(c, r["_clocked"])]["kernels"][0]["time_s"] * 1e3
@@ -112,6 +113,7 @@ def main():
             err, clocked_err = sim_ms / meas_ms - 1, clocked_ms / meas_ms - 1
             errs.append(abs(err))
             clocked_errs.append(abs(clocked_err))
+            timed.append((r, sim_ms, meas_ms))
             sim_mhz = kern.get("sm_clock_hz", 0) * ratio[c] / 1e6
             clock_errs.append(sim_mhz / float(r["sm_mhz"]) - 1)
             print(f"| {r['batch']} | {r['heads']} | {r['kv_heads']} | {r['seq']} | {r['head_dim']} "
@@ -135,6 +137,19 @@ def main():
         print(f"\n{c}: simulated SM clock against each launch's: mean error "
               f"{sum(clock_errs) / len(clock_errs):+.1%}, mean absolute "
               f"{sum(map(abs, clock_errs)) / len(clock_errs):.1%}, worst {worst:+.1%}")
+        # The SM-count experiment: each shape's slowdown from its last 132-SM row (the green-
+        # context run's reference, whose file comes after fa3.csv), simulated over measured.
+        reference = {r["_key"][:-1]: (sim, meas) for r, sim, meas in timed if r["_key"][-1] == 132}
+        slowdown_errs = {}
+        for r, sim, meas in timed:
+            base = reference.get(r["_key"][:-1])
+            if r["_key"][-1] != 132 and base:
+                slowdown_errs.setdefault(r["_key"][-1], []).append(
+                    abs((sim / base[0]) / (meas / base[1]) - 1))
+        if slowdown_errs:
+            print(f"\n{c}: slowdown from 132 SMs, |simulated / measured - 1| on average: " +
+                  ", ".join(f"{sms} SMs {sum(e) / len(e):.1%} ({len(e)} shapes)"
+                            for sms, e in sorted(slowdown_errs.items(), reverse=True)))
     if a.csv:
         with open(a.csv, "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=list(out_rows[0].keys()), lineterminator="\n")
