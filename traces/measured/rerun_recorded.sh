@@ -5,10 +5,10 @@
 #   traces/measured/rerun_recorded.sh STAGE...        (LOG=DIR keeps each command's output; default
 #                                                      /tmp/memwall-rerun)
 # Stages, in the order they depend on each other:
-#   calibrate  configs/calibrated/h200.yaml and traces/measured/calibration-h200.json (about 10 min
-#              at -j 2; docs/calibration.md). configs/calibrated/h100-sxm.yaml carries the same
+#   calibrate  configs/calibrated/h200.yaml and traces/measured/calibration-h200.json (about 5 min
+#              at -j 2 on a 2-core machine; docs/calibration.md). configs/calibrated/h100-sxm.yaml carries the same
 #              three values: copy them there by hand (its header says why).
-#   holdout    the two kernel hold-outs of traces/measured/h200-kernel-holdout (about 9 min each)
+#   holdout    the two kernel hold-outs of traces/measured/h200-kernel-holdout (about 5 min each)
 #   h200       the H200 tables: SM count, L2 size (with and without the carve-out's write rates),
 #              the variants, flash3 and the wgmma GEMM (132 SMs, SM counts, the write port)
 #   h100       the same on the H100 with configs/calibrated/h100-sxm.yaml, and naive-bwd
