@@ -25,6 +25,27 @@ mkdir -p "$log"
 m=traces/measured
 fit=(--params l2_capacity,mma_sync,launch_overhead --fit-budget "4 GiB" --max-iterations 8)
 say() { echo "== $(date -u +%T) $*" >&2; }
+# The --measured arguments of an SM-count experiment, PREFIX_sm132.csv ... PREFIX_sm16.csv, into
+# the array `sm_runs`.
+sm_count_runs() {
+  sm_runs=()
+  for n in 132 66 33 16; do sm_runs+=(--measured "${1}_sm$n.csv"); done
+}
+# CHIP CONFIG: flash3 on CHIP's 132-SM run and its SM-count runs, the CSV beside them.
+flash3() {
+  local d=$m/$1-flash3
+  sm_count_runs $d/fa3
+  python3 models/cuda/hopper/compare_fa3.py -j 2 --config "$2" --measured $d/fa3.csv \
+    "${sm_runs[@]}" --csv $d/compare.csv
+}
+# CHIP CONFIG NAME [ARG...]: the wgmma GEMM's SM-count runs on CHIP, the CSV as NAME.csv.
+gemm_sm_counts() {
+  local g=$m/$1-hopper-gemm config=$2 name=$3
+  shift 3
+  sm_count_runs $g/gemm
+  python3 models/cuda/hopper/compare_gemm.py -j 2 --config "$config" "${sm_runs[@]}" "$@" \
+    --csv $g/$name.csv
+}
 
 for stage in "$@"; do
   case $stage in
@@ -55,22 +76,14 @@ for stage in "$@"; do
       say h200 variants
       python3 $m/variants_table.py -j 2 --csv $m/h200-variants-validate.csv >"$log/h200-variants.txt"
       say h200 flash3
-      python3 models/cuda/hopper/compare_fa3.py -j 2 --config h200-calibrated \
-        --measured $m/h200-flash3/fa3.csv --measured $m/h200-flash3/fa3_sm132.csv \
-        --measured $m/h200-flash3/fa3_sm66.csv --measured $m/h200-flash3/fa3_sm33.csv \
-        --measured $m/h200-flash3/fa3_sm16.csv --csv $m/h200-flash3/compare.csv \
-        >$m/h200-flash3/compare.md
+      flash3 h200 h200-calibrated >$m/h200-flash3/compare.md
       say h200 gemm
       g=$m/h200-hopper-gemm
       python3 models/cuda/hopper/compare_gemm.py -j 2 --measured $g/gemm.csv \
         --csv $g/compare-132.csv >$g/compare-132.md
-      sms=(--measured $g/gemm_sm132.csv --measured $g/gemm_sm66.csv --measured $g/gemm_sm33.csv
-        --measured $g/gemm_sm16.csv)
-      python3 models/cuda/hopper/compare_gemm.py -j 2 --config h200-calibrated "${sms[@]}" \
-        --csv $g/compare-smcount.csv >$g/compare-smcount.md
-      python3 models/cuda/hopper/compare_gemm.py -j 2 --config h200-calibrated "${sms[@]}" \
-        --set "xbar.write_port_bandwidth=28.5 B/cycle" \
-        --csv $g/compare-smcount-writeport.csv >$g/compare-smcount-writeport.md
+      gemm_sm_counts h200 h200-calibrated compare-smcount >$g/compare-smcount.md
+      gemm_sm_counts h200 h200-calibrated compare-smcount-writeport \
+        --set "xbar.write_port_bandwidth=28.5 B/cycle" >$g/compare-smcount-writeport.md
       ;;
     h100)
       cal=configs/calibrated/h100-sxm.yaml
@@ -87,18 +100,12 @@ for stage in "$@"; do
         --csv $m/h100-variants/compare.csv >"$log/h100-variants.txt"
       python3 $m/compare_naive_bwd.py --csv $m/h100-naive-bwd/compare.csv >"$log/h100-naive-bwd.txt"
       say h100 flash3
-      python3 models/cuda/hopper/compare_fa3.py -j 2 --config h100-sxm-calibrated \
-        --measured $m/h100-flash3/fa3.csv --measured $m/h100-flash3/fa3_sm132.csv \
-        --measured $m/h100-flash3/fa3_sm66.csv --measured $m/h100-flash3/fa3_sm33.csv \
-        --measured $m/h100-flash3/fa3_sm16.csv --csv $m/h100-flash3/compare.csv \
-        >"$log/h100-flash3.txt"
+      flash3 h100 h100-sxm-calibrated >"$log/h100-flash3.txt"
       say h100 gemm
       g=$m/h100-hopper-gemm
       python3 models/cuda/hopper/compare_gemm.py -j 2 --config h100-sxm --config h100-sxm-calibrated \
         --measured $g/gemm.csv --csv $g/compare-132.csv >"$log/h100-gemm-132.txt"
-      python3 models/cuda/hopper/compare_gemm.py -j 2 --config h100-sxm-calibrated \
-        --measured $g/gemm_sm132.csv --measured $g/gemm_sm66.csv --measured $g/gemm_sm33.csv \
-        --measured $g/gemm_sm16.csv --csv $g/compare-smcount.csv >"$log/h100-gemm-smcount.txt"
+      gemm_sm_counts h100 h100-sxm-calibrated compare-smcount >"$log/h100-gemm-smcount.txt"
       ;;
     *)
       echo "rerun_recorded.sh: unknown stage '$stage' (calibrate, holdout, h200, h100)" >&2
