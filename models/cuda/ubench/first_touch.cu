@@ -29,9 +29,12 @@ constexpr size_t kScrubBytes = 256 * kMiB;  // written after linking: the chains
 constexpr size_t kBufferBytes = (64 * kMiB + 4096) * kMaxLoads + 4 * kMiB;
 
 /// Where launch `index`'s chain starts: 128 KiB apart at a 4 KiB stride (a chain spans at most
-/// 31 × 4 KiB), else 512 B apart (less than a stride, so no two chains share a line).
+/// 31 × 4 KiB), else 512 B apart (less than a stride). The three strides' chains start 0, 128 and
+/// 256 B past a multiple of 512 and every stride is a multiple of 512, so no two chains of the
+/// program share a line.
 size_t chain_offset(size_t stride, size_t index) {
-  return stride == 4096 ? index * 128 * 1024 : index * 512;
+  if (stride == kStrides[0]) return index * 128 * 1024;
+  return (stride == kStrides[1] ? 128 : 256) + index * 512;
 }
 
 struct TouchRun {
