@@ -15,9 +15,9 @@ export PATH=$PATH:/usr/local/cuda/bin
 out=${1:?usage: combine_probe.sh OUTDIR [MEMWALL_CUDA]}
 exe=${2:-build/memwall-cuda}
 mkdir -p "$out"
-cuobjdump -sass -fun flash2_combine_kernel "$exe" >"$out/sass-combine.txt" 2>&1 ||
-  cuobjdump -sass "$exe" | awk '/Function :.*combine/ { p = 1 } /Function :/ && !/combine/ { p = 0 } p' \
-    >"$out/sass-combine.txt"
+# (cuobjdump's -fun wants the mangled name: the whole dump, cut to the combine's functions.)
+cuobjdump -sass "$exe" | awk '/Function :.*combine/ { p = 1 } /Function :/ && !/combine/ { p = 0 } p' \
+  >"$out/sass-combine.txt"
 base=workload=flash2,heads=32,seq=1,seq_kv=16384,head_dim=128,block_q=128,block_kv=64,stages=2,causal=0
 for c in ${CASES:-1:8:32 1:1:128}; do
   IFS=: read -r b hkv s <<<"$c"

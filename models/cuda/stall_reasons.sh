@@ -9,7 +9,11 @@
 # how many cycles per instruction they are, kernel by kernel.
 # Run from the repository root on a machine with an NVIDIA GPU:
 #
-#   GIT_COMMIT=$(git rev-parse HEAD) models/cuda/stall_reasons.sh OUTDIR
+#   GIT_COMMIT=$(git rev-parse HEAD) [STALL_SET=combine] models/cuda/stall_reasons.sh OUTDIR
+#
+# STALL_SET=combine measures the split-KV combine instead (flash2_combine_kernel, d = 128, H = 32):
+# the 18 combine launches of the variants table (traces/measured/h200-variants.csv) and, for its
+# instruction count, B = 1, Nkv = 16384 with 2 to 128 splits at Hkv 8 (4 rows per CTA) and 32 (1).
 #
 # Writes OUTDIR/stalls.csv (ncu's long CSV), provenance.txt, log.txt, build-log.txt. Never changes
 # the GPU's clocks or settings (ncu --clock-control none).
@@ -35,6 +39,21 @@ for bk in "1 8" "16 8" "16 32"; do
   cases+=(--case "workload=flash2,batch=$1,heads=32,seq=1,head_dim=128,block_q=128,block_kv=64,stages=2,causal=0,kv_heads=$2,seq_kv=16384,splits=1")
 done
 kernels='regex:naive_qk_kernel|naive_pv_kernel|flash2_fwd_kernel|flash2_fwd_variant_kernel'
+if [[ ${STALL_SET:-mma} == combine ]]; then
+  decode() {  # B HKV NKV SPLITS
+    echo "workload=flash2,batch=$1,heads=32,seq=1,head_dim=128,block_q=128,block_kv=64,stages=2,causal=0,kv_heads=$2,seq_kv=$3,splits=$4"
+  }
+  cases=()
+  for c in 1:32:1024:8 1:8:1024:8 1:1:1024:8 16:8:1024:2 16:1:1024:8 64:1:1024:4 \
+           1:32:16384:7 1:8:16384:32 1:1:16384:128 16:8:16384:2 16:1:16384:15 64:1:16384:4 \
+           1:32:65536:7 1:8:65536:29 1:1:65536:128 16:8:65536:2 16:1:65536:14 64:1:65536:4; do
+    IFS=: read -r b hkv nkv s <<<"$c"
+    cases+=(--case "$(decode "$b" "$hkv" "$nkv" "$s")")
+  done
+  for s in 2 3 4 5 8 12 16 20 24 28 64 96; do cases+=(--case "$(decode 1 8 16384 "$s")"); done
+  for s in 2 4 8 16 32 128; do cases+=(--case "$(decode 1 32 16384 "$s")"); done
+  kernels='regex:flash2_combine_kernel'
+fi
 reasons="barrier branch_resolving dispatch_stall drain imc_miss lg_throttle long_scoreboard
   math_pipe_throttle membar mio_throttle misc no_instruction not_selected selected
   short_scoreboard sleeping tex_throttle wait"
