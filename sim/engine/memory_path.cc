@@ -7,6 +7,7 @@
 #include <numeric>
 #include <string>
 
+#include "sim/core/bits.h"
 #include "sim/core/error.h"
 
 namespace memwall {
@@ -22,18 +23,6 @@ std::uint32_t bit_range(std::uint64_t lo, std::uint64_t hi) {
 
 /// How many rows ahead of the current one a box prefetches its L2 sets into the host cache.
 constexpr std::uint64_t kPrefetchRows = 4;
-
-/// Set bits of each byte value (a sector mask is at most 8 bits: kMaxSectorsPerLine).
-constexpr auto kBitsOfByte = [] {
-  std::array<std::uint8_t, 256> bits{};
-  for (std::size_t v = 0; v < bits.size(); ++v) {
-    bits[v] = static_cast<std::uint8_t>((v & 1) + bits[v >> 1]);
-  }
-  return bits;
-}();
-
-/// Set bits of a sector mask (at most 8 bits), without a library call.
-std::uint32_t popcount(std::uint32_t m) { return kBitsOfByte[m & 0xFFu]; }
 
 }  // namespace
 
@@ -157,7 +146,7 @@ std::size_t MemoryPath::tensor_of_line(std::uint64_t line, LineRange& last) {
 }
 
 void MemoryPath::count_dram_read(std::uint64_t line, std::uint32_t mask) {
-  const std::uint64_t bytes = popcount(mask) * m_sector_bytes;
+  const std::uint64_t bytes = popcount8(mask) * m_sector_bytes;
   m_counters->dram_read_bytes += bytes;
   const std::size_t untracked = m_tensors.size() - 1;
   const std::size_t line_tensor = tensor_of_line(line, m_read_lines);
@@ -170,7 +159,8 @@ void MemoryPath::count_dram_read(std::uint64_t line, std::uint32_t mask) {
     if (bit % 64 + m_sectors_per_line <= 64) {
       std::uint64_t& word = ts.fetched.word(bit);
       const std::uint64_t flags = std::uint64_t{mask} << (bit % 64);
-      const std::uint64_t seen = popcount(static_cast<std::uint32_t>((word & flags) >> (bit % 64)));
+      const std::uint64_t seen =
+          popcount8(static_cast<std::uint32_t>((word & flags) >> (bit % 64)));
       m_reason.reread += seen * m_sector_bytes;
       ts.traffic.reread += seen * m_sector_bytes;
       m_reason.compulsory += bytes - seen * m_sector_bytes;
@@ -202,7 +192,7 @@ void MemoryPath::count_dram_read(std::uint64_t line, std::uint32_t mask) {
 }
 
 void MemoryPath::write_back(std::uint64_t line, std::uint32_t mask, Tick t) {
-  const std::uint32_t n = popcount(mask);
+  const std::uint32_t n = popcount8(mask);
   ++m_uses[static_cast<std::size_t>(ResourceClass::kHbmChannel)].requests;
   Tick ignored_delay = 0;
   m_hbm.access<HbmOp::kWrite>(line << m_line_shift, n, t, ignored_delay);
@@ -273,7 +263,7 @@ template <bool kStore, class Word>
     slice_queue += home_wait;
     const L2Outcome o = kStore ? run.ways.write(place, mask, full) : run.ways.read(place, mask);
     if (kStore && run.copy_slice != nullptr) store_copy(run.ways, place, near, mask, t3);
-    fetched = o.fetch_mask == 0 ? 0 : popcount(o.fetch_mask);
+    fetched = o.fetch_mask == 0 ? 0 : popcount8(o.fetch_mask);
     done = kStore ? t3 : t3 + run.return_latency[slice];
     if ((o.victim_dirty | o.fetch_mask | o.cleaned_dirty) != 0) {
       done = beyond_l2<kStore>(line, slice, o, fetched, t3, run.miss_return_latency[slice], done,
@@ -338,7 +328,7 @@ Tick MemoryPath::far_fill(SmRun<Word>& run, std::uint64_t line, const L2Place& h
   const L2Outcome o = run.ways.read(home, mask);
   Tick done = t3 + run.return_latency[home.slice];
   if ((o.victim_dirty | o.fetch_mask) != 0) {
-    fetched = o.fetch_mask == 0 ? 0 : popcount(o.fetch_mask);
+    fetched = o.fetch_mask == 0 ? 0 : popcount8(o.fetch_mask);
     done = beyond_l2<false>(line, home.slice, o, fetched, t3, run.miss_return_latency[home.slice],
                             done, channel_wait, tally);
   }
@@ -511,7 +501,7 @@ std::uint64_t MemoryPath::access_whole_lines(SmRun<Word>& run, WholeLines& lines
       Tick done = t3 + back;
       Tick u = port_part + near_part + transfer + back;
       if ((o.victim_dirty | o.fetch_mask | o.cleaned_dirty) != 0) [[unlikely]] {
-        const std::uint32_t fetched = o.fetch_mask == 0 ? 0 : popcount(o.fetch_mask);
+        const std::uint32_t fetched = o.fetch_mask == 0 ? 0 : popcount8(o.fetch_mask);
         fetched_sectors += fetched;
         Tick channel_wait = 0;
         done = beyond_l2<kStore>(line_of[j], slice, o, fetched, t3, miss_back_latency[slice], done,
@@ -660,7 +650,7 @@ bool MemoryPath::access_words(std::uint32_t sm, const Box& box, Tick t, Tick box
       const std::uint32_t s = m_sector_shift;
       const std::uint32_t mask = bit_range(lo >> s, ((hi - 1) >> s) + 1);
       const std::uint32_t full = bit_range((lo + m_sector_bytes - 1) >> s, hi >> s);
-      access_line<kStore, Word>(run, line, mask, kReduce ? 0 : full, popcount(mask), t, box_issue,
+      access_line<kStore, Word>(run, line, mask, kReduce ? 0 : full, popcount8(mask), t, box_issue,
                                 got, tally);
       ++line;
     }
@@ -710,7 +700,7 @@ void MemoryPath::take_resource_use(ResourceUses& uses) {
 
 void MemoryPath::flush_l2() {
   m_l2.flush([&](std::uint64_t, std::uint32_t dirty) {
-    m_flush_writeback_bytes += popcount(dirty) * m_sector_bytes;
+    m_flush_writeback_bytes += popcount8(dirty) * m_sector_bytes;
   });
 }
 

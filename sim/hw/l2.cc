@@ -85,7 +85,7 @@ std::uint64_t L2::dirty_sectors(const WordArray<Word>& words) const {
   for (const Word w : words) {
     if ((w >> m_tag_shift) != 0) {
       sectors += static_cast<std::uint64_t>(
-          std::popcount(static_cast<std::uint32_t>(w >> m_sectors_per_line) & m_sector_bits));
+          popcount8(static_cast<std::uint32_t>(w >> m_sectors_per_line) & m_sector_bits));
     }
   }
   return sectors;

@@ -23,6 +23,7 @@
 #endif
 #include <vector>
 
+#include "sim/core/bits.h"
 #include "sim/core/fast_mod.h"
 #include "sim/core/hash.h"
 #include "sim/core/huge_page_allocator.h"
@@ -325,28 +326,42 @@ class L2 {
 
 namespace l2_detail {
 
+/// A 16-bit mask of the ways among 16 whose word, masked by `bits`, equals `key` (bit w for way
+/// w): four 32-bit words per SSE2 compare, without a branch per way.
+inline unsigned equal_ways16(const std::uint32_t* words, std::uint32_t bits, std::uint32_t key) {
+#if defined(__SSE2__)
+  const __m128i key4 = _mm_set1_epi32(static_cast<int>(key));
+  const __m128i bits4 = _mm_set1_epi32(static_cast<int>(bits));
+  unsigned matches = 0;
+  for (std::uint32_t g = 0; g < 4; ++g) {
+    const __m128i four =
+        _mm_and_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(words + 4 * g)), bits4);
+    matches |= static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(four, key4))))
+               << (4 * g);
+  }
+  return matches;
+#else
+  unsigned matches = 0;
+  for (std::uint32_t w = 0; w < 16; ++w) matches |= ((words[w] & bits) == key ? 1u : 0u) << w;
+  return matches;
+#endif
+}
+
 /// The first of `ways` words whose tag field (the bits of `tag_bits`) equals `key`, or `ways`.
 /// With SSE2, four 32-bit words per compare (a miss scans the whole set; a scalar loop spent a
 /// quarter of naive attention's instructions here).
 inline std::uint32_t find_way(const std::uint32_t* words, std::uint32_t ways, std::uint32_t key,
                               std::uint32_t tag_bits) {
+  if (ways == 16) {
+    // All four groups compared, their matches in one mask: one branch (the callers pass 16 as a
+    // constant, after the most recently used way has missed).
+    const unsigned matches = equal_ways16(words, tag_bits, key);
+    return matches == 0 ? 16 : static_cast<std::uint32_t>(std::countr_zero(matches));
+  }
   std::uint32_t w = 0;
 #if defined(__SSE2__)
   const __m128i key4 = _mm_set1_epi32(static_cast<int>(key));
   const __m128i bits4 = _mm_set1_epi32(static_cast<int>(tag_bits));
-  if (ways == 16) {
-    // All four groups compared, their matches in one 16-bit mask: one branch (the callers pass
-    // 16 as a constant, after the most recently used way has missed).
-    unsigned matches = 0;
-    for (std::uint32_t g = 0; g < 4; ++g) {
-      const __m128i four =
-          _mm_and_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(words + 4 * g)), bits4);
-      matches |=
-          static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(four, key4))))
-          << (4 * g);
-    }
-    return matches == 0 ? 16 : static_cast<std::uint32_t>(std::countr_zero(matches));
-  }
   for (; w + 4 <= ways; w += 4) {
     const __m128i four =
         _mm_and_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(words + w)), bits4);
@@ -357,26 +372,6 @@ inline std::uint32_t find_way(const std::uint32_t* words, std::uint32_t ways, st
 #endif
   while (w < ways && (words[w] & tag_bits) != key) ++w;
   return w;
-}
-
-/// A 16-bit mask of the ways among 16 whose word has a bit of `bits` set (bit w for way w).
-inline unsigned nonzero_ways16(const std::uint32_t* words, std::uint32_t bits) {
-#if defined(__SSE2__)
-  const __m128i bits4 = _mm_set1_epi32(static_cast<int>(bits));
-  const __m128i zero = _mm_setzero_si128();
-  unsigned zeros = 0;
-  for (std::uint32_t g = 0; g < 4; ++g) {
-    const __m128i four =
-        _mm_and_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(words + 4 * g)), bits4);
-    zeros |= static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(four, zero))))
-             << (4 * g);
-  }
-  return ~zeros & 0xffffu;
-#else
-  unsigned mask = 0;
-  for (std::uint32_t w = 0; w < 16; ++w) mask |= ((words[w] & bits) != 0 ? 1u : 0u) << w;
-  return mask;
-#endif
 }
 
 /// Moves ways [0, w) of `words` one place back and puts `word` first (w < ways).
@@ -485,8 +480,8 @@ inline void L2Ways<Word>::clean_over_limit(const Place& place, L2Outcome& out) c
     if (m_ways == 16) {
       // The presets' sets: the dirty ways as a mask (four ways per SSE2 compare), their count
       // and the least recently used one from it, without a branch per way.
-      const unsigned mask = l2_detail::nonzero_ways16(set, dirty_bits);
-      dirty = static_cast<std::uint32_t>(std::popcount(mask));
+      const unsigned mask = ~l2_detail::equal_ways16(set, dirty_bits, 0) & 0xFFFFu;
+      dirty = popcount16(mask);
       oldest = mask == 0 ? 0 : 31 - static_cast<std::uint32_t>(std::countl_zero(mask));
       counted = true;
     }
