@@ -9,11 +9,13 @@
 # how many cycles per instruction they are, kernel by kernel.
 # Run from the repository root on a machine with an NVIDIA GPU:
 #
-#   GIT_COMMIT=$(git rev-parse HEAD) [STALL_SET=combine] models/cuda/stall_reasons.sh OUTDIR
+#   GIT_COMMIT=$(git rev-parse HEAD) [STALL_SET=variants] models/cuda/stall_reasons.sh OUTDIR
 #
-# STALL_SET=combine measures the split-KV combine instead (flash2_combine_kernel, d = 128, H = 32):
-# the 18 combine launches of the variants table (traces/measured/h200-variants.csv) and, for its
-# instruction count, B = 1, Nkv = 16384 with 2 to 128 splits at Hkv 8 (4 rows per CTA) and 32 (1).
+# STALL_SET=variants measures the variant kernels instead: the split-KV combine
+# (flash2_combine_kernel, d = 128, H = 32) at the 18 combine launches of the variants table
+# (traces/measured/h200-variants.csv) and, for its instruction count, B = 1, Nkv = 16384 with 2 to
+# 128 splits at Hkv 8 (4 rows per CTA) and 32 (1); and flash2_fwd_variant_kernel in the table's
+# causal prefill (B = 1, H = 16, N = 1024 and 4096, d = 64 and 128).
 #
 # Writes OUTDIR/stalls.csv (ncu's long CSV), provenance.txt, log.txt, build-log.txt. Never changes
 # the GPU's clocks or settings (ncu --clock-control none).
@@ -39,7 +41,7 @@ for bk in "1 8" "16 8" "16 32"; do
   cases+=(--case "workload=flash2,batch=$1,heads=32,seq=1,head_dim=128,block_q=128,block_kv=64,stages=2,causal=0,kv_heads=$2,seq_kv=16384,splits=1")
 done
 kernels='regex:naive_qk_kernel|naive_pv_kernel|flash2_fwd_kernel|flash2_fwd_variant_kernel'
-if [[ ${STALL_SET:-mma} == combine ]]; then
+if [[ ${STALL_SET:-mma} == variants ]]; then
   decode() {  # B HKV NKV SPLITS
     echo "workload=flash2,batch=$1,heads=32,seq=1,head_dim=128,block_q=128,block_kv=64,stages=2,causal=0,kv_heads=$2,seq_kv=$3,splits=$4"
   }
@@ -52,7 +54,11 @@ if [[ ${STALL_SET:-mma} == combine ]]; then
   done
   for s in 2 3 4 5 8 12 16 20 24 28 64 96; do cases+=(--case "$(decode 1 8 16384 "$s")"); done
   for s in 2 4 8 16 32 128; do cases+=(--case "$(decode 1 32 16384 "$s")"); done
-  kernels='regex:flash2_combine_kernel'
+  for n in 1024 4096; do
+    cases+=(--case "workload=flash2,batch=1,heads=16,seq=$n,head_dim=64,block_q=128,block_kv=128,stages=2,causal=1")
+    cases+=(--case "workload=flash2,batch=1,heads=16,seq=$n,head_dim=128,block_q=128,block_kv=64,stages=2,causal=1")
+  done
+  kernels='regex:flash2_combine_kernel|flash2_fwd_variant_kernel'
 fi
 reasons="barrier branch_resolving dispatch_stall drain imc_miss lg_throttle long_scoreboard
   math_pipe_throttle membar mio_throttle misc no_instruction not_selected selected
