@@ -58,16 +58,21 @@ std::uint32_t narrow(std::uint64_t x) {
 
 }  // namespace
 
-double dependent_issue_cycles(std::string_view kernel) {
+double dependent_issue_cycles(std::string_view kernel, std::uint64_t head_dim) {
   // traces/measured/h100-stall-probe/analyze.txt, part 1, the rows with w = 1.00 (one 4-warp
   // CTA per SM): L = 1.55 and 1.50 for flash2_fwd_kernel<128, 64, 128, 2> at N = 1024 and 4096,
-  // 1.27 for flash2_fwd_variant_kernel<128, 128, 64, 2> in decode (8 and 128 CTAs). ncu on an
-  // H100 SXM of the same sm_90 binary (the H200's SM): stall cycles per issued instruction, summed
-  // over the reasons a lone warp waits on itself.
+  // 1.27 for flash2_fwd_variant_kernel<128, 128, 64, 2> in decode (8 and 128 CTAs); and
+  // traces/measured/h100-variant-stalls/analyze.txt: 1.75 for flash2_fwd_variant_kernel<64, 128,
+  // 128, 2> in causal prefill (N = 1024, 128 CTAs), the kernel's only lone-warp measurement at
+  // d = 64 (at d = 128 causal prefill measures 1.46; decode's 1.27 stays, its 27 launches the
+  // most). ncu on an H100 SXM of the same sm_90 binary (the H200's SM): stall cycles per issued
+  // instruction, summed over the reasons a lone warp waits on itself.
   if (kernel == "flash2_fwd") return 1.0 + 1.50;
-  if (kernel == "flash2_fwd_variant") return 1.0 + 1.27;
+  if (kernel == "flash2_fwd_variant") return head_dim <= 64 ? 1.0 + 1.75 : 1.0 + 1.27;
   return 0.0;
 }
+
+double combine_round_chain_cycles() { return 243.0; }
 
 std::span<const InstructionTerms> compiled_instruction_terms() { return kTerms; }
 

@@ -38,13 +38,21 @@ struct KernelInstructions {
   bool measured = false;
 };
 /// SM cycles per warp instruction along one warp's chain of dependent instructions, 1 + L, for
-/// `kernel` (a name of the table above), when one warp per scheduler runs it: L is the cycles a
-/// warp stalls per instruction that it issues on its own dependencies (waits on fixed-latency
-/// results, shared memory, global memory, branches), not on other warps. A CTA's warps cannot
-/// go faster than (warp instructions per warp) · (1 + L), whatever the pipes could take; with
-/// two or more warps per scheduler the pipes bind first (traces/measured/h100-stall-probe). 0
-/// when not measured (the kernel's pipes alone decide its time).
-double dependent_issue_cycles(std::string_view kernel);
+/// `kernel` (a name of the table above) at `head_dim`, when one warp per scheduler runs it: L is
+/// the cycles a warp stalls per instruction that it issues on its own dependencies (waits on
+/// fixed-latency results, shared memory, global memory, branches), not on other warps. A CTA's
+/// warps cannot go faster than (warp instructions per warp) · (1 + L), whatever the pipes could
+/// take; with two or more warps per scheduler the pipes bind first
+/// (traces/measured/h100-stall-probe, h100-variant-stalls). 0 when not measured (the kernel's
+/// pipes alone decide its time).
+double dependent_issue_cycles(std::string_view kernel, std::uint64_t head_dim);
+
+/// SM cycles of one warp's own dependency chain per round of the split-KV combine's O_accum loads
+/// (flash2_combine_kernel: kCombineSplitsInFlight splits loaded, then weighted and summed), beyond
+/// the loads' own latency: the slope, in rounds, of (warp instructions per warp) × (1 + its stall
+/// cycles per instruction other than the long scoreboard and the barrier) over 24 lone-warp
+/// launches of 2 to 128 splits (traces/measured/h100-variant-stalls/analyze.txt).
+double combine_round_chain_cycles();
 
 KernelInstructions kernel_instructions(std::string_view kernel, std::uint64_t head_dim,
                                        std::uint64_t block_a, std::uint64_t block_b,

@@ -106,7 +106,7 @@ class Flash2 final : public BackendWorkload<Flash2> {
     const bool variant = a.causal || a.group > 1 || a.nq != a.nkv || m_grid.splits > 1;
     const std::string_view kernel = variant ? "flash2_fwd_variant" : "flash2_fwd";
     m_issue = kernel_instructions(kernel, p.head_dim, m_grid.br, m_grid.bc, *p.stages).terms;
-    m_chain_cycles = dependent_issue_cycles(kernel);
+    m_chain_cycles = dependent_issue_cycles(kernel, p.head_dim);
     if (m_plan.active) {
       m_spill = add_tensor("spill", m_plan.scratch_rows, m_plan.scratch_elements, s);
     }
@@ -358,6 +358,10 @@ class Flash2 final : public BackendWorkload<Flash2> {
       }
       rec.wait(1);
       rec.compute(ComputeUnit::fp32, 2 * in_flight * rows * d);  // O += exp(Lₛ − L)·Oₛ
+      // Each warp's own chain of the round (one warp per scheduler: nothing hides it), beyond
+      // the loads' latency, which the wait above already took (models/compiled_instructions.h).
+      rec.compute(ComputeUnit::latency,
+                  static_cast<std::uint64_t>(std::llround(combine_round_chain_cycles())));
     }
     rec.store(m_o, box(m_o, bh * nq + r0, rows, 0, d));
   }

@@ -99,9 +99,37 @@ TEST_CASE("dependent_issue_cycles: 1 + L of the lone-warp rows of the stall prob
     least = std::min(least, l);
   }
   CHECK(lone_rows == 4);
-  CHECK(dependent_issue_cycles("flash2_fwd") == Approx(1.0 + plain));
-  CHECK(dependent_issue_cycles("flash2_fwd_variant") == Approx(1.0 + variant));
-  CHECK(dependent_issue_cycles("qk") == 0.0);
+  CHECK(dependent_issue_cycles("flash2_fwd", 128) == Approx(1.0 + plain));
+  CHECK(dependent_issue_cycles("flash2_fwd_variant", 128) == Approx(1.0 + variant));
+  CHECK(dependent_issue_cycles("qk", 128) == 0.0);
+}
+
+TEST_CASE(
+    "dependent_issue_cycles at d = 64 and the combine's chain per round: what "
+    "h100-variant-stalls measured",
+    "[models]") {
+  // traces/measured/h100-variant-stalls/analyze.txt: the variant kernel's lone-warp row at
+  // d = 64 ("N=1024 d=64 ... w 1.00 L 1.75") and the combine's chain line ("... 3497 cycles +
+  // 243.0 per round of O_accum loads").
+  std::ifstream in("traces/measured/h100-variant-stalls/analyze.txt");
+  REQUIRE(in);
+  std::string line;
+  double l64 = -1, per_round = -1;
+  while (std::getline(in, line)) {
+    const auto at = [&](const std::string& key) { return line.find(key); };
+    if (at("N=1024 d=64 ") != std::string::npos && at(" w 1.00 L ") != std::string::npos) {
+      l64 = std::stod(line.substr(at(" w 1.00 L ") + 10));
+    }
+    if (at("own dependency chain per warp") != std::string::npos) {
+      const std::size_t plus = at(" cycles + ");
+      REQUIRE(plus != std::string::npos);
+      per_round = std::stod(line.substr(plus + 10));
+    }
+  }
+  REQUIRE(l64 > 0);
+  REQUIRE(per_round > 0);
+  CHECK(dependent_issue_cycles("flash2_fwd_variant", 64) == Approx(1.0 + l64));
+  CHECK(combine_round_chain_cycles() == Approx(per_round));
 }
 
 }  // namespace memwall
