@@ -8,8 +8,8 @@
 #   [CASES="B:HKV:SPLITS ..."] models/cuda/combine_probe.sh OUTDIR [MEMWALL_CUDA]
 #
 # CASES (default "1:8:32 1:1:128", the cases first probed) are batch:kv_heads:splits at H = 32,
-# Nkv = 16384, d = 128. Writes OUTDIR/sass-combine.txt and OUTDIR/ncu-b<B>-hkv<HKV>-s<S>.txt. Never changes the GPU's clocks or
-# settings (ncu --clock-control none).
+# Nkv = 16384, d = 128. Writes OUTDIR/sass-combine.txt and OUTDIR/ncu-b<B>-hkv<HKV>-s<S>.txt.
+# Never changes the GPU's clocks or settings (ncu --clock-control none).
 set -u
 export PATH=$PATH:/usr/local/cuda/bin
 out=${1:?usage: combine_probe.sh OUTDIR [MEMWALL_CUDA]}
