@@ -171,6 +171,13 @@ class L2Ways {
   /// After a store made the front line of `place`'s set dirty: if more than m_dirty_ways lines of
   /// the set are dirty, the least recently used of the others is cleaned (reported in `out`).
   void clean_over_limit(const Place& place, L2Outcome& out) const;
+  /// The dirty lines of a set (`dirty_bits`: a word's dirty-sector field) and the way of the
+  /// least recently used of them (0 when none).
+  struct DirtyWays {
+    std::uint32_t count = 0;
+    std::uint32_t oldest = 0;
+  };
+  DirtyWays dirty_ways_of(const Word* set, Word dirty_bits) const;
 
   /// Moves the line of `place` to the front (most recently used) of its set, allocating it in
   /// place of the least recently used way if absent (reporting a dirty victim); returns its word.
@@ -326,6 +333,16 @@ class L2 {
 
 namespace l2_detail {
 
+#if defined(__SSE2__)
+/// A 4-bit mask of the four ways at `words` whose word, masked by `bits4`, equals `key4` (one
+/// SSE2 compare).
+inline unsigned equal_ways4(const std::uint32_t* words, __m128i bits4, __m128i key4) {
+  const __m128i four =
+      _mm_and_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(words)), bits4);
+  return static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(four, key4))));
+}
+#endif
+
 /// A 16-bit mask of the ways among 16 whose word, masked by `bits`, equals `key` (bit w for way
 /// w): four 32-bit words per SSE2 compare, without a branch per way.
 inline unsigned equal_ways16(const std::uint32_t* words, std::uint32_t bits, std::uint32_t key) {
@@ -333,12 +350,8 @@ inline unsigned equal_ways16(const std::uint32_t* words, std::uint32_t bits, std
   const __m128i key4 = _mm_set1_epi32(static_cast<int>(key));
   const __m128i bits4 = _mm_set1_epi32(static_cast<int>(bits));
   unsigned matches = 0;
-  for (std::uint32_t g = 0; g < 4; ++g) {
-    const __m128i four =
-        _mm_and_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(words + 4 * g)), bits4);
-    matches |= static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(four, key4))))
-               << (4 * g);
-  }
+  for (std::uint32_t g = 0; g < 4; ++g)
+    matches |= equal_ways4(words + 4 * g, bits4, key4) << (4 * g);
   return matches;
 #else
   unsigned matches = 0;
@@ -363,11 +376,8 @@ inline std::uint32_t find_way(const std::uint32_t* words, std::uint32_t ways, st
   const __m128i key4 = _mm_set1_epi32(static_cast<int>(key));
   const __m128i bits4 = _mm_set1_epi32(static_cast<int>(tag_bits));
   for (; w + 4 <= ways; w += 4) {
-    const __m128i four =
-        _mm_and_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(words + w)), bits4);
-    const int hits = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(four, key4)));
-    if (hits != 0)
-      return w + static_cast<std::uint32_t>(std::countr_zero(static_cast<unsigned>(hits)));
+    const unsigned hits = l2_detail::equal_ways4(words + w, bits4, key4);
+    if (hits != 0) return w + static_cast<std::uint32_t>(std::countr_zero(hits));
   }
 #endif
   while (w < ways && (words[w] & tag_bits) != key) ++w;
@@ -471,29 +481,32 @@ inline Word& L2Ways<Word>::find_or_allocate(const Place& place, L2Outcome& out) 
 }
 
 template <class Word>
-inline void L2Ways<Word>::clean_over_limit(const Place& place, L2Outcome& out) const {
-  Word* set = &m_words[place.set_base];
-  const auto dirty_bits = static_cast<Word>(Word{m_sector_bits} << m_sectors_per_line);
-  std::uint32_t dirty = 0, oldest = 0;
-  bool counted = false;
+inline typename L2Ways<Word>::DirtyWays L2Ways<Word>::dirty_ways_of(const Word* set,
+                                                                    Word dirty_bits) const {
   if constexpr (sizeof(Word) == sizeof(std::uint32_t)) {
     if (m_ways == 16) {
       // The presets' sets: the dirty ways as a mask (four ways per SSE2 compare), their count
       // and the least recently used one from it, without a branch per way.
       const unsigned mask = ~l2_detail::equal_ways16(set, dirty_bits, 0) & 0xFFFFu;
-      dirty = popcount16(mask);
-      oldest = mask == 0 ? 0 : 31 - static_cast<std::uint32_t>(std::countl_zero(mask));
-      counted = true;
+      return {popcount16(mask),
+              mask == 0 ? 0 : 31 - static_cast<std::uint32_t>(std::countl_zero(mask))};
     }
   }
-  if (!counted) {
-    for (std::uint32_t w = 0; w < m_ways; ++w) {
-      if ((set[w] & dirty_bits) != 0) {
-        ++dirty;
-        oldest = w;
-      }
+  DirtyWays d;
+  for (std::uint32_t w = 0; w < m_ways; ++w) {
+    if ((set[w] & dirty_bits) != 0) {
+      ++d.count;
+      d.oldest = w;
     }
   }
+  return d;
+}
+
+template <class Word>
+inline void L2Ways<Word>::clean_over_limit(const Place& place, L2Outcome& out) const {
+  Word* set = &m_words[place.set_base];
+  const auto dirty_bits = static_cast<Word>(Word{m_sector_bits} << m_sectors_per_line);
+  const auto [dirty, oldest] = dirty_ways_of(set, dirty_bits);
   if (dirty <= m_dirty_ways || oldest == 0) return;
   const Word old = set[oldest];
   out.cleaned_dirty = static_cast<std::uint32_t>(old >> m_sectors_per_line) & m_sector_bits;
