@@ -127,11 +127,16 @@ KernelResult Engine::run_kernel(const KernelInfo& info, Tick start) {
   m_window_base = k.traffic;
   m_kernel_joules = 0;
   m_kernel_sm_cycles = 0;
+  // The power limiter's windows start with the first CTAs, after the launch overhead (which the
+  // first call books at static power, the clock unchanged): a window's phase against the work is
+  // then the same whatever the overhead, and a run differs from another of a longer overhead only
+  // by that much time (docs/hopper.md, "The wgmma qk is bistable in the model").
+  const Tick t0 = m_kernel_end;
+  power_window(t0, false);
   m_next_window =
-      m_power.limited() ? checked_end(start, m_config.power.window, "a power window") : kMaxTick;
+      m_power.limited() ? checked_end(t0, m_config.power.window, "a power window") : kMaxTick;
 
   // First wave: breadth-first over the SMs, one CTA per SM per pass.
-  const Tick t0 = m_kernel_end;
   m_scheduler.first_wave(
       [&](std::uint32_t sm, std::uint32_t slot) { return start_cta(sm, slot, t0); });
   std::uint64_t handled = 0;
