@@ -139,3 +139,28 @@ TEST_CASE(
     last = t;
   }
 }
+
+TEST_CASE(
+    "Over its limit, a kernel's time moves by its launch overhead and no more: the limiter's "
+    "windows start with the first CTAs, the overhead at static power",
+    "[run][power]") {
+  // With the windows started at the launch, an overhead shifted the work against them (1 us
+  // windows here): each overhead gave the clock other steps, and the run's time moved by more or
+  // less than the overhead (docs/hopper.md, "The wgmma qk is bistable in the model").
+  HardwareConfig c = powered(100, 800, 400);
+  const auto run = [&](Tick overhead) {
+    c.efficiency.launch_overhead = overhead;
+    const RunResult r = tensor_bound(c, 300, 1'024'000);
+    return r.kernels.at(0);
+  };
+  const KernelResult base = run(0);
+  for (const Tick overhead : {Tick{250'000}, Tick{500'000}, Tick{730'000}, Tick{2'900'000}}) {
+    const KernelResult k = run(overhead);
+    INFO("overhead " << overhead << " ps");
+    CHECK(k.duration() - base.duration() == overhead);
+    // The overhead's energy is static power over it; the work's is the same.
+    const double extra_pj = 100 * seconds(overhead) * 1e12;
+    CHECK(static_cast<double>(k.traffic.energy_pj - base.traffic.energy_pj) ==
+          Approx(extra_pj).margin(1e-3 * extra_pj + 2));
+  }
+}
