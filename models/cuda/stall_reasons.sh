@@ -17,6 +17,12 @@
 # 128 splits at Hkv 8 (4 rows per CTA) and 32 (1); and flash2_fwd_variant_kernel in the table's
 # causal prefill (B = 1, H = 16, N = 1024 and 4096, d = 64 and 128).
 #
+# STALL_SET=small measures naive qk and pv on small grids instead, where a CTA has its SM alone or
+# shares it with one other for one or two waves (B = 1, H = 8, N = 512, 1024 and 2048, d = 64 and
+# 128), beside the same kernels at B = 4, H = 16, N = 1024 (about 8 waves), with the SMs' active
+# cycles: how much of a lone CTA's time its loads, shared-memory reads, MMAs and other
+# instructions overlap.
+#
 # Writes OUTDIR/stalls.csv (ncu's long CSV), provenance.txt, log.txt, build-log.txt. Never changes
 # the GPU's clocks or settings (ncu --clock-control none).
 set -uo pipefail
@@ -59,11 +65,21 @@ if [[ ${STALL_SET:-mma} == variants ]]; then
     cases+=(--case "workload=flash2,batch=1,heads=16,seq=$n,head_dim=128,block_q=128,block_kv=64,stages=2,causal=1")
   done
   kernels='regex:flash2_combine_kernel|flash2_fwd_variant_kernel'
+elif [[ ${STALL_SET:-mma} == small ]]; then
+  cases=()
+  for n in 512 1024 2048; do
+    for d in 64 128; do
+      cases+=(--case "workload=naive,batch=1,heads=8,seq=$n,head_dim=$d,block_q=128,block_kv=128,block_k=64,softmax_rows=4")
+    done
+  done
+  cases+=(--case "$(naive 1024 64)" --case "$(naive 1024 128)")
+  kernels='regex:naive_qk_kernel|naive_pv_kernel'
 fi
 reasons="barrier branch_resolving dispatch_stall drain imc_miss lg_throttle long_scoreboard
   math_pipe_throttle membar mio_throttle misc no_instruction not_selected selected
   short_scoreboard sleeping tex_throttle wait"
-wanted=("${ISSUE_METRICS[@]}" smsp__warps_active.avg.per_cycle_active)
+wanted=("${ISSUE_METRICS[@]}" smsp__warps_active.avg.per_cycle_active sm__cycles_active.avg
+  sm__cycles_active.max dram__bytes_read.sum lts__t_sectors_srcunit_tex_op_read.sum)
 for r in $reasons; do wanted+=("smsp__average_warps_issue_stalled_${r}_per_issue_active.ratio"); done
 ncu --query-metrics >"$tmp/metrics.txt" 2>&1
 metrics=$(known_metrics "$tmp/metrics.txt" "${wanted[@]}" 2>>"$log")

@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""naive qk and pv on small grids (STALL_SET=small models/cuda/stall_reasons.sh, stalls.csv):
+how much of a lone (or one of two) CTA's time its MMAs, shared-memory reads and other warp
+instructions take, and whether they take turns or overlap.
+
+Per launch, in shares of the active cycles of the SMs that ran CTAs (sm__cycles_active.avg times
+the 132 SMs over the SMs in use, min(CTAs, 132)): T, the tensor pipe (HMMA instructions at the
+measured mma.sync ceiling, 2660 FLOP per cycle per SM, as ../h200-issue-probe/analyze.py); I, the
+issue slots (smsp__issue_active over four schedulers); S, the shared-memory pipe (its LSU
+wavefronts, one per cycle); then T + I, max(T + I, T + S) (the pipes' law the model books for
+flash2) and T + I + S (what the model books for the naive kernels: the three one after the
+other); chain, I · (1 + L) / w with L the stall cycles per instruction that are a warp's own
+dependencies (as ../h100-stall-probe/analyze.py) and w the warps per scheduler; and CTAs per SM
+over the launch (sm__ctas_launched over the SMs in use). A share near 1 is a law that explains
+the time; over 1, a law the chip does not follow.
+
+  python3 traces/measured/h100-small-grid/analyze.py
+"""
+import collections
+import csv
+import os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SMS = 132
+MMA_FLOP_PER_CYCLE = 2660.0
+HMMA_FLOP = 4096.0
+OWN = ["wait", "short_scoreboard", "long_scoreboard", "dispatch_stall", "no_instruction",
+       "branch_resolving", "barrier", "misc"]
+# The cases of stall_reasons.sh's small set, in order: B = 1, H = 8 at N = 512, 1024, 2048 and
+# d = 64, 128; then B = 4, H = 16, N = 1024, d = 64 and 128. Each case runs qk, softmax, pv; the
+# profiled kernels are qk and pv.
+CASES = [(1, 8, n, d) for n in (512, 1024, 2048) for d in (64, 128)] + [(4, 16, 1024, 64),
+                                                                       (4, 16, 1024, 128)]
+
+
+def launches(path):
+    by = collections.OrderedDict()
+    with open(path, newline="") as f:
+        for r in csv.DictReader(f):
+            name = r["Kernel Name"].split("(")[0].replace("void unnamed>::", "")
+            key = (int(r["ID"]), name, r["Grid Size"])
+            try:
+                by.setdefault(key, {})[r["Metric Name"]] = float(r["Metric Value"].replace(",", ""))
+            except ValueError:
+                by.setdefault(key, {})
+    return by
+
+
+def main():
+    rows = list(launches(os.path.join(HERE, "stalls.csv")).items())
+    assert len(rows) == 2 * len(CASES), len(rows)
+    print("naive qk and pv on the lent H100 (ncu, L2 flushed before each kernel); shares of the "
+          "active cycles of the SMs in use")
+    print(f"{'kernel':<4} {'B·H':>5} {'N':>5} {'d':>4} {'CTAs':>5} {'CTA/SM':>6} {'us':>7} "
+          f"{'w':>5} {'T':>6} {'I':>6} {'S':>6} {'T+I':>6} {'max':>6} {'T+I+S':>6} {'chain':>6} "
+          f"{'L':>5}")
+    for k, ((i, name, grid), m) in enumerate(rows):
+        b, h, n, d = CASES[k // 2]
+        kernel = "qk" if "qk" in name else "pv"
+        ctas = int(grid.strip("()").split(",")[0])
+        used = min(ctas, SMS)
+        active = m["sm__cycles_active.avg"] * SMS / used
+        t = m["sm__inst_executed_pipe_tensor_op_hmma.sum"] * HMMA_FLOP / MMA_FLOP_PER_CYCLE
+        t /= used * active
+        issue = m["smsp__issue_active.sum"] / (4 * used * active)
+        s = m["l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"] / (used * active)
+        w = m["smsp__warps_active.avg.per_cycle_active"]
+        own = sum(m.get(f"smsp__average_warps_issue_stalled_{r}_per_issue_active.ratio", 0.0)
+                  for r in OWN)
+        chain = issue * (1 + own) / w
+        print(f"{kernel:<4} {b * h:>5} {n:>5} {d:>4} {ctas:>5} {ctas / used:>6.2f} "
+              f"{m['gpu__time_duration.sum'] / 1e3:>7.2f} {w:>5.2f} {t:>6.3f} {issue:>6.3f} "
+              f"{s:>6.3f} {t + issue:>6.3f} {max(t + issue, t + s):>6.3f} {t + issue + s:>6.3f} "
+              f"{chain:>6.3f} {own:>5.2f}")
+    print()
+    print("The same in microseconds of one SM at the launch's clock (sm__cycles_elapsed.avg."
+          "per_second): active, and T, I, S as above")
+    print(f"{'kernel':<4} {'B·H':>5} {'N':>5} {'d':>4} {'GHz':>5} {'active':>7} {'T':>6} "
+          f"{'I':>6} {'S':>6}")
+    for k, ((i, name, grid), m) in enumerate(rows):
+        b, h, n, d = CASES[k // 2]
+        kernel = "qk" if "qk" in name else "pv"
+        used = min(int(grid.strip("()").split(",")[0]), SMS)
+        hz = m["sm__cycles_elapsed.avg.per_second"]
+        us = 1e6 / hz
+        active = m["sm__cycles_active.avg"] * SMS / used
+        t = m["sm__inst_executed_pipe_tensor_op_hmma.sum"] * HMMA_FLOP / MMA_FLOP_PER_CYCLE / used
+        issue = m["smsp__issue_active.sum"] / (4 * used)
+        s = m["l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"] / used
+        print(f"{kernel:<4} {b * h:>5} {n:>5} {d:>4} {hz / 1e9:>5.2f} {active * us:>7.2f} "
+              f"{t * us:>6.2f} {issue * us:>6.2f} {s * us:>6.2f}")
+
+
+if __name__ == "__main__":
+    main()
