@@ -16,34 +16,29 @@ the time; over 1, a law the chip does not follow.
 
   python3 traces/measured/h100-small-grid/analyze.py
 """
-import collections
-import csv
+import importlib.util
 import os
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SMS = 132
-MMA_FLOP_PER_CYCLE = 2660.0
-HMMA_FLOP = 4096.0
-OWN = ["wait", "short_scoreboard", "long_scoreboard", "dispatch_stall", "no_instruction",
-       "branch_resolving", "barrier", "misc"]
+
+
+def _stall_probe():
+    """../h100-stall-probe/analyze.py: its CSV reader, ceilings and stall-reason lists."""
+    path = os.path.join(HERE, "..", "h100-stall-probe", "analyze.py")
+    spec = importlib.util.spec_from_file_location("stall_probe_analyze", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+P = _stall_probe()
+SMS, MMA_FLOP_PER_CYCLE, HMMA_FLOP, OWN = P.SMS, P.MMA_FLOP_PER_CYCLE, P.HMMA_FLOP, P.OWN
+launches = P.launches
 # The cases of stall_reasons.sh's small set, in order: B = 1, H = 8 at N = 512, 1024, 2048 and
 # d = 64, 128; then B = 4, H = 16, N = 1024, d = 64 and 128. Each case runs qk, softmax, pv; the
 # profiled kernels are qk and pv.
 CASES = [(1, 8, n, d) for n in (512, 1024, 2048) for d in (64, 128)] + [(4, 16, 1024, 64),
                                                                        (4, 16, 1024, 128)]
-
-
-def launches(path):
-    by = collections.OrderedDict()
-    with open(path, newline="") as f:
-        for r in csv.DictReader(f):
-            name = r["Kernel Name"].split("(")[0].replace("void unnamed>::", "")
-            key = (int(r["ID"]), name, r["Grid Size"])
-            try:
-                by.setdefault(key, {})[r["Metric Name"]] = float(r["Metric Value"].replace(",", ""))
-            except ValueError:
-                by.setdefault(key, {})
-    return by
 
 
 def main():
