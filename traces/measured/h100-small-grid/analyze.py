@@ -86,5 +86,21 @@ def main():
               f"{t * us:>6.2f} {issue * us:>6.2f} {s * us:>6.2f}")
 
 
+def reasons():
+    rows = list(launches(os.path.join(HERE, "stalls.csv")).items())
+    names = OWN + P.OTHER
+    print()
+    print("Stall cycles per issued instruction by reason (smsp__average_warps_issue_stalled_<r>_"
+          "per_issue_active.ratio); L above is the sum of the first eight, a warp's own")
+    print(f"{'kernel':<4} {'B·H':>5} {'N':>5} {'d':>4} " + " ".join(f"{r[:8]:>8}" for r in names))
+    for k, ((i, name, grid), m) in enumerate(rows):
+        b, h, n, d = CASES[k // 2]
+        kernel = "qk" if "qk" in name else "pv"
+        print(f"{kernel:<4} {b * h:>5} {n:>5} {d:>4} " + " ".join(
+            f"{m.get(f'smsp__average_warps_issue_stalled_{r}_per_issue_active.ratio', 0.0):>8.2f}"
+            for r in names))
+
+
 if __name__ == "__main__":
     main()
+    reasons()
