@@ -101,6 +101,41 @@ def reasons():
             for r in names))
 
 
+def cta_life():
+    """A qk CTA's life on its SM. The CTA has 8 warps, two per scheduler, so r = w / 2 CTAs run
+    at a time; with n CTAs per SM over the launch, one CTA lives L = r · active / n. Its products
+    take C = max(T + I, T + S) · active / n of the SM (the pipes' law: what its MMAs, fragment
+    reads and other instructions need, whoever else is on the SM). Where r > 1 and L > r · C, the
+    CTAs cannot all be computing while one waits: the SM is idle while every resident CTA waits,
+    and a CTA spends M = L − C outside its products (its Q and K loads, its S tile's staging and
+    store, its start and end). M is what a model of the kernel must give a CTA beside its
+    products; here it is measured."""
+    rows = list(launches(os.path.join(HERE, "stalls.csv")).items())
+    print()
+    print("A qk CTA's life in microseconds at the launch's clock: r CTAs at a time (w / 2), L a "
+          "CTA's life, C its products by the pipes' law, M = L - C the rest")
+    print(f"{'kernel':<4} {'B·H':>5} {'N':>5} {'d':>4} {'CTA/SM':>6} {'r':>5} {'L':>6} {'C':>6} "
+          f"{'r·C':>6} {'M':>6}")
+    for k, ((i, name, grid), m) in enumerate(rows):
+        if "qk" not in name:
+            continue
+        b, h, n, d = CASES[k // 2]
+        ctas = int(grid.strip("()").split(",")[0])
+        used = min(ctas, SMS)
+        per_sm = ctas / used
+        us = 1e6 / m["sm__cycles_elapsed.avg.per_second"]
+        active = m["sm__cycles_active.avg"] * SMS / used
+        t = m["sm__inst_executed_pipe_tensor_op_hmma.sum"] * HMMA_FLOP / MMA_FLOP_PER_CYCLE / used
+        issue = m["smsp__issue_active.sum"] / (4 * used)
+        s = m["l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"] / used
+        r = m["smsp__warps_active.avg.per_cycle_active"] / 2
+        life = r * active * us / per_sm
+        c = max(t + issue, t + s) * us / per_sm
+        print(f"{'qk':<4} {b * h:>5} {n:>5} {d:>4} {per_sm:>6.2f} {r:>5.2f} {life:>6.2f} {c:>6.2f} "
+              f"{r * c:>6.2f} {life - c:>6.2f}")
+
+
 if __name__ == "__main__":
     main()
     reasons()
+    cta_life()
