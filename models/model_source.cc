@@ -25,7 +25,7 @@ class ModelSource final : public TraceSource {
     ops.clear();
     const auto& kernels = m_workload->kernels();
     if (!m_started || m_kernel >= kernels.size() || m_cta >= kernels[m_kernel].ctas) return false;
-    Recorder rec(ops);
+    Recorder rec(ops, m_max_cta_ops);
     m_workload->emit_cta(m_kernel, m_cta, rec);
     ++m_cta;
     return true;

@@ -29,6 +29,8 @@ class InterruptibleSource final : public TraceSource {
     return m_inner.next_cta(ops);
   }
 
+  void limit_cta_ops(std::uint64_t max_ops) override { m_inner.limit_cta_ops(max_ops); }
+
  private:
   TraceSource& m_inner;
 };

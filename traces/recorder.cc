@@ -1,6 +1,19 @@
 #include "traces/recorder.h"
 
+#include <string>
+
 namespace memwall {
+
+CtaOpLimitError::CtaOpLimitError(std::uint64_t limit)
+    : UsageError("a CTA of more than " + std::to_string(limit) + " ops (" +
+                 std::to_string(limit * sizeof(Op)) +
+                 " bytes): more than this run may hold of one CTA"),
+      m_limit(limit) {}
+
+void Recorder::append(const Op& op) {
+  if (m_ops->size() >= m_max_ops) throw CtaOpLimitError(m_max_ops);
+  m_ops->push_back(op);
+}
 
 void Recorder::load(std::uint8_t tensor, const Box& box, std::uint16_t tag) {
   Op op;
@@ -8,7 +21,7 @@ void Recorder::load(std::uint8_t tensor, const Box& box, std::uint16_t tag) {
   op.tensor = tensor;
   op.tag = tag;
   op.box = box;
-  m_ops->push_back(op);
+  append(op);
 }
 
 void Recorder::store(std::uint8_t tensor, const Box& box, std::uint16_t tag) {
@@ -17,7 +30,7 @@ void Recorder::store(std::uint8_t tensor, const Box& box, std::uint16_t tag) {
   op.tensor = tensor;
   op.tag = tag;
   op.box = box;
-  m_ops->push_back(op);
+  append(op);
 }
 
 void Recorder::reduce(std::uint8_t tensor, const Box& box) {
@@ -25,14 +38,14 @@ void Recorder::reduce(std::uint8_t tensor, const Box& box) {
   op.kind = OpKind::reduce;
   op.tensor = tensor;
   op.box = box;
-  m_ops->push_back(op);
+  append(op);
 }
 
 void Recorder::wait(std::uint16_t tag) {
   Op op;
   op.kind = OpKind::wait;
   op.tag = tag;
-  m_ops->push_back(op);
+  append(op);
 }
 
 void Recorder::compute(ComputeUnit unit, std::uint64_t amount, std::uint16_t tag) {
@@ -42,7 +55,7 @@ void Recorder::compute(ComputeUnit unit, std::uint64_t amount, std::uint16_t tag
   op.unit = unit;
   op.amount = amount;
   op.tag = tag;
-  m_ops->push_back(op);
+  append(op);
 }
 
 void Recorder::smem(std::uint64_t bytes, std::uint16_t tag) {
@@ -51,13 +64,13 @@ void Recorder::smem(std::uint64_t bytes, std::uint16_t tag) {
   op.kind = OpKind::smem;
   op.amount = bytes;
   op.tag = tag;
-  m_ops->push_back(op);
+  append(op);
 }
 
 void Recorder::barrier() {
   Op op;
   op.kind = OpKind::barrier;
-  m_ops->push_back(op);
+  append(op);
 }
 
 }  // namespace memwall

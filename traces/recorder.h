@@ -3,16 +3,33 @@
 /// current CTA's op list. The kernel code decides the order; the Recorder only builds `Op`s.
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
+#include "sim/core/error.h"
 #include "traces/op.h"
 
 namespace memwall {
 
+/// A CTA with more ops than its source may hand out (TraceSource::limit_cta_ops): thrown before
+/// the list passes the limit, so that a shape whose CTAs hold more ops than the run may keep in
+/// memory is refused instead of allocated. The engine says which kernel, CTA and budget.
+class CtaOpLimitError : public UsageError {
+ public:
+  explicit CtaOpLimitError(std::uint64_t limit);
+  std::uint64_t limit() const { return m_limit; }
+
+ private:
+  std::uint64_t m_limit;
+};
+
 class Recorder {
  public:
-  /// Appends to `ops` (not cleared); `ops` must outlive the Recorder.
-  explicit Recorder(std::vector<Op>& ops) : m_ops(&ops) {}
+  /// Appends to `ops` (not cleared); `ops` must outlive the Recorder. Throws CtaOpLimitError
+  /// rather than grow `ops` past `max_ops` ops.
+  explicit Recorder(std::vector<Op>& ops,
+                    std::uint64_t max_ops = std::numeric_limits<std::uint64_t>::max())
+      : m_ops(&ops), m_max_ops(max_ops) {}
 
   /// Async global → shared copy of `box` of tensor `tensor`, completing under `tag`.
   void load(std::uint8_t tensor, const Box& box, std::uint16_t tag);
@@ -32,7 +49,10 @@ class Recorder {
   void barrier();
 
  private:
+  void append(const Op& op);
+
   std::vector<Op>* m_ops;
+  std::uint64_t m_max_ops;
 };
 
 }  // namespace memwall

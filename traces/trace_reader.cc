@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "sim/core/error.h"
+#include "traces/recorder.h"
 #include "traces/trace_format.h"
 
 namespace memwall {
@@ -212,6 +213,7 @@ void TraceReader::read_cta(std::vector<Op>& ops) {
   last_base.clear();
   for (const TensorInfo& t : m_info.tensors) last_base.push_back(t.base);
   for (std::uint64_t i = 0; i < count; ++i) {
+    if (i >= m_max_cta_ops) throw CtaOpLimitError(m_max_cta_ops);
     const std::uint64_t at = offset();
     const std::uint8_t byte = get();
     const std::uint8_t kind = byte & 0x7;

@@ -3,6 +3,8 @@
 /// this; a trace file (TraceReader) and a model generating on the fly both provide it, so a run
 /// from a model and the replay of its trace file see exactly the same ops.
 
+#include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "traces/op.h"
@@ -21,8 +23,16 @@ class TraceSource {
   virtual bool next_kernel(KernelInfo& kernel) = 0;
 
   /// Replaces `ops` with the ops of the current kernel's next CTA (in index order); false once the
-  /// kernel has no more CTAs. Memory stays bounded by one CTA's ops.
+  /// kernel has no more CTAs. Memory stays bounded by one CTA's ops, and those by the limit below.
   virtual bool next_cta(std::vector<Op>& ops) = 0;
+
+  /// From the next CTA on, a CTA of more than `max_ops` ops is refused with CtaOpLimitError
+  /// (traces/recorder.h) before `ops` holds more: a persistent kernel's CTA holds its whole loop
+  /// over tiles, which grows with the shape. A source that wraps another forwards the limit.
+  virtual void limit_cta_ops(std::uint64_t max_ops) { m_max_cta_ops = max_ops; }
+
+ protected:
+  std::uint64_t m_max_cta_ops = std::numeric_limits<std::uint64_t>::max();
 };
 
 /// The receiving side of a trace: what a model's Recorder writes into (a file writer, a counter,

@@ -139,6 +139,7 @@ class ProgressSource final : public TraceSource {
     if (more) m_line.step();
     return more;
   }
+  void limit_cta_ops(std::uint64_t max_ops) override { m_inner.limit_cta_ops(max_ops); }
 
  private:
   TraceSource& m_inner;

@@ -9,6 +9,7 @@
 #include "sim/core/interrupt.h"
 #include "sim/engine/timeline_sink.h"
 #include "sim/hw/config_loader.h"
+#include "traces/recorder.h"
 
 namespace memwall {
 namespace {
@@ -112,6 +113,15 @@ KernelResult Engine::run_kernel(const KernelInfo& info, Tick start) {
                   "the SMs times the CTAs each holds at once (the occupancy, at most the grid)");
     m_slot_capacity = slots;
   }
+  // Each slot keeps its CTA's ops, and a persistent kernel's CTA (one per SM, looping over tiles:
+  // --gemm wgmma, flash3) holds its whole loop, which grows with the shape. Half of what is left
+  // of --max-memory goes to them: a CTA with more ops than its share (a vector may hold twice
+  // its size) is refused before it is allocated (start_cta says which and why).
+  const std::uint64_t left =
+      m_budget.limit().count - std::min(m_budget.used_bytes(), m_budget.limit().count);
+  m_cta_op_limit = std::max<std::uint64_t>(left / 2 / (slots * 2 * sizeof(Op)), 1);
+  m_kernel_slots = slots;
+  m_source.limit_cta_ops(m_cta_op_limit);
   m_scheduler.begin_kernel(slots_per_sm);
   for (Sm& sm : m_sms) sm.begin_kernel();
   m_executor.begin_kernel(m_scheduler.slot_count(), info.threads_per_cta, k.traffic);
@@ -235,7 +245,21 @@ void Engine::power_window(Tick t, bool adjust) {
 bool Engine::start_cta(std::uint32_t sm, std::uint32_t j, Tick t) {
   if (m_exhausted) return false;
   const std::uint32_t id = m_scheduler.slot_id(sm, j);
-  if (!m_source.next_cta(m_executor.ops(id))) {
+  bool more = false;
+  try {
+    more = m_source.next_cta(m_executor.ops(id));
+  } catch (const CtaOpLimitError& e) {
+    throw UsageError(
+        "kernel " + m_kernel->name + ", CTA " + std::to_string(m_next_index) + ": more than " +
+        std::to_string(e.limit()) + " ops (" + format_bytes(Bytes{e.limit() * sizeof(Op)}) +
+        "), the most each of the kernel's " + std::to_string(m_kernel_slots) +
+        " CTAs resident at once may hold within half of --max-memory " +
+        format_bytes(m_budget.limit()) +
+        ". A CTA holds its whole loop as ops (a persistent kernel's tiles: --gemm wgmma, flash3; "
+        "its K/V or Q blocks at a long sequence), which grows with the shape: use a smaller "
+        "shape, a larger --max-memory, or for naive --gemm mma_sync (one CTA per tile)");
+  }
+  if (!more) {
     m_exhausted = true;
     return false;
   }

@@ -11,6 +11,7 @@
 
 #include "sim/core/error.h"
 #include "sim/core/units.h"
+#include "sim/engine/cta_executor.h"
 #include "sim/engine/engine.h"
 #include "sim/hw/config_loader.h"
 #include "studies/sweep_plan.h"
@@ -332,4 +333,80 @@ TEST_CASE("Slots for the resident CTAs are sized by the grid and counted against
   many.insert(many.end(), {"--workload", "naive", "--gemm", "mma_sync", "--seq", "16384", "--heads",
                            "16", "--max-memory", "64 MiB"});
   check_rejected(many, "the slots of the resident CTAs");
+}
+
+// A persistent kernel's CTA (one per SM, looping over its tiles) records its whole loop as ops:
+// `memwall run -c h200 --workload naive --seq 10000000` (the wgmma qk) grew to 17 GB of ops and
+// ignored SIGTERM for minutes while it did; at --seq 100000000 it ended in "internal error:
+// std::bad_alloc". A CTA's ops are now held to its share of half of --max-memory, and a CTA with
+// more is refused before they are allocated, the kernel, the CTA and the limit named.
+TEST_CASE("An absurd shape whose CTAs' ops pass --max-memory is refused before they are allocated",
+          "[bad-input][memory]") {
+  if (kAddressSanitizer) {
+    WARN("skipped under AddressSanitizer (it cannot run with an address-space limit)");
+    return;
+  }
+  for (const char* workload : {"naive", "flash2", "flash3"}) {
+    INFO(workload);
+    const TempDir out("huge-cta"), logs("huge-cta-logs");
+    const Result r = run_memwall({"run", "-c", "h200", "--workload", workload, "--seq", "100000000",
+                                  "--json", out / "r.json"},
+                                 logs.path(), std::chrono::seconds(30), std::uint64_t{4} << 30);
+    INFO(r.err);
+    CHECK(r.code == kExitBadInput);
+    CHECK(r.err.find("internal error") == std::string::npos);
+    CHECK(r.err.find(", CTA 0: more than ") != std::string::npos);
+    CHECK(r.err.find("--max-memory") != std::string::npos);
+    CHECK(out.entries().empty());
+  }
+}
+
+TEST_CASE("A trace CTA of more ops than its share of --max-memory is refused, a small one runs",
+          "[bad-input][memory]") {
+  // --max-memory 8 MiB on the H200: what the chip's model and the CTA slots take is counted first,
+  // half of the rest goes to the ops, each of the 132 slots of a 132-CTA kernel its share (an op
+  // list may hold twice its size).
+  const std::uint64_t limit = 8u << 20;
+  const std::uint64_t used =
+      Engine::fixed_memory_bytes(load_config("h200")) + 132 * CtaExecutor::kSlotBytes;
+  REQUIRE(used < limit);
+  const std::uint64_t share = (limit - used) / 2 / (132 * 2 * sizeof(Op));
+  const TempDir dir("long-cta");
+  for (const std::uint64_t ops : {share, share + 1}) {
+    INFO(ops << " ops per CTA, share " << share);
+    const std::string path = dir / ("t" + std::to_string(ops) + ".mwt");
+    {
+      TraceWriter w(path);
+      WorkloadInfo info;
+      info.name = "long";
+      info.tensors.push_back(TensorInfo{"x", 0, 1u << 20});
+      w.begin(info);
+      KernelInfo k;
+      k.name = "k";
+      k.ctas = 132;
+      k.threads_per_cta = 128;
+      w.kernel(k);
+      for (int c = 0; c < 132; ++c) {
+        w.cta_begin();
+        Op compute;
+        compute.kind = OpKind::compute;
+        compute.unit = ComputeUnit::fp32;
+        compute.amount = 128;
+        for (std::uint64_t i = 0; i < ops; ++i) w.op(compute);
+        w.cta_end();
+      }
+      w.end();
+    }
+    const TempDir logs("long-cta-logs");
+    const Result r =
+        run_memwall({"replay", "-c", "h200", path, "--max-memory", "8 MiB"}, logs.path(), 60s);
+    INFO(r.err);
+    if (ops == share) {
+      CHECK(r.code == 0);
+    } else {
+      CHECK(r.code == kExitBadInput);
+      CHECK(r.err.find("kernel k, CTA 0: more than " + std::to_string(share) + " ops") !=
+            std::string::npos);
+    }
+  }
 }

@@ -55,8 +55,7 @@ __global__ void __launch_bounds__(kThreads)
   const unsigned long long g1 = ubench::global_timer_ns();
   if (spin > 0) {
     const long long s0 = clock64();
-    while (clock64() - s0 < spin) {
-    }
+    while (clock64() - s0 < spin) {}
   }
   __syncthreads();
   const unsigned long long g2 = ubench::global_timer_ns();
@@ -117,9 +116,9 @@ int main() {
   };
   // Nothing (a slot's turnaround), each phase alone, qk's d = 64 and d = 128 shapes (Q and K
   // boxes of 128 rows, the 128 × 128 fp16 S box), and those with 2000 cycles of work.
-  const Case cases[] = {{0, 0, 0},         {32768, 0, 0},     {65536, 0, 0},
-                        {0, 32768, 0},     {32768, 32768, 0}, {65536, 32768, 0},
-                        {0, 0, 2000},      {32768, 32768, 2000}, {65536, 32768, 2000}};
+  const Case cases[] = {{0, 0, 0},     {32768, 0, 0},        {65536, 0, 0},
+                        {0, 32768, 0}, {32768, 32768, 0},    {65536, 32768, 0},
+                        {0, 0, 2000},  {32768, 32768, 2000}, {65536, 32768, 2000}};
   ubench::EventTimer timer;
   for (int k = 1; k <= kMaxK; ++k) {
     for (const Case& c : cases) {

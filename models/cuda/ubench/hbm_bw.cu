@@ -116,8 +116,7 @@ __global__ void __launch_bounds__(1024, 1)
   }
 }
 
-using ReadKernel = void (*)(const uint4*, unsigned long long, Region, unsigned*,
-                           ubench::CtaStamp*);
+using ReadKernel = void (*)(const uint4*, unsigned long long, Region, unsigned*, ubench::CtaStamp*);
 using WriteKernel = void (*)(uint4*, unsigned long long, Region, uint32_t, ubench::CtaStamp*);
 
 int unroll_index(int u) { return u == 1 ? 0 : u == 2 ? 1 : u == 4 ? 2 : 3; }
@@ -194,7 +193,8 @@ class Streamer {
       UB_CHECK_LAUNCH(write ? "write_stream" : "read_stream");
       const float t = timer.stop_ms();
       if (launch > 0) ms.push_back(t);
-      if (!write || launch == 0) check_sum(at, first_word, ctas, threads, unroll, vecs_per_cta, region, write);
+      if (!write || launch == 0)
+        check_sum(at, first_word, ctas, threads, unroll, vecs_per_cta, region, write);
     }
     const ubench::StampSummary stamps = ubench::summarize_stamps(m_stamps, ctas);
     const int distinct = stamps.distinct_sms;
@@ -260,7 +260,8 @@ int main(int argc, char** argv) {
   const int n = streamer.num_sms();
   std::printf(
       "mode,ctas,distinct_sms,warps,unroll,bytes_in_flight_per_sm,bytes,ms,gbps,gbps_per_sm,"
-      "clock_mhz%s\n", l2 ? ",region_bytes" : "");
+      "clock_mhz%s\n",
+      l2 ? ",region_bytes" : "");
   if (l2) {
     for (int c : {1, 2, 4, 8, 16, n / 4, n / 2, n}) {
       for (int w = 1; w <= 32; w *= 2) {
