@@ -257,7 +257,7 @@ bool Engine::start_cta(std::uint32_t sm, std::uint32_t j, Tick t) {
         format_bytes(m_budget.limit()) +
         ". A CTA holds its whole loop as ops (a persistent kernel's tiles: --gemm wgmma, flash3; "
         "its K/V or Q blocks at a long sequence), which grows with the shape: use a smaller "
-        "shape, a larger --max-memory, or for naive --gemm mma_sync (one CTA per tile)");
+        "shape, a larger --max-memory, or --gemm mma_sync (naive, gemm: one CTA per tile)");
   }
   if (!more) {
     m_exhausted = true;
