@@ -1,12 +1,15 @@
 #include "traces/trace_writer.h"
 
+#include <sys/statvfs.h>
+
 #include "sim/core/error.h"
+#include "sim/core/units.h"
 #include "traces/trace_format.h"
 
 namespace memwall {
 
-TraceWriter::TraceWriter(const std::string& path, std::uint32_t version)
-    : m_file(path), m_version(version) {
+TraceWriter::TraceWriter(const std::string& path, std::uint32_t version, std::uint64_t keep_free)
+    : m_file(path), m_keep_free(keep_free), m_version(version) {
   m_chunk.reserve(kMaxChunkPayload);
   std::string prologue(kTraceMagic, sizeof kTraceMagic);
   put_u32(prologue, m_version);
@@ -37,8 +40,29 @@ void TraceWriter::put_string(const std::string& s) {
   for (char c : s) put_byte(static_cast<std::uint8_t>(c));
 }
 
+void TraceWriter::check_free_space() {
+  const std::string& path = m_file.path();
+  const std::size_t slash = path.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "."
+                          : slash == 0               ? "/"
+                                                     : path.substr(0, slash);
+  struct statvfs fs {};
+  if (statvfs(dir.c_str(), &fs) != 0) return;  // nothing to go by: the writes' own check stays
+  const std::uint64_t free = static_cast<std::uint64_t>(fs.f_bavail) * fs.f_frsize;
+  if (free >= m_keep_free) return;
+  throw UsageError(path + ": stopped after " + format_bytes(Bytes{m_bytes}) +
+                   ": its file system has " + format_bytes(Bytes{free}) +
+                   " free, and a trace leaves at least " + format_bytes(Bytes{m_keep_free}) +
+                   "; a trace of this shape would fill it. Choose a smaller shape, another "
+                   "directory, or `memwall trace --counts` (its traffic without a file)");
+}
+
 void TraceWriter::flush_chunk() {
   if (m_chunk.empty()) return;
+  if (m_bytes >= m_next_space_check) {
+    check_free_space();
+    m_next_space_check = m_bytes + kFreeSpaceCheckBytes;
+  }
   std::string header;
   put_u32(header, static_cast<std::uint32_t>(m_chunk.size()));
   put_u32(header, crc32(m_chunk.data(), m_chunk.size()));

@@ -18,7 +18,15 @@ class TraceWriter final : public TraceSink {
   /// Opens the temporary beside `path`; throws Error if it cannot be created. `version` is the
   /// format version written (kOldestTraceVersion..kTraceVersion; an older one leaves out the
   /// store tags, which the caller's ops must then not use).
-  explicit TraceWriter(const std::string& path, std::uint32_t version = kTraceVersion);
+  /// `keep_free`: the bytes the file system holding `path` must keep free; the writer checks
+  /// before its first chunk and every kFreeSpaceCheckBytes after, and throws UsageError (the file
+  /// removed) rather than fill the disk with a trace of an absurd shape.
+  explicit TraceWriter(const std::string& path, std::uint32_t version = kTraceVersion,
+                       std::uint64_t keep_free = kKeepFreeBytes);
+
+  /// What a trace leaves free on its file system by default, and how often it looks.
+  static constexpr std::uint64_t kKeepFreeBytes = std::uint64_t{1} << 30;
+  static constexpr std::uint64_t kFreeSpaceCheckBytes = std::uint64_t{16} << 20;
 
   void begin(const WorkloadInfo& workload) override;
   void kernel(const KernelInfo& kernel) override;
@@ -36,6 +44,7 @@ class TraceWriter final : public TraceSink {
   void put_varint(std::uint64_t v);
   void put_string(const std::string& s);
   void flush_chunk();
+  void check_free_space();
 
   AtomicFile m_file;
   std::string m_chunk;  ///< payload of the chunk being filled
@@ -43,6 +52,8 @@ class TraceWriter final : public TraceSink {
   std::vector<std::uint64_t> m_tensor_base;  ///< base address of each tensor
   std::vector<std::uint64_t> m_last_base;  ///< per tensor: previous box base in this CTA
   std::uint64_t m_bytes = 0;
+  std::uint64_t m_keep_free;
+  std::uint64_t m_next_space_check = 0;  ///< m_bytes at which the free space is looked at next
   std::uint32_t m_version;
   std::uint64_t m_kernels = 0, m_ctas = 0, m_total_ops = 0;
 };

@@ -508,3 +508,36 @@ TEST_CASE("Random damage under a valid checksum gives a clean read or a TraceErr
   REQUIRE(errors > 0);
   std::filesystem::remove(path);
 }
+
+// A trace of an absurd shape (`memwall trace --workload naive --seq 1000000 -o F`: terabytes at
+// 100 MB/s) wrote until the disk was full. The writer now looks at its file system's free space
+// before its first chunk and every 16 MiB, and stops with the figures while more than
+// TraceWriter::kKeepFreeBytes are left, removing the partial file.
+TEST_CASE("A trace that would leave its file system less than the kept free space is refused",
+          "[trace_file]") {
+  const std::string path = temp_path("full_disk.mwt");
+  std::filesystem::remove(path);
+  FakeSource source(2000);
+  const std::filesystem::space_info space =
+      std::filesystem::space(std::filesystem::path(path).parent_path());
+  {
+    // More than the file system has free: refused at the first chunk, nothing left behind.
+    TraceWriter writer(path, kTraceVersion, space.available + (std::uint64_t{1} << 40));
+    bool refused = false;
+    try {
+      copy_trace(source, writer);
+    } catch (const UsageError& e) {  // exit 2
+      refused = true;
+      CHECK_THAT(e.what(), Catch::Contains("free, and a trace leaves at least") &&
+                               Catch::Contains("a trace of this shape would fill it"));
+    }
+    CHECK(refused);
+  }
+  CHECK_FALSE(std::filesystem::exists(path));
+  // What the file system has free, less a little: written whole.
+  FakeSource again(2000);
+  TraceWriter writer(path, kTraceVersion, space.available / 2);
+  copy_trace(again, writer);
+  CHECK(std::filesystem::file_size(path) == writer.bytes_written());
+  std::filesystem::remove(path);
+}
