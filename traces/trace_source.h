@@ -7,9 +7,16 @@
 #include <limits>
 #include <vector>
 
+#include "sim/core/units.h"
 #include "traces/op.h"
 
 namespace memwall {
+
+/// The most ops a CTA's list may hold within `memory` (a list may hold twice its ops).
+constexpr std::uint64_t cta_op_limit(Bytes memory) {
+  const std::uint64_t ops = memory.count / (2 * sizeof(Op));
+  return ops == 0 ? 1 : ops;
+}
 
 class TraceSource {
  public:

@@ -17,10 +17,12 @@
 #include "sim/core/error.h"
 #include "sim/core/json.h"
 #include "sim/core/json_writer.h"
+#include "sim/core/memory_budget.h"
 #include "sim/core/units.h"
 #include "sim/hw/config_loader.h"
 #include "studies/workload_config.h"
 #include "traces/copy_trace.h"
+#include "traces/recorder.h"
 #include "traces/trace_dump.h"
 #include "traces/trace_reader.h"
 #include "traces/trace_writer.h"
@@ -35,6 +37,7 @@ struct TraceOptions {
   std::string output;
   bool counts = false;
   std::string json;
+  std::string max_memory;  ///< --max-memory SIZE; empty: half the machine's memory
 };
 
 struct DumpOptions {
@@ -146,17 +149,46 @@ std::string counts_text(const WorkloadInfo& info, const TraceCounts& c, const Tr
   return o.str();
 }
 
+/// The trace commands hold one CTA's ops at a time: at most what --max-memory holds (trace's
+/// option; half of this machine's memory by default, as for run and replay). A CTA past it (a persistent kernel's, or
+/// one looping over an absurd sequence) is refused with what to change.
+std::uint64_t trace_cta_op_limit(const std::string& max_memory = "") {
+  if (max_memory.empty()) return cta_op_limit(default_memory_limit());
+  try {
+    return cta_op_limit(parse_memory_limit(max_memory));
+  } catch (const UnitError& e) {
+    throw UsageError(std::string("--max-memory: ") + e.what());
+  }
+}
+
+template <class F>
+void with_cta_op_limit(F&& f) {
+  try {
+    f();
+  } catch (const CtaOpLimitError& e) {
+    throw UsageError("trace: a CTA of more than " + std::to_string(e.limit()) + " ops (" +
+                     format_bytes(Bytes{e.limit() * sizeof(Op)}) +
+                     "), more than --max-memory holds of one CTA's ops. A CTA "
+                     "holds its whole loop as ops (a persistent kernel's tiles: --gemm wgmma, "
+                     "flash3; its K/V or Q blocks at a long sequence), which grows with the shape: "
+                     "choose a smaller shape or a larger --max-memory");
+  }
+}
+
 void trace_command(const TraceOptions& o) {
   if (o.output.empty() && !o.counts) {
     throw UsageError("trace: give -o FILE to write the trace, or --counts to count its traffic");
   }
   if (!o.json.empty() && !o.counts) throw UsageError("trace: --json needs --counts");
   const WorkloadParams p = resolve(o.params, o.config);
+  const std::uint64_t op_limit = trace_cta_op_limit(o.max_memory);
   if (!o.output.empty()) {
     const auto start = std::chrono::steady_clock::now();
     const auto source = make_model_source(p);
+    source->limit_cta_ops(op_limit);
     TraceWriter writer(o.output);
-    const CopyStats s = copy_trace(*source, writer);
+    CopyStats s;
+    with_cta_op_limit([&] { s = copy_trace(*source, writer); });
     const double secs =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::printf(
@@ -171,7 +203,9 @@ void trace_command(const TraceOptions& o) {
   }
   if (o.counts) {
     const auto source = make_model_source(p);
-    const TraceCounts c = count_traffic(*source);
+    source->limit_cta_ops(op_limit);
+    TraceCounts c;
+    with_cta_op_limit([&] { c = count_traffic(*source); });
     const Traffic closed = closed_form_traffic(p);
     std::fputs(counts_text(source->workload(), c, closed).c_str(), stdout);
     if (!o.json.empty()) write_file_atomically(o.json, counts_json(source->workload(), c, closed));
@@ -180,8 +214,9 @@ void trace_command(const TraceOptions& o) {
 
 void dump_command(const DumpOptions& o) {
   TraceReader reader(o.file);
+  reader.limit_cta_ops(trace_cta_op_limit());
   std::cout << "trace " << o.file << " (format version " << reader.version() << ")\n";
-  dump_trace(reader, std::cout, o.limit);
+  with_cta_op_limit([&] { dump_trace(reader, std::cout, o.limit); });
   std::cout.flush();
 }
 
@@ -189,7 +224,9 @@ void dump_command(const DumpOptions& o) {
 void stat_command(const StatOptions& o) {
   const auto start = std::chrono::steady_clock::now();
   TraceReader reader(o.file);
-  const TraceCounts c = count_traffic(reader);
+  reader.limit_cta_ops(trace_cta_op_limit());
+  TraceCounts c;
+  with_cta_op_limit([&] { c = count_traffic(reader); });
   const double secs =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const std::uint64_t size = std::filesystem::file_size(o.file);
@@ -250,6 +287,11 @@ void register_trace_commands(CLI::App& app, CliContext& ctx) {
                   "closed form");
   trace->add_option("--json", topts->json, "With --counts: also write them as JSON to FILE")
       ->type_name("FILE");
+  trace
+      ->add_option("--max-memory", topts->max_memory,
+                   "Refuse a CTA whose ops (held one CTA at a time) need more memory than SIZE, "
+                   "e.g. \"8 GiB\" [default: half the machine's memory]")
+      ->type_name("SIZE");
   add_examples(*trace,
                "  memwall trace --workload flash2 --seq 4096 --head-dim 128 --heads 16 -o f2.mwt\n"
                "  memwall trace --workload naive --seq 1024 --counts --json counts.json\n"

@@ -116,11 +116,12 @@ KernelResult Engine::run_kernel(const KernelInfo& info, Tick start) {
   // Each slot keeps its CTA's ops, and a persistent kernel's CTA (one per SM, looping over tiles:
   // --gemm wgmma, flash3) holds its whole loop, which grows with the shape. Half of what is left
   // of --max-memory goes to them: a CTA with more ops than its share (a vector may hold twice
-  // its size) is refused before it is allocated (start_cta says which and why).
+  // its size) is refused before it is allocated (start_cta says which and why). The CTAs resident
+  // at once are the slots, or the grid where it has fewer CTAs.
   const std::uint64_t left =
       m_budget.limit().count - std::min(m_budget.used_bytes(), m_budget.limit().count);
-  m_cta_op_limit = std::max<std::uint64_t>(left / 2 / (slots * 2 * sizeof(Op)), 1);
-  m_kernel_slots = slots;
+  m_kernel_slots = std::max<std::uint64_t>(std::min<std::uint64_t>(slots, info.ctas), 1);
+  m_cta_op_limit = cta_op_limit(Bytes{left / 2 / m_kernel_slots});
   m_source.limit_cta_ops(m_cta_op_limit);
   m_scheduler.begin_kernel(slots_per_sm);
   for (Sm& sm : m_sms) sm.begin_kernel();

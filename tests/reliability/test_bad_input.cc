@@ -5,11 +5,13 @@
 
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
 
 #include "sim/core/error.h"
+#include "sim/core/memory_budget.h"
 #include "sim/core/units.h"
 #include "sim/engine/cta_executor.h"
 #include "sim/engine/engine.h"
@@ -350,7 +352,7 @@ TEST_CASE("An absurd shape whose CTAs' ops pass --max-memory is refused before t
     INFO(workload);
     const TempDir out("huge-cta"), logs("huge-cta-logs");
     const Result r = run_memwall({"run", "-c", "h200", "--workload", workload, "--seq", "100000000",
-                                  "--json", out / "r.json"},
+                                  "--max-memory", "1 GiB", "--json", out / "r.json"},
                                  logs.path(), std::chrono::seconds(30), std::uint64_t{4} << 30);
     INFO(r.err);
     CHECK(r.code == kExitBadInput);
@@ -359,6 +361,40 @@ TEST_CASE("An absurd shape whose CTAs' ops pass --max-memory is refused before t
     CHECK(r.err.find("--max-memory") != std::string::npos);
     CHECK(out.entries().empty());
   }
+  // The trace commands hold one CTA at a time, within trace's own --max-memory.
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"trace", "-c", "h200", "--workload", "naive", "--seq", "100000000",
+                                 "--counts", "--max-memory", "256 MiB"},
+        std::vector<std::string>{"trace", "-c", "h200", "--workload", "flash3", "--seq",
+                                 "100000000", "--max-memory", "256 MiB", "-o",
+                                 "/tmp/memwall-huge-cta.mwt"}}) {
+    INFO(args[4]);
+    const TempDir logs("huge-cta-trace-logs");
+    const Result r =
+        run_memwall(args, logs.path(), std::chrono::seconds(60), std::uint64_t{4} << 30);
+    INFO(r.err);
+    CHECK(r.code == kExitBadInput);
+    // A CTA's list may hold twice its ops: 256 MiB holds 256 MiB / (2 · sizeof(Op)) of them.
+    const std::uint64_t limit = (std::uint64_t{256} << 20) / (2 * sizeof(Op));
+    CHECK(r.err.find("trace: a CTA of more than " + std::to_string(limit) + " ops (" +
+                     format_bytes(Bytes{limit * sizeof(Op)}) + ")") != std::string::npos);
+    CHECK(!std::filesystem::exists("/tmp/memwall-huge-cta.mwt"));
+  }
+}
+
+// The CTAs resident at once are the slots or, where the grid has fewer CTAs, the grid: flash1's
+// main kernel is one CTA per head, and on the A100 preset a kernel of one CTA once got 1/108 of
+// the ops' share ("run -c a100-40gb --workload flash1 --seq 32768" was refused at 731,283 ops and
+// runs in 51 MB). Under --max-memory 1 GiB its CTA's 931,220 ops fit the whole share (6.7 M) and
+// would not fit a 108th of it.
+TEST_CASE("A grid of fewer CTAs than SMs gives each CTA the ops' whole share",
+          "[bad-input][memory]") {
+  const TempDir out("one-cta"), logs("one-cta-logs");
+  const Result r = run_memwall({"run", "-c", "a100-40gb", "--workload", "flash1", "--seq", "32768",
+                                "--max-memory", "1 GiB", "--json", out / "r.json"},
+                               logs.path(), std::chrono::seconds(120));
+  INFO(r.err);
+  CHECK(r.code == 0);
 }
 
 TEST_CASE("A trace CTA of more ops than its share of --max-memory is refused, a small one runs",
