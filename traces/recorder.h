@@ -18,6 +18,11 @@ class CtaOpLimitError : public UsageError {
  public:
   explicit CtaOpLimitError(std::uint64_t limit);
   std::uint64_t limit() const { return m_limit; }
+  /// Why a CTA holds so many ops and what to change: the end of every message that reports it.
+  static constexpr const char* kAdvice =
+      "A CTA holds its whole loop as ops (a persistent kernel's tiles: --gemm wgmma, flash3; its "
+      "K/V or Q blocks at a long sequence), which grows with the shape: use a smaller shape, a "
+      "larger --max-memory, or --gemm mma_sync (naive, gemm: one CTA per tile)";
 
  private:
   std::uint64_t m_limit;

@@ -1,6 +1,7 @@
 #include "traces/trace_writer.h"
 
-#include <sys/statvfs.h>
+#include <filesystem>
+#include <system_error>
 
 #include "sim/core/error.h"
 #include "sim/core/units.h"
@@ -42,13 +43,11 @@ void TraceWriter::put_string(const std::string& s) {
 
 void TraceWriter::check_free_space() {
   const std::string& path = m_file.path();
-  const std::size_t slash = path.find_last_of('/');
-  const std::string dir = slash == std::string::npos ? "."
-                          : slash == 0               ? "/"
-                                                     : path.substr(0, slash);
-  struct statvfs fs {};
-  if (statvfs(dir.c_str(), &fs) != 0) return;  // nothing to go by: the writes' own check stays
-  const std::uint64_t free = static_cast<std::uint64_t>(fs.f_bavail) * fs.f_frsize;
+  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  std::error_code error;
+  const std::filesystem::space_info space = std::filesystem::space(dir.empty() ? "." : dir, error);
+  if (error) return;  // nothing to go by: the writes' own check stays
+  const std::uint64_t free = space.available;
   if (free >= m_keep_free) return;
   throw UsageError(path + ": stopped after " + format_bytes(Bytes{m_bytes}) +
                    ": its file system has " + format_bytes(Bytes{free}) +

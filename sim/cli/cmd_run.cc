@@ -15,7 +15,6 @@
 #include "sim/core/atomic_file.h"
 #include "sim/core/error.h"
 #include "sim/core/interrupt.h"
-#include "sim/core/memory_budget.h"
 #include "sim/core/output_guard.h"
 #include "sim/core/progress.h"
 #include "sim/engine/simulator.h"
@@ -91,14 +90,7 @@ void add_simulate_options(CLI::App& cmd, SimulateOptions& o) {
 }
 
 /// The --max-memory limit (0: the default), checked before anything is simulated.
-Bytes max_memory_of(const SimulateOptions& o) {
-  if (o.max_memory.empty()) return Bytes{};
-  try {
-    return parse_memory_limit(o.max_memory);
-  } catch (const UnitError& e) {
-    throw UsageError(std::string("--max-memory: ") + e.what());
-  }
-}
+Bytes max_memory_of(const SimulateOptions& o) { return max_memory_option(o.max_memory); }
 
 /// Splits "naive,flash2" into workload kinds (UsageError on an unknown name or an empty list).
 std::vector<WorkloadKind> parse_workload_list(const std::string& text) {

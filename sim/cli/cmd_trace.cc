@@ -153,12 +153,8 @@ std::string counts_text(const WorkloadInfo& info, const TraceCounts& c, const Tr
 /// option; half of this machine's memory by default, as for run and replay). A CTA past it (a persistent kernel's, or
 /// one looping over an absurd sequence) is refused with what to change.
 std::uint64_t trace_cta_op_limit(const std::string& max_memory = "") {
-  if (max_memory.empty()) return cta_op_limit(default_memory_limit());
-  try {
-    return cta_op_limit(parse_memory_limit(max_memory));
-  } catch (const UnitError& e) {
-    throw UsageError(std::string("--max-memory: ") + e.what());
-  }
+  const Bytes limit = max_memory_option(max_memory);
+  return cta_op_limit(limit.count != 0 ? limit : default_memory_limit());
 }
 
 template <class F>
@@ -168,10 +164,8 @@ void with_cta_op_limit(F&& f) {
   } catch (const CtaOpLimitError& e) {
     throw UsageError("trace: a CTA of more than " + std::to_string(e.limit()) + " ops (" +
                      format_bytes(Bytes{e.limit() * sizeof(Op)}) +
-                     "), more than --max-memory holds of one CTA's ops. A CTA "
-                     "holds its whole loop as ops (a persistent kernel's tiles: --gemm wgmma, "
-                     "flash3; its K/V or Q blocks at a long sequence), which grows with the shape: "
-                     "choose a smaller shape or a larger --max-memory");
+                     "), more than --max-memory holds of one CTA's ops. " +
+                     CtaOpLimitError::kAdvice);
   }
 }
 

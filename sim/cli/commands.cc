@@ -2,7 +2,19 @@
 
 #include <string>
 
+#include "sim/core/error.h"
+#include "sim/core/memory_budget.h"
+
 namespace memwall {
+
+Bytes max_memory_option(const std::string& text) {
+  if (text.empty()) return Bytes{};
+  try {
+    return parse_memory_limit(text);
+  } catch (const UnitError& e) {
+    throw UsageError(std::string("--max-memory: ") + e.what());
+  }
+}
 
 void add_examples(CLI::App& command, const char* examples) {
   command.footer(std::string("Examples:\n") + examples);

@@ -5,6 +5,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include <string>
+
+#include "sim/core/units.h"
+
 namespace memwall {
 
 /// State shared by main and the subcommands.
@@ -25,6 +29,10 @@ CLI::Validator positive_integer();
 /// --timeline) a check refusing an empty file name, which would otherwise mean "not given" and
 /// write nothing with exit 0 (`--json ""`). Called once every command is registered.
 void refuse_empty_file_names(CLI::App& app);
+
+/// The value of a `--max-memory SIZE` option (run, replay, trace): Bytes{} when not given (the
+/// default, half the machine's memory), else the size; UsageError "--max-memory: ..." otherwise.
+Bytes max_memory_option(const std::string& text);
 
 void register_config_commands(CLI::App& app, CliContext& ctx);
 void register_trace_commands(CLI::App& app, CliContext& ctx);

@@ -121,8 +121,7 @@ KernelResult Engine::run_kernel(const KernelInfo& info, Tick start) {
   const std::uint64_t left =
       m_budget.limit().count - std::min(m_budget.used_bytes(), m_budget.limit().count);
   m_kernel_slots = std::max<std::uint64_t>(std::min<std::uint64_t>(slots, info.ctas), 1);
-  m_cta_op_limit = cta_op_limit(Bytes{left / 2 / m_kernel_slots});
-  m_source.limit_cta_ops(m_cta_op_limit);
+  m_source.limit_cta_ops(cta_op_limit(Bytes{left / 2 / m_kernel_slots}));
   m_scheduler.begin_kernel(slots_per_sm);
   for (Sm& sm : m_sms) sm.begin_kernel();
   m_executor.begin_kernel(m_scheduler.slot_count(), info.threads_per_cta, k.traffic);
@@ -250,15 +249,12 @@ bool Engine::start_cta(std::uint32_t sm, std::uint32_t j, Tick t) {
   try {
     more = m_source.next_cta(m_executor.ops(id));
   } catch (const CtaOpLimitError& e) {
-    throw UsageError(
-        "kernel " + m_kernel->name + ", CTA " + std::to_string(m_next_index) + ": more than " +
-        std::to_string(e.limit()) + " ops (" + format_bytes(Bytes{e.limit() * sizeof(Op)}) +
-        "), the most each of the kernel's " + std::to_string(m_kernel_slots) +
-        " CTAs resident at once may hold within half of --max-memory " +
-        format_bytes(m_budget.limit()) +
-        ". A CTA holds its whole loop as ops (a persistent kernel's tiles: --gemm wgmma, flash3; "
-        "its K/V or Q blocks at a long sequence), which grows with the shape: use a smaller "
-        "shape, a larger --max-memory, or --gemm mma_sync (naive, gemm: one CTA per tile)");
+    throw UsageError("kernel " + m_kernel->name + ", CTA " + std::to_string(m_next_index) +
+                     ": more than " + std::to_string(e.limit()) + " ops (" +
+                     format_bytes(Bytes{e.limit() * sizeof(Op)}) +
+                     "), the most each of the kernel's " + std::to_string(m_kernel_slots) +
+                     " CTAs resident at once may hold within half of --max-memory " +
+                     format_bytes(m_budget.limit()) + ". " + CtaOpLimitError::kAdvice);
   }
   if (!more) {
     m_exhausted = true;

@@ -66,7 +66,6 @@ class Engine final : private CtaExecutor::Host {
   TraceSource& m_source;
   SimOptions m_options;
   TimelineSink* m_timeline;
-  std::uint64_t m_cta_op_limit = 0;  ///< the most ops one CTA may have (run_kernel)
   std::uint64_t m_kernel_slots = 0;  ///< the current kernel's CTAs resident at once, at most
   MemoryBudget m_budget;  ///< options.max_memory, against which the fetched-sector record grows
   MemoryPath m_memory;
