@@ -1,7 +1,8 @@
 /// HBM read (and write) bandwidth against the number of active SMs and the bytes each SM keeps in
-/// flight; with `l2`, the same for data that stays in the L2. One CTA per SM (its dynamic shared-memory request leaves room for no second one; the
-/// %smid of each CTA is checked distinct), W warps per CTA, and U independent 16-byte loads per
-/// thread issued before the first is used: W * 32 * 16 * U bytes in flight per SM at most.
+/// flight; with `l2`, the same for data that stays in the L2. One CTA per SM (its dynamic
+/// shared-memory request leaves room for no second one; the %smid of each CTA is checked
+/// distinct), W warps per CTA, and U independent 16-byte loads per thread issued before the first
+/// is used: W * 32 * 16 * U bytes in flight per SM at most.
 /// Each launch streams a fresh contiguous region of a 4 GiB buffer (a cursor moves on by the
 /// region each launch, so nothing is read from L2 that an earlier launch brought in); a launch
 /// is sized to take about 2 ms at the bandwidth Little's law predicts, at most 2 GiB.
