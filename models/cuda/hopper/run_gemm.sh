@@ -10,6 +10,9 @@
 #   smcount  gemm_sm<N>.csv for N in SMS (default "132 66 33 16"): the SM-count experiment's
 #            shapes in a green context of N SMs, one process each;
 #   ncu      gemm_ncu.csv: ncu of each kernel once at three shapes, bytes in base units;
+#   ncu-small  gemm_ncu_small.csv: the same for the naive shapes of B*H 8, N 1024 and 2048
+#            (wgmma_gemm --profile-small: the timed sweep's smallest launches, under ncu's
+#            duration and clock instead of CUDA events), not in the default steps;
 #   tma      tma_bw.csv: per-SM bandwidth of TMA stores, TMA loads and st.global against active
 #            SMs and transfers in flight (tma_bw.cu).
 # log.txt: provenance, the ptxas report, SASS opcode counts, the checks against the CPU and
@@ -87,7 +90,7 @@ if want smcount; then
 fi
 grep -E "check|FAIL" "$log" | tail -12
 
-want ncu || { note "done, status $status"; exit $status; }
+want ncu || want ncu-small || { note "done, status $status"; exit $status; }
 note "ncu metric names with tma/bulk/gmma/tensor"
 ncu --query-metrics --chip gh100 2>/dev/null | grep -iE "tma|bulk|xbar2l1tex|l1tex2xbar|gmma|pipe_tensor" >>"$log" || true
 metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum
@@ -100,14 +103,18 @@ extra=$(ncu --query-metrics --chip gh100 2>/dev/null | awk '{print $1}' |
   sed 's/$/.sum/' | paste -sd, -)
 [[ -n $extra ]] && metrics+=,$extra
 echo "metrics: $metrics" >>"$log"
-note "ncu --profile"
-if timeout 240 ncu --clock-control none --kernel-name regex:wgmma_gemm_kernel --metrics "$metrics" \
-    -o "$bin/gemm" "$bin/wgmma_gemm" --profile >>"$log" 2>&1; then
-  ncu -i "$bin/gemm.ncu-rep" --csv --page raw --print-units base >"$out/gemm_ncu.csv" 2>>"$log"
-else
-  echo "FAILED: ncu" | tee -a "$log"
-  status=1
-fi
+for run in "ncu --profile gemm_ncu" "ncu-small --profile-small gemm_ncu_small"; do
+  read -r step flag file <<<"$run"
+  want "$step" || continue
+  note "ncu $flag"
+  if timeout 240 ncu --clock-control none --kernel-name regex:wgmma_gemm_kernel --metrics "$metrics" \
+      -o "$bin/$file" "$bin/wgmma_gemm" "$flag" >>"$log" 2>&1; then
+    ncu -i "$bin/$file.ncu-rep" --csv --page raw --print-units base >"$out/$file.csv" 2>>"$log"
+  else
+    echo "FAILED: ncu $flag" | tee -a "$log"
+    status=1
+  fi
+done
 note "done, status $status"
 for f in "$out"/gemm*.csv; do [[ $f == *ncu* ]] || { echo "-- $f"; cut -d, -f1-10 "$f"; }; done | tail -60
 exit $status

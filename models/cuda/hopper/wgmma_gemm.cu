@@ -26,11 +26,14 @@
 /// Shared memory: STAGES x (BM + BN) x 128 bytes of operand boxes (128-byte swizzle, every box
 /// 1024-byte aligned), BM x BN x 2 bytes of output staging, and the barriers.
 ///
-/// Usage: wgmma_gemm [--quick | --profile | --smcount] [--sms N] > gemm.csv   (checks on stderr)
+/// Usage: wgmma_gemm [--quick | --profile | --profile-small | --smcount] [--sms N] > gemm.csv
+///   (checks on stderr)
 ///   default: the CPU checks, then every case timed (median of 20 launches after 3 warm-ups) beside
 ///   cuBLAS (cublasGemmStridedBatchedEx, fp16 in and out, fp32 compute) on the same buffers, its
 ///   output the reference; --quick: one sequence length, 5 launches; --profile: three cases, each
-///   kernel launched once after the checks, for ncu; --smcount: the SM-count experiment's shapes
+///   kernel launched once after the checks, for ncu; --profile-small: the same for the naive
+///   shapes of B*H 8, N 1024 and 2048 (the sweep's smallest, where the timed launches run at low
+///   clocks and CUDA events add the launch), for ncu; --smcount: the SM-count experiment's shapes
 ///   (8192^3, naive qk and pv at B*H 64, N 4096, d 64 and 128, and B*H 8, N 8192, d 128), 5
 ///   launches; --sms N: in a green context of N SMs (models/cuda/green_context.h). Column sm_mhz:
 ///   CTA 0's clock64 over %globaltimer during the last timed launch.
@@ -477,16 +480,17 @@ struct Case {
 };
 
 [[noreturn]] void usage(const char* why) {
-  std::fprintf(stderr,
-               "wgmma_gemm: %s\nusage: wgmma_gemm [--quick | --profile | --smcount] [--sms N]\n",
-               why);
+  std::fprintf(
+      stderr,
+      "wgmma_gemm: %s\nusage: wgmma_gemm [--quick | --profile | --profile-small | --smcount] [--sms N]\n",
+      why);
   std::exit(2);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false, profile = false, smcount = false;
+  bool quick = false, profile = false, profile_small = false, smcount = false;
   int sms = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -494,6 +498,8 @@ int main(int argc, char** argv) {
       quick = true;
     else if (a == "--profile")
       profile = true;
+    else if (a == "--profile-small")
+      profile = profile_small = true;
     else if (a == "--smcount")
       smcount = true;
     else if (a == "--sms" && i + 1 < argc)
@@ -533,7 +539,8 @@ int main(int argc, char** argv) {
     ok &= check_cpu(cfg, {1, 256, cfg.bn, 512, kBNMajor, 0.25f});
   }
 
-  std::vector<Case> cases = {{"gemm", {1, 8192, 8192, 8192, kBKMajor, 1.0f}}};
+  std::vector<Case> cases;
+  if (!profile_small) cases.push_back({"gemm", {1, 8192, 8192, 8192, kBKMajor, 1.0f}});
   const auto attention = [&](int bh, int s, int d) {
     cases.push_back({"naive-qk", {bh, s, s, d, kBKMajor, 1.0f / std::sqrt(float(d))}});
     cases.push_back({"naive-pv", {bh, s, d, s, kBNMajor, 1.0f}});
@@ -546,8 +553,12 @@ int main(int argc, char** argv) {
       for (int d : {64, 128}) {
         for (int sq : {1024, 2048, 4096, 8192, 16384}) {
           if (bh == 64 && sq == 16384) continue;  // the sweep stops at 8192 for B*H = 64
-          if ((quick || profile) && sq != 4096) continue;
-          if (profile && (bh != 64 || d != 128)) continue;
+          if (profile_small) {
+            if (bh != 8 || sq > 2048) continue;
+          } else {
+            if ((quick || profile) && sq != 4096) continue;
+            if (profile && (bh != 64 || d != 128)) continue;
+          }
           attention(bh, sq, d);
         }
       }
