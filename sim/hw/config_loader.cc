@@ -447,6 +447,17 @@ void check_bounds(const KeyDecl& key, double v, const std::string& text) {
   }
 }
 
+/// A size as the reports show it, with its exact byte count where that rounds it ("1 MiB
+/// (1048704 B)"), for errors about divisibility.
+std::string exact_bytes(Bytes b) {
+  const std::string shown = format_bytes(b);
+  try {
+    if (parse_bytes(shown).count == b.count) return shown;
+  } catch (const UnitError&) {  // "1.907 MiB": not a whole number of bytes as shown
+  }
+  return shown + " (" + std::to_string(b.count) + " B)";
+}
+
 /// Where a key was set, for cross-field errors; the file itself when unknown.
 using PositionOf = std::function<SourcePos(const std::string&)>;
 
@@ -455,6 +466,25 @@ using PositionOf = std::function<SourcePos(const std::string&)>;
 void validate_with_positions(const HardwareConfig& c, const PositionOf& at) {
   auto fail = [&](const std::string& key, const std::string& reason) {
     throw ConfigError(at(key), key, reason);
+  };
+  // An invariant between keys, stated on `key`: when `key` comes from a file but one of `others`
+  // from --set, the override is what broke it (--set l2.ways=1024 against a preset's l2.size),
+  // so the error names the override and says where `key` was set.
+  auto fail_between = [&](const std::string& key, std::initializer_list<const char*> others,
+                          const std::string& reason) {
+    const SourcePos own = at(key);
+    const auto is_override = [](const SourcePos& p) { return p.file.rfind("--set ", 0) == 0; };
+    if (!is_override(own)) {
+      for (const char* other : others) {
+        const SourcePos pos = at(other);
+        if (!is_override(pos)) continue;
+        std::string where = own.file;
+        if (own.line > 0) where += ":" + std::to_string(own.line);
+        if (own.line > 0 && own.column > 0) where += ":" + std::to_string(own.column);
+        throw ConfigError(pos, other, "with this value, " + key + " (" + where + ") " + reason);
+      }
+    }
+    throw ConfigError(own, key, reason);
   };
   // Representability (issue 18, finding 3): one transfer of a unit on one instance of each
   // bandwidth-limited resource must take at most kMaxStepTicks, or a few million of them pass
@@ -535,32 +565,36 @@ void validate_with_positions(const HardwareConfig& c, const PositionOf& at) {
   step_pipe("sm.sfu_ops_per_cycle", c.sm.sfu_ops_per_cycle, c.efficiency.sfu, c.sm.clock);
   step_pipe("sm.issue_per_cycle", c.sm.issue_per_cycle, 1.0, c.sm.clock);
   if (c.power.limited() && !(c.power.limit_watts > c.power.static_watts)) {
-    fail("power.limit_watts",
-         format_si(c.power.limit_watts, "W") + " is not above power.static_watts (" +
-             format_si(c.power.static_watts, "W") +
-             "): no clock keeps the board under it, since the static power alone reaches it");
+    fail_between(
+        "power.limit_watts", {"power.static_watts"},
+        format_si(c.power.limit_watts, "W") + " is not above power.static_watts (" +
+            format_si(c.power.static_watts, "W") +
+            "): no clock keeps the board under it, since the static power alone reaches it");
   }
   if (c.sm.smem_per_block > c.sm.smem_per_sm) {
-    fail("sm.smem_per_block", format_bytes(c.sm.smem_per_block) + " is more than sm.smem_per_sm (" +
-                                  format_bytes(c.sm.smem_per_sm) + "): a CTA using it fits no SM");
+    fail_between("sm.smem_per_block", {"sm.smem_per_sm"},
+                 format_bytes(c.sm.smem_per_block) + " is more than sm.smem_per_sm (" +
+                     format_bytes(c.sm.smem_per_sm) + "): a CTA using it fits no SM");
   }
   if (c.sm.max_threads_per_block > c.sm.max_threads_per_sm) {
-    fail("sm.max_threads_per_block", std::to_string(c.sm.max_threads_per_block) +
-                                         " is more than sm.max_threads_per_sm (" +
-                                         std::to_string(c.sm.max_threads_per_sm) + ")");
+    fail_between("sm.max_threads_per_block", {"sm.max_threads_per_sm"},
+                 std::to_string(c.sm.max_threads_per_block) +
+                     " is more than sm.max_threads_per_sm (" +
+                     std::to_string(c.sm.max_threads_per_sm) + ")");
   }
   if (c.sm.register_alloc_unit % c.sm.warp_size != 0) {
-    fail("sm.register_alloc_unit", std::to_string(c.sm.register_alloc_unit) +
-                                       " is not a multiple of sm.warp_size (" +
-                                       std::to_string(c.sm.warp_size) + ")");
+    fail_between("sm.register_alloc_unit", {"sm.warp_size"},
+                 std::to_string(c.sm.register_alloc_unit) + " is not a multiple of sm.warp_size (" +
+                     std::to_string(c.sm.warp_size) + ")");
   }
   const std::uint64_t line = c.l2.line_size.count;
   if (line == 0 || (line & (line - 1)) != 0) {
     fail("l2.line_size", format_bytes(c.l2.line_size) + " is not a power of two");
   }
   if (c.l2.sector_size.count == 0 || line % c.l2.sector_size.count != 0) {
-    fail("l2.sector_size", format_bytes(c.l2.sector_size) + " does not divide l2.line_size (" +
-                               format_bytes(c.l2.line_size) + ")");
+    fail_between("l2.sector_size", {"l2.line_size"},
+                 format_bytes(c.l2.sector_size) + " does not divide l2.line_size (" +
+                     format_bytes(c.l2.line_size) + ")");
   }
   if (line / c.l2.sector_size.count > kMaxSectorsPerLine) {
     fail("l2.sector_size", format_bytes(c.l2.sector_size) + " makes " +
@@ -570,21 +604,23 @@ void validate_with_positions(const HardwareConfig& c, const PositionOf& at) {
                                " (one valid and one dirty bit each)");
   }
   if (c.l2.partitions == 0 || c.l2.slices % c.l2.partitions != 0) {
-    fail("l2.slices", std::to_string(c.l2.slices) + " slices cannot be split evenly into " +
-                          std::to_string(c.l2.partitions) + " partitions (l2.partitions)");
+    fail_between("l2.slices", {"l2.partitions"},
+                 std::to_string(c.l2.slices) + " slices cannot be split evenly into " +
+                     std::to_string(c.l2.partitions) + " partitions (l2.partitions)");
   }
   if (c.l2.far_reads == FarReads::kCopy && c.l2.partitions > 2) {
-    fail("l2.far_reads",
-         "`copy` models two partitions (a line's copy is kept in the other one), "
-         "not " +
-             std::to_string(c.l2.partitions) + " (l2.partitions); use `home`");
+    fail_between("l2.far_reads", {"l2.partitions"},
+                 "`copy` models two partitions (a line's copy is kept in the other one), "
+                 "not " +
+                     std::to_string(c.l2.partitions) + " (l2.partitions); use `home`");
   }
   // With one partition nothing is far, and `copy` is never used: a preset's `copy` stays valid
   // when a study (memwall io --ideal) folds the L2 into one partition of one way.
   if (c.l2.far_reads == FarReads::kCopy && c.l2.partitions == 2 && c.l2.ways < 2) {
-    fail("l2.far_reads",
-         "`copy` with 2 partitions needs at least 2 ways (l2.ways): a line and its copy share a "
-         "set");
+    fail_between(
+        "l2.far_reads", {"l2.partitions", "l2.ways"},
+        "`copy` with 2 partitions needs at least 2 ways (l2.ways): a line and its copy share a "
+        "set");
   }
   const std::uint64_t set_bytes = std::uint64_t{c.l2.slices} * c.l2.ways * line;
   if (set_bytes == 0 || c.l2.size.count % set_bytes != 0 || c.l2.size.count / set_bytes < 1) {
@@ -601,21 +637,22 @@ void validate_with_positions(const HardwareConfig& c, const PositionOf& at) {
                " bytes; did you mean " + figure + " " + binary + "?)";
       }
     }
-    fail("l2.size",
-         format_bytes(c.l2.size) + " is not a whole number (>= 1) of sets: it must be a " +
-             "multiple of l2.slices x l2.ways x l2.line_size = " + std::to_string(c.l2.slices) +
-             " x " + std::to_string(c.l2.ways) + " x " + std::to_string(line) +
-             " B = " + format_bytes(Bytes{set_bytes}) + hint);
+    fail_between("l2.size", {"l2.slices", "l2.ways", "l2.line_size"},
+                 (hint.empty() ? exact_bytes(c.l2.size) : format_bytes(c.l2.size)) +
+                     " is not a whole number (>= 1) of sets: it must be a " +
+                     "multiple of l2.slices x l2.ways x l2.line_size = " +
+                     std::to_string(c.l2.slices) + " x " + std::to_string(c.l2.ways) + " x " +
+                     std::to_string(line) + " B = " + format_bytes(Bytes{set_bytes}) + hint);
   }
   if (c.l2.hit_latency < c.xbar.latency) {
-    fail("l2.hit_latency", format_duration(c.l2.hit_latency) + " is less than xbar.latency (" +
-                               format_duration(c.xbar.latency) +
-                               "); a hit includes the crossbar traversal");
+    fail_between("l2.hit_latency", {"xbar.latency"},
+                 format_duration(c.l2.hit_latency) + " is less than xbar.latency (" +
+                     format_duration(c.xbar.latency) + "); a hit includes the crossbar traversal");
   }
   if (c.hbm.interleave.count % c.l2.sector_size.count != 0) {
-    fail("hbm.interleave", format_bytes(c.hbm.interleave) +
-                               " is not a multiple of l2.sector_size (" +
-                               format_bytes(c.l2.sector_size) + ")");
+    fail_between("hbm.interleave", {"l2.sector_size"},
+                 format_bytes(c.hbm.interleave) + " is not a multiple of l2.sector_size (" +
+                     format_bytes(c.l2.sector_size) + ")");
   }
 }
 

@@ -350,3 +350,29 @@ TEST_CASE("A power limit at or below the static power is rejected at the limit's
   CHECK(typo.message == typo.expected_prefix +
                             "power.limit_wats: unknown key (did you mean \"power.limit_watts\"?)");
 }
+
+TEST_CASE("An invariant between keys broken by --set names the override and the other key's place",
+          "[config]") {
+  TempDir dir;
+  const std::string path = dir.write("gpu.yaml", kSmallConfig);
+  const std::string size_at = path + ":" + position_of(kSmallConfig, "1 MiB");
+  const auto error_with = [&](const std::string& override_text) -> std::string {
+    try {
+      (void)load_config(path, {override_text});
+    } catch (const ConfigError& e) {
+      return e.what();
+    }
+    FAIL("expected a ConfigError for --set " << override_text);
+    return {};
+  };
+  // 1 MiB over 4 slices x 1024 ways x 128 B (512 KiB) is 2 sets; over 4 x 1000 x 128 B it is not
+  // whole: the ways were changed, the size was not.
+  CHECK(error_with("l2.ways=1000") ==
+        "--set l2.ways=1000: l2.ways: with this value, l2.size (" + size_at +
+            ") 1 MiB is not a whole number (>= 1) of sets: it must be a multiple of l2.slices x "
+            "l2.ways x l2.line_size = 4 x 1000 x 128 B = 500 KiB");
+  // The key the invariant is stated on, overridden itself, is named as before.
+  CHECK_THAT(error_with("l2.size=1048704 B"),
+             Catch::StartsWith("--set l2.size=1048704 B: l2.size: 1 MiB (1048704 B) is not a whole "
+                               "number"));
+}
