@@ -282,11 +282,21 @@ def _core_of(config: Union[Config, str, os.PathLike[str], None]) -> Any:
     return _as_config(config)._core if config is not None else None
 
 
+def _memory_text(max_memory: Union[str, int, None]) -> str:
+    """``max_memory`` as --max-memory's text ("" for the default; a bare int is bytes)."""
+    if max_memory is None:
+        return ""
+    if isinstance(max_memory, bool) or not isinstance(max_memory, (str, int)):
+        raise UsageError(f"max_memory: expected a size such as \"8 GiB\" or a number of bytes, "
+                         f"got {max_memory!r}")
+    return f"{max_memory} B" if isinstance(max_memory, int) else max_memory
+
+
 def run(config: Union[Config, str], workload: Union[str, Sequence[str]] = "flash2", *,
         flush_l2_between_kernels: bool = False, what_if: Union[str, Sequence[str], None] = None,
         jobs: int = 2, timeline: Union[str, os.PathLike[str], None] = None,
         timeline_budget: int = 200_000, html: Union[str, os.PathLike[str], None] = None,
-        **params: ParamValue) -> Union[Report, Reports]:
+        max_memory: Union[str, int, None] = None, **params: ParamValue) -> Union[Report, Reports]:
     """Simulates a workload generated on the fly (``memwall run``).
 
     ``config`` is a Config or a file/preset name; ``params`` are the workload's parameters
@@ -297,13 +307,16 @@ def run(config: Union[Config, str], workload: Union[str, Sequence[str]] = "flash
     table. ``timeline`` writes the Perfetto/Chrome trace-event timeline of ``--timeline`` (one
     workload; at most ``timeline_budget`` op-level events and CTA slices, as
     ``--timeline-budget``). ``html`` writes the self-contained page of ``--html``.
+    ``max_memory`` ("8 GiB", or a number of bytes) is ``--max-memory``: the most a simulation
+    may hold (default half the machine's memory); past it the run raises UsageError with the
+    figure, as the CLI exits 2.
     """
     names = workload.split(",") if isinstance(workload, str) else list(workload)
     what_if_list = "" if what_if is None else (what_if if isinstance(what_if, str) else ",".join(what_if))
     runs, text, json_text, wi_text, wi_json = _core.run(
         _as_config(config)._core, names, _named(params), flush_l2_between_kernels, what_if_list, jobs,
         os.fspath(timeline) if timeline is not None else "", timeline_budget,
-        os.fspath(html) if html is not None else "")
+        os.fspath(html) if html is not None else "", _memory_text(max_memory))
     reports = [Report._from(j, t) for j, t in runs]
     if isinstance(workload, str) and len(names) == 1:
         result: Union[Report, Reports] = reports[0]
@@ -420,10 +433,12 @@ def trace(path: Union[str, os.PathLike[str]], workload: str = "flash2", *,
 
 
 def replay(config: Union[Config, str], path: Union[str, os.PathLike[str]], *,
-           flush_l2_between_kernels: bool = False) -> Report:
-    """Simulates a trace file (``memwall replay``): the same Report as ``memwall.run``."""
+           flush_l2_between_kernels: bool = False,
+           max_memory: Union[str, int, None] = None) -> Report:
+    """Simulates a trace file (``memwall replay``): the same Report as ``memwall.run``;
+    ``max_memory`` as there."""
     json_text, text = _core.replay(_as_config(config)._core, os.fspath(path),
-                                   flush_l2_between_kernels)
+                                   flush_l2_between_kernels, _memory_text(max_memory))
     return Report._from(json_text, text)
 
 

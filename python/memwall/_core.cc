@@ -35,6 +35,7 @@
 #include "sim/core/error.h"
 #include "sim/core/interrupt.h"
 #include "sim/core/log.h"
+#include "sim/core/memory_budget.h"
 #include "sim/core/output_guard.h"
 #include "sim/engine/simulator.h"
 #include "sim/hw/config_loader.h"
@@ -65,6 +66,17 @@ namespace py = pybind11;
 
 namespace memwall {
 namespace {
+
+/// `max_memory` of run and replay (the CLI's --max-memory): a size with its unit, or "" for the
+/// default, half the machine's memory.
+Bytes memory_limit_of(const std::string& text) {
+  if (text.empty()) return Bytes{};
+  try {
+    return parse_memory_limit(text);
+  } catch (const UnitError& e) {
+    throw UsageError(std::string("max_memory: ") + e.what());
+  }
+}
 
 /// How often the calling thread looks for a pending Ctrl-C while the work runs.
 constexpr std::chrono::milliseconds kSignalPoll{50};
@@ -319,8 +331,10 @@ PYBIND11_MODULE(_core, m) {
   m.def("run", [](const LoadedConfig& config, const std::vector<std::string>& workloads,
                   const std::vector<std::pair<std::string, std::string>>& named, bool flush_l2,
                   const std::string& what_if, unsigned jobs, const std::string& timeline,
-                  std::uint64_t timeline_budget, const std::string& html) {
+                  std::uint64_t timeline_budget, const std::string& html,
+                  const std::string& max_memory) {
     if (jobs < 1) throw UsageError("run: jobs must be at least 1");
+    const Bytes memory_limit = memory_limit_of(max_memory);
     if (!timeline.empty() && workloads.size() > 1) {
       throw UsageError("timeline takes a single workload");
     }
@@ -338,6 +352,7 @@ PYBIND11_MODULE(_core, m) {
     return without_gil([&] {
       SimOptions sim;
       sim.flush_l2_between_kernels = flush_l2;
+      sim.max_memory = memory_limit;
       std::vector<RunResult> results;
       std::vector<std::pair<std::string, std::string>> reports;
       const RunProvenance provenance =
@@ -426,11 +441,14 @@ PYBIND11_MODULE(_core, m) {
       py::arg("workload"), py::arg("named"), py::arg("config").none(true), py::arg("path"));
 
   // `memwall replay PATH`: (JSON report, text summary).
-  m.def("replay", [](const LoadedConfig& config, const std::string& path, bool flush_l2) {
+  m.def("replay", [](const LoadedConfig& config, const std::string& path, bool flush_l2,
+                     const std::string& max_memory) {
+    const Bytes memory_limit = memory_limit_of(max_memory);
     return without_gil([&] {
       TraceReader reader(path);
       SimOptions sim;
       sim.flush_l2_between_kernels = flush_l2;
+      sim.max_memory = memory_limit;
       const RunResult r = simulate(config.hw, reader, sim);
       const RunProvenance provenance =
           make_provenance(config.path_or_preset, config.overrides, config.hw);

@@ -47,7 +47,7 @@ def parameters() -> list[tuple[str, str]]:
     """Every parameter a keyword argument may name (those with a CLI flag): (name, type)."""
 
 def run(config: Config, workloads: list[str], named: list[tuple[str, str]], flush_l2: bool,
-        what_if: str, jobs: int, timeline: str, timeline_budget: int, html: str
+        what_if: str, jobs: int, timeline: str, timeline_budget: int, html: str, max_memory: str
         ) -> tuple[list[tuple[str, str]], str, str, str, str]:
     """Simulates each workload: ([(JSON report, text summary)], text of all, JSON of all,
     what-if text, what-if JSON (both "" without what_if))."""
@@ -67,7 +67,7 @@ def write_trace(workload: str, named: list[tuple[str, str]], config: Optional[Co
                 path: str) -> tuple[list[tuple[str, str]], int, int, int, int]:
     """`memwall trace -o PATH`: (resolved parameters, bytes, kernels, CTAs, ops)."""
 
-def replay(config: Config, path: str, flush_l2: bool) -> tuple[str, str]:
+def replay(config: Config, path: str, flush_l2: bool, max_memory: str) -> tuple[str, str]:
     """`memwall replay PATH`: (JSON report, text summary)."""
 
 def verify(workload: str, named: list[tuple[str, str]], config: Optional[Config], seed: int,

@@ -59,3 +59,22 @@ def test_an_unknown_parameter_or_a_value_of_the_wrong_type_is_a_usage_error():
         memwall.run("h200", dtype="fp64", **SMALL)
     with pytest.raises(memwall.UsageError, match="config or sram_bytes"):
         memwall.traffic(1024, 64, config="h200", sram_bytes="64 KiB")
+
+
+def test_max_memory_is_the_cli_max_memory(cli):
+    # A persistent kernel's CTA at an absurd length holds more ops than the limit allows: the
+    # same refusal, with the same figure, as `memwall run --max-memory`.
+    shape = dict(workload="naive", seq=10_000_000)
+    with pytest.raises(memwall.UsageError) as e:
+        memwall.run("h200", max_memory="1 GiB", **shape)
+    assert str(e.value) == cli.error("run", "--config", "h200", "--workload", "naive",
+                                     "--seq", "10000000", "--max-memory", "1 GiB")
+    with pytest.raises(memwall.UsageError) as by_bytes:
+        memwall.run("h200", max_memory=1 << 30, **shape)
+    assert str(by_bytes.value) == str(e.value)
+    # Within the limit nothing changes.
+    assert memwall.run("h200", max_memory="1 GiB", **SMALL).json == memwall.run("h200", **SMALL).json
+    with pytest.raises(memwall.UsageError, match='max_memory: must be greater than zero'):
+        memwall.run("h200", max_memory="0 B", **SMALL)
+    with pytest.raises(memwall.UsageError, match="max_memory: expected a size"):
+        memwall.run("h200", max_memory=1.5, **SMALL)
