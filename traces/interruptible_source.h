@@ -13,26 +13,21 @@ namespace memwall {
 
 /// Forwards to `inner`, throwing Interrupted (sim/core/interrupt.h) before each kernel and CTA
 /// once a signal has arrived.
-class InterruptibleSource final : public TraceSource {
+class InterruptibleSource final : public WrappingSource {
  public:
-  explicit InterruptibleSource(TraceSource& inner) : m_inner(inner) { throw_if_interrupted(); }
-
-  const WorkloadInfo& workload() const override { return m_inner.workload(); }
+  explicit InterruptibleSource(TraceSource& inner) : WrappingSource(inner) {
+    throw_if_interrupted();
+  }
 
   bool next_kernel(KernelInfo& kernel) override {
     throw_if_interrupted();
-    return m_inner.next_kernel(kernel);
+    return WrappingSource::next_kernel(kernel);
   }
 
   bool next_cta(std::vector<Op>& ops) override {
     throw_if_interrupted();
-    return m_inner.next_cta(ops);
+    return WrappingSource::next_cta(ops);
   }
-
-  void limit_cta_ops(std::uint64_t max_ops) override { m_inner.limit_cta_ops(max_ops); }
-
- private:
-  TraceSource& m_inner;
 };
 
 }  // namespace memwall

@@ -35,11 +35,29 @@ class TraceSource {
 
   /// From the next CTA on, a CTA of more than `max_ops` ops is refused with CtaOpLimitError
   /// (traces/recorder.h) before `ops` holds more: a persistent kernel's CTA holds its whole loop
-  /// over tiles, which grows with the shape. A source that wraps another forwards the limit.
+  /// over tiles, which grows with the shape. A source that wraps another derives from
+  /// WrappingSource, which forwards the limit.
   virtual void limit_cta_ops(std::uint64_t max_ops) { m_max_cta_ops = max_ops; }
 
  protected:
   std::uint64_t m_max_cta_ops = std::numeric_limits<std::uint64_t>::max();
+};
+
+/// A source that hands out another's kernels and CTAs and adds something on the way (a poll for
+/// signals, a progress line). Everything is forwarded; a wrapper overrides what it adds to and
+/// calls the base. The CTA op limit always reaches the source that holds the ops (final: a
+/// wrapper that kept it would limit nothing).
+class WrappingSource : public TraceSource {
+ public:
+  explicit WrappingSource(TraceSource& inner) : m_inner(inner) {}
+
+  const WorkloadInfo& workload() const override { return m_inner.workload(); }
+  bool next_kernel(KernelInfo& kernel) override { return m_inner.next_kernel(kernel); }
+  bool next_cta(std::vector<Op>& ops) override { return m_inner.next_cta(ops); }
+  void limit_cta_ops(std::uint64_t max_ops) final { m_inner.limit_cta_ops(max_ops); }
+
+ private:
+  TraceSource& m_inner;
 };
 
 /// The receiving side of a trace: what a model's Recorder writes into (a file writer, a counter,

@@ -108,33 +108,30 @@ std::vector<WorkloadKind> parse_workload_list(const std::string& text) {
 
 /// A TraceSource that draws a progress line of the CTAs it hands out (per kernel: "flash2 kernel
 /// 2 (softmax) [###   ] 1234/4096 CTAs ..."), on a terminal only, at most ten times a second.
-class ProgressSource final : public TraceSource {
+class ProgressSource final : public WrappingSource {
  public:
   explicit ProgressSource(TraceSource& inner)
-      : m_inner(inner), m_line(stderr_is_terminal(), 0, 0, "CTAs", true) {}
-  const WorkloadInfo& workload() const override { return m_inner.workload(); }
+      : WrappingSource(inner), m_line(stderr_is_terminal(), 0, 0, "CTAs", true) {}
   bool next_kernel(KernelInfo& kernel) override {
-    if (!m_inner.next_kernel(kernel)) {
+    if (!WrappingSource::next_kernel(kernel)) {
       m_line.finish();
       return false;
     }
     ++m_kernels;
     m_line.restart(
-        m_inner.workload().name + " kernel " + std::to_string(m_kernels) + " (" + kernel.name + ")",
+        workload().name + " kernel " + std::to_string(m_kernels) + " (" + kernel.name + ")",
         kernel.ctas);
     spdlog::info("kernel {} ({}): {} CTAs of {} threads, {} B of shared memory each", m_kernels,
                  kernel.name, kernel.ctas, kernel.threads_per_cta, kernel.smem_bytes_per_cta);
     return true;
   }
   bool next_cta(std::vector<Op>& ops) override {
-    const bool more = m_inner.next_cta(ops);
+    const bool more = WrappingSource::next_cta(ops);
     if (more) m_line.step();
     return more;
   }
-  void limit_cta_ops(std::uint64_t max_ops) override { m_inner.limit_cta_ops(max_ops); }
 
  private:
-  TraceSource& m_inner;
   ProgressLine m_line;
   std::uint64_t m_kernels = 0;
 };
