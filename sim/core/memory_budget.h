@@ -3,6 +3,7 @@
 /// the accounting of the structures that grow while it runs (the record of sectors fetched from
 /// DRAM). Whatever would pass the limit is refused with the figure, before it is allocated.
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -29,6 +30,8 @@ class MemoryBudget {
   /// Throws UsageError when a structure of `bytes` (`what`, known before the simulation starts)
   /// would not fit within the limit together with what is already counted.
   void check_up_front(std::uint64_t bytes, const std::string& what) const;
+  /// Uncounts `bytes` taken earlier (a reservation that ends).
+  void give_back(std::uint64_t bytes) { m_used -= std::min(bytes, m_used); }
 
   Bytes limit() const { return m_limit; }
   std::uint64_t used_bytes() const { return m_used; }

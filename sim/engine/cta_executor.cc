@@ -61,8 +61,12 @@ CtaExecutor::CtaExecutor(const HardwareConfig& config, MemoryPath& memory, std::
       m_port_bytes_per_s(config.xbar.port_bandwidth.bytes_per_second) {}
 
 void CtaExecutor::begin_kernel(std::size_t slots, std::uint32_t threads_per_cta,
-                               TrafficCounters& counters) {
+                               TrafficCounters& counters, std::uint64_t max_op_capacity) {
   m_slots.resize(std::max(m_slots.size(), slots));
+  for (std::size_t id = 0; id < m_slots.size(); ++id) {
+    std::vector<Op>& ops = m_slots[id].ops;
+    if (id >= slots || ops.capacity() > max_op_capacity) std::vector<Op>().swap(ops);
+  }
   m_counters = &counters;
   m_warp_path_ps_per_byte = 0;
   if (m_warp_load_bytes_per_s > 0) {

@@ -60,7 +60,10 @@ class CtaExecutor {
 
   /// Starts a kernel of `slots` slots (CtaScheduler::slot_count) and CTAs of `threads_per_cta`
   /// threads, whose counters (FLOPs, warp instructions, shared-memory bytes) go to `counters`.
-  void begin_kernel(std::size_t slots, std::uint32_t threads_per_cta, TrafficCounters& counters);
+  /// Frees the op lists of slots the kernel does not use and those holding room for more than
+  /// `max_op_capacity` ops (grown by an earlier kernel's longer CTAs).
+  void begin_kernel(std::size_t slots, std::uint32_t threads_per_cta, TrafficCounters& counters,
+                    std::uint64_t max_op_capacity);
   /// Latency ops count their cycles at `scale` × sm.clock from now on (the power limiter's clock;
   /// the SMs' pipes are set by Sm::set_clock_scale).
   void set_clock_scale(double scale) { m_sm_clock = Frequency{m_full_sm_clock.hertz * scale}; }

@@ -115,16 +115,22 @@ KernelResult Engine::run_kernel(const KernelInfo& info, Tick start) {
   }
   // Each slot keeps its CTA's ops, and a persistent kernel's CTA (one per SM, looping over tiles:
   // --gemm wgmma, flash3) holds its whole loop, which grows with the shape. Half of what is left
-  // of --max-memory goes to them: a CTA with more ops than its share (a vector may hold twice
-  // its size) is refused before it is allocated (start_cta says which and why). The CTAs resident
-  // at once are the slots, or the grid where it has fewer CTAs.
+  // of --max-memory is theirs for the kernel (taken from the budget, so that the record of
+  // fetched sectors grows into the other half only): a CTA with more ops than its share (a vector
+  // may hold twice its size) is refused before it is allocated (start_cta says which and why),
+  // and op lists an earlier kernel grew past the share are freed. The CTAs resident at once are
+  // the slots, or the grid where it has fewer CTAs.
+  m_budget.give_back(m_ops_reserved);
   const std::uint64_t left =
       m_budget.limit().count - std::min(m_budget.used_bytes(), m_budget.limit().count);
+  m_ops_reserved = left / 2;
+  m_budget.take(m_ops_reserved, "the op lists of the resident CTAs", "the kernel's ops per CTA");
   m_kernel_slots = std::max<std::uint64_t>(std::min<std::uint64_t>(slots, info.ctas), 1);
-  m_source.limit_cta_ops(cta_op_limit(Bytes{left / 2 / m_kernel_slots}));
+  const std::uint64_t max_ops = cta_op_limit(Bytes{m_ops_reserved / m_kernel_slots});
+  m_source.limit_cta_ops(max_ops);
   m_scheduler.begin_kernel(slots_per_sm);
   for (Sm& sm : m_sms) sm.begin_kernel();
-  m_executor.begin_kernel(m_scheduler.slot_count(), info.threads_per_cta, k.traffic);
+  m_executor.begin_kernel(m_scheduler.slot_count(), info.threads_per_cta, k.traffic, 2 * max_ops);
   for (SmTime& s : m_sm_time) s = SmTime{};
   m_kernel = &k;
   m_kernel_end = start + m_config.efficiency.launch_overhead;

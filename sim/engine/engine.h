@@ -79,6 +79,7 @@ class Engine final : private CtaExecutor::Host {
   Tick m_next_dispatch = 0;  ///< when the CTA dispatcher can start the next CTA
   std::uint64_t m_next_index = 0;
   std::uint64_t m_slot_capacity = 0;  ///< slots counted against the memory budget so far
+  std::uint64_t m_ops_reserved = 0;  ///< the current kernel's op lists' share of the budget
   bool m_exhausted = false;
   // The power model (sim/hw/power.h): the limiter's clock scale carries from kernel to kernel.
   PowerModel m_power;

@@ -3,6 +3,7 @@
 // path's own answer for the same access.
 #include <catch2/catch.hpp>
 
+#include <limits>
 #include <vector>
 
 #include "sim/core/event_queue.h"
@@ -30,7 +31,8 @@ struct Bench {
         sms(config.sm.count, Sm(config)),
         executor(config, memory, sms, queue, nullptr, log) {
     memory.set_kernel_counters(&counters);
-    executor.begin_kernel(config.sm.count, threads_per_cta, counters);
+    executor.begin_kernel(config.sm.count, threads_per_cta, counters,
+                          std::numeric_limits<std::uint64_t>::max());
   }
   void run() {
     while (!queue.empty()) {
@@ -264,4 +266,23 @@ TEST_CASE(
     CHECK(b.counters.smem_bytes == 1 << 20);
     CHECK(b.executor.take_pipe_use()[kSmemPipe].requests == 1);
   }
+}
+
+TEST_CASE("A kernel frees op lists it does not use and those grown past its share", "[executor]") {
+  Bench b(small_config());
+  const std::uint32_t slots = b.config.sm.count;
+  REQUIRE(slots >= 2);
+  // An earlier kernel left 1000 ops' room in slot 0 and 10 in slot 1.
+  b.executor.ops(0).reserve(1000);
+  b.executor.ops(1).reserve(10);
+  // The next kernel allows 100 ops per CTA and uses one slot: slot 0's room is over its share,
+  // slot 1 is not used; both are freed.
+  b.executor.begin_kernel(1, 128, b.counters, 100);
+  CHECK(b.executor.ops(0).capacity() == 0);
+  CHECK(b.executor.ops(1).capacity() == 0);
+  // Room within the share in a used slot is kept for the next CTA.
+  b.executor.ops(0).reserve(50);
+  const std::size_t kept = b.executor.ops(0).capacity();
+  b.executor.begin_kernel(1, 128, b.counters, 100);
+  CHECK(b.executor.ops(0).capacity() == kept);
 }
