@@ -12,6 +12,7 @@
 #include "models/model_source.h"
 #include "models/reference.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/progress_source.h"
 #include "sim/cli/workload_options.h"
 #include "sim/core/atomic_file.h"
 #include "sim/core/error.h"
@@ -181,8 +182,9 @@ void trace_command(const TraceOptions& o) {
     const auto source = make_model_source(p);
     source->limit_cta_ops(op_limit);
     TraceWriter writer(o.output);
+    ProgressSource shown(*source);
     CopyStats s;
-    with_cta_op_limit([&] { s = copy_trace(*source, writer); });
+    with_cta_op_limit([&] { s = copy_trace(shown, writer); });
     const double secs =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::printf(
@@ -198,8 +200,9 @@ void trace_command(const TraceOptions& o) {
   if (o.counts) {
     const auto source = make_model_source(p);
     source->limit_cta_ops(op_limit);
+    ProgressSource shown(*source);
     TraceCounts c;
-    with_cta_op_limit([&] { c = count_traffic(*source); });
+    with_cta_op_limit([&] { c = count_traffic(shown); });
     const Traffic closed = closed_form_traffic(p);
     std::fputs(counts_text(source->workload(), c, closed).c_str(), stdout);
     if (!o.json.empty()) write_file_atomically(o.json, counts_json(source->workload(), c, closed));
@@ -219,8 +222,9 @@ void stat_command(const StatOptions& o) {
   const auto start = std::chrono::steady_clock::now();
   TraceReader reader(o.file);
   reader.limit_cta_ops(trace_cta_op_limit());
+  ProgressSource shown(reader);
   TraceCounts c;
-  with_cta_op_limit([&] { c = count_traffic(reader); });
+  with_cta_op_limit([&] { c = count_traffic(shown); });
   const double secs =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const std::uint64_t size = std::filesystem::file_size(o.file);
