@@ -10,6 +10,10 @@
 #   smcount  gemm_sm<N>.csv for N in SMS (default "132 66 33 16"): the SM-count experiment's
 #            shapes in a green context of N SMs, one process each;
 #   ncu      gemm_ncu.csv: ncu of each kernel once at three shapes, bytes in base units;
+#   phases   gemm_phases.csv: wgmma_gemm --phases (where CTA 0's time goes in the small launches:
+#            its stamps from entry to the first TMA issue, the first stage landed, the first
+#            tile's wgmmas done, the first and last store issued and the end; warm and after an L2
+#            scrub), not in the default steps;
 #   ncu-small  gemm_ncu_small.csv: the same for the naive shapes of B*H 8, N 1024 and 2048
 #            (wgmma_gemm --profile-small: the timed sweep's smallest launches, under ncu's
 #            duration and clock instead of CUDA events), not in the default steps;
@@ -87,6 +91,13 @@ if want smcount; then
       status=1
     fi
   done
+fi
+if want phases; then
+  note "run --phases"
+  if ! timeout 120 "$bin/wgmma_gemm" --phases >"$out/gemm_phases.csv" 2>>"$log"; then
+    echo "FAILED: wgmma_gemm --phases" | tee -a "$log"
+    status=1
+  fi
 fi
 grep -E "check|FAIL" "$log" | tail -12
 

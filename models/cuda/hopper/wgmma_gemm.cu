@@ -26,14 +26,16 @@
 /// Shared memory: STAGES x (BM + BN) x 128 bytes of operand boxes (128-byte swizzle, every box
 /// 1024-byte aligned), BM x BN x 2 bytes of output staging, and the barriers.
 ///
-/// Usage: wgmma_gemm [--quick | --profile | --profile-small | --smcount] [--sms N] > gemm.csv
-///   (checks on stderr)
+/// Usage: wgmma_gemm [--quick | --profile | --profile-small | --phases | --smcount] [--sms N]
+///   > gemm.csv (checks on stderr)
 ///   default: the CPU checks, then every case timed (median of 20 launches after 3 warm-ups) beside
 ///   cuBLAS (cublasGemmStridedBatchedEx, fp16 in and out, fp32 compute) on the same buffers, its
 ///   output the reference; --quick: one sequence length, 5 launches; --profile: three cases, each
 ///   kernel launched once after the checks, for ncu; --profile-small: the same for the naive
 ///   shapes of B*H 8, N 1024 and 2048 (the sweep's smallest, where the timed launches run at low
-///   clocks and CUDA events add the launch), for ncu; --smcount: the SM-count experiment's shapes
+///   clocks and CUDA events add the launch), for ncu; --phases: where CTA 0's time goes in the
+///   small launches (its stamps: first TMA issued, first stage landed, first tile's wgmmas done,
+///   first and last store issued, end; warm and after an L2 scrub; run_phases); --smcount: the SM-count experiment's shapes
 ///   (8192^3, naive qk and pv at B*H 64, N 4096, d 64 and 128, and B*H 8, N 8192, d 128), 5
 ///   launches; --sms N: in a green context of N SMs (models/cuda/green_context.h). Column sm_mhz:
 ///   CTA 0's clock64 over %globaltimer during the last timed launch.
@@ -132,10 +134,29 @@ struct Schedule {
         k_tiles((k_ + kBK - 1) / kBK) {}
 };
 
-/// One thread of the producer warpgroup: fills the stages, in the consumers' order.
+/// The probe's words (CTA 0 only, when the launch passes one): the clock this launch ran at, and
+/// where a CTA's time goes before and after its tiles' work (--phases). %globaltimer in ns.
+enum ProbeWord : int {
+  kClockStart = 0,  // clock64, first consumer thread, after the barriers' set-up
+  kTimeStart = 1,  // %globaltimer at the same point
+  kClockEnd = 2,  // clock64, first consumer thread, after its last store completed
+  kTimeEnd = 3,  // %globaltimer at the same point
+  kTimeEntry = 4,  // thread 0 on entry, before the barriers' set-up
+  kTimeFirstIssue = 5,  // the producer issues its first TMA load
+  kTimeFirstFull = 6,  // the first consumer sees the first stage landed
+  kTimeFirstMain = 7,  // the first tile's wgmmas are done (first consumer)
+  kTimeFirstStore = 8,  // the first tile's TMA store is issued (first consumer)
+  kTimeLastStore = 9,  // the last tile's TMA store is issued (first consumer)
+  kTiles = 10,  // tiles CTA 0 computed
+  kProbeWords = 16
+};
+
+/// One thread of the producer warpgroup: fills the stages, in the consumers' order. `probe`: CTA
+/// 0's, else null.
 template <int BM, int BN, int STAGES, int BL>
 __device__ void produce(const CUtensorMap& map_a, const CUtensorMap& map_b,
-                        const Smem<BM, BN, STAGES, BL>& sm, const Schedule& sc) {
+                        const Smem<BM, BN, STAGES, BL>& sm, const Schedule& sc,
+                        unsigned long long* probe) {
   using T = Tile<BM, BN, STAGES, BL>;
   int it = 0;  // K-tiles issued so far, over all of this CTA's tiles
   for (int t = blockIdx.x; t < sc.tiles; t += gridDim.x) {
@@ -144,6 +165,7 @@ __device__ void produce(const CUtensorMap& map_a, const CUtensorMap& map_b,
       const int s = it % STAGES;
       mbarrier_wait(&sm.empty[s], ((it / STAGES) & 1) ^ 1);
       mbarrier_arrive_expect_tx(&sm.full[s], T::kStageBytes);
+      if (probe != nullptr && it == 0) probe[kTimeFirstIssue] = ubench::global_timer_ns();
       tma_load_3d(sm.a + s * T::kABytes, &map_a, &sm.full[s], kt * kBK, c.m0, c.b);
       if constexpr (BL == kBKMajor) {
         tma_load_3d(sm.b + s * T::kBBytes, &map_b, &sm.full[s], kt * kBK, c.n0, c.b);
@@ -158,20 +180,24 @@ __device__ void produce(const CUtensorMap& map_a, const CUtensorMap& map_b,
   }
 }
 
-/// One consumer warpgroup (cw = 0 or 1: rows cw x kWgRows .. of every tile).
+/// One consumer warpgroup (cw = 0 or 1: rows cw x kWgRows .. of every tile). `probe`: CTA 0's
+/// first consumer's, else null; its thread 0 stamps the phases.
 template <int BM, int BN, int STAGES, int BL>
 __device__ void consume(const CUtensorMap& map_c, const Smem<BM, BN, STAGES, BL>& sm,
-                        const Schedule& sc, int cw, float alpha) {
+                        const Schedule& sc, int cw, float alpha, unsigned long long* probe) {
   using T = Tile<BM, BN, STAGES, BL>;
   const int tid = threadIdx.x % 128, warp = tid / 32, lane = tid % 32;
   unsigned char* staging = sm.staging + cw * T::kWgRows * BN * 2;
   float acc[T::kMi][BN / 2];
+  const bool stamp = probe != nullptr && tid == 0;
   int it = 0;
+  int tiles = 0;
   for (int t = blockIdx.x; t < sc.tiles; t += gridDim.x) {
     const TileCoord c = tile_coord(t, sc.tiles_m, sc.tiles_n, BM, BN);
     for (int kt = 0; kt < sc.k_tiles; ++kt, ++it) {
       const int s = it % STAGES;
       mbarrier_wait(&sm.full[s], (it / STAGES) & 1);
+      if (stamp && it == 0) probe[kTimeFirstFull] = ubench::global_timer_ns();
       const std::uint32_t a_base = smem_addr(sm.a + s * T::kABytes) + cw * T::kWgRows * kRowBytes;
       const std::uint32_t b_base = smem_addr(sm.b + s * T::kBBytes);
 #pragma unroll
@@ -201,6 +227,7 @@ __device__ void consume(const CUtensorMap& map_c, const Smem<BM, BN, STAGES, BL>
     wgmma_wait<0>();
 #pragma unroll
     for (int i = 0; i < T::kMi; ++i) pin(acc[i]);
+    if (stamp && tiles == 0) probe[kTimeFirstMain] = ubench::global_timer_ns();
     if (tid == 0) mbarrier_arrive(&sm.empty[(it - 1) % STAGES]);
 
     // Epilogue. The previous tile's store must have read the staging buffer first.
@@ -229,9 +256,16 @@ __device__ void consume(const CUtensorMap& map_c, const Smem<BM, BN, STAGES, BL>
                      c.m0 + cw * T::kWgRows, c.b);
       }
       bulk_commit();
+      if (stamp) {
+        const unsigned long long now = ubench::global_timer_ns();
+        if (tiles == 0) probe[kTimeFirstStore] = now;
+        probe[kTimeLastStore] = now;
+      }
     }
+    ++tiles;
   }
   if (tid == 0) bulk_wait<0>();
+  if (stamp) probe[kTiles] = static_cast<unsigned long long>(tiles);
 }
 
 template <int BM, int BN, int STAGES, int BL>
@@ -243,7 +277,9 @@ __global__ void __launch_bounds__(kThreads, 1)
   extern __shared__ unsigned char smem_raw[];
   const Smem<BM, BN, STAGES, BL> sm(smem_raw);
   const Schedule sc(m, n, k, batch, BM, BN);
+  const bool cta_probe = probe != nullptr && blockIdx.x == 0;
   if (threadIdx.x == 0) {
+    if (cta_probe) probe[kTimeEntry] = ubench::global_timer_ns();
     for (int s = 0; s < STAGES; ++s) {
       mbarrier_init(&sm.full[s], 1);
       mbarrier_init(&sm.empty[s], 2);  // one arrival per consumer warpgroup
@@ -253,21 +289,21 @@ __global__ void __launch_bounds__(kThreads, 1)
   __syncthreads();
   // CTA 0's first consumer thread reads the SM clock and the global timer at the start and at
   // the end: the clock this launch ran at.
-  const bool probing = probe != nullptr && blockIdx.x == 0 && threadIdx.x == 128;
+  const bool probing = cta_probe && threadIdx.x == 128;
   if (probing) {
-    probe[0] = clock64();
-    probe[1] = ubench::global_timer_ns();
+    probe[kClockStart] = clock64();
+    probe[kTimeStart] = ubench::global_timer_ns();
   }
   const int wg = threadIdx.x / 128;
   if (wg == 0) {
     setmaxnreg_dec<40>();
-    if (threadIdx.x == 0) produce(map_a, map_b, sm, sc);
+    if (threadIdx.x == 0) produce(map_a, map_b, sm, sc, cta_probe ? probe : nullptr);
   } else {
     setmaxnreg_inc<232>();
-    consume(map_c, sm, sc, wg - 1, alpha);
+    consume(map_c, sm, sc, wg - 1, alpha, cta_probe && wg == 1 ? probe : nullptr);
     if (probing) {
-      probe[2] = clock64();
-      probe[3] = ubench::global_timer_ns();
+      probe[kClockEnd] = clock64();
+      probe[kTimeEnd] = ubench::global_timer_ns();
     }
   }
 }
@@ -309,7 +345,7 @@ KernelConfig config(const char* name) {
 }
 
 int g_sms = 0;  // the SMs the persistent grid is sized for (a green context's, with --sms)
-unsigned long long* g_probe = nullptr;  // 4 words: clock64 and %globaltimer at start and end
+unsigned long long* g_probe = nullptr;  // kProbeWords words: the clock and the phases (ProbeWord)
 bool g_probe_on = true;  // off under --profile: its 128 bytes of stores show in ncu
 cudaStream_t g_stream = nullptr;  // every launch, copy and event (a green context's stream)
 
@@ -459,7 +495,11 @@ double median_ms(F&& f, int reps) {
     UB_CHECK(cudaStreamSynchronize(g_stream));
     return 0.0;
   }
-  for (int i = 0; i < 3; ++i) f();
+  if (reps > 0) {
+    for (int i = 0; i < 3; ++i) f();  // warm-up
+  } else {
+    reps = 1;  // -1: one timed launch as it comes (after an L2 scrub: --phases)
+  }
   for (int i = 0; i < reps; ++i) {
     UB_CHECK(cudaEventRecord(e0, g_stream));
     f();
@@ -482,15 +522,44 @@ struct Case {
 [[noreturn]] void usage(const char* why) {
   std::fprintf(
       stderr,
-      "wgmma_gemm: %s\nusage: wgmma_gemm [--quick | --profile | --profile-small | --smcount] [--sms N]\n",
+      "wgmma_gemm: %s\nusage: wgmma_gemm [--quick | --profile | --profile-small | --phases | --smcount] [--sms N]\n",
       why);
   std::exit(2);
+}
+
+/// --phases: where CTA 0's time goes in small launches (the probe's stamps, ns after its thread 0
+/// entered), warm (the median of 20 back-to-back launches, the stamps of the last) and cold (the
+/// L2 scrubbed by writing `scrub` before each of 5 launches, one row each).
+void run_phases(const KernelConfig& cfg, const Case& cs, void* scrub, size_t scrub_bytes) {
+  const Problem& p = cs.p;
+  Buffers bf = alloc(p, 99u + p.m + p.k);
+  const auto row = [&](const char* mode, double ms) {
+    unsigned long long h[kProbeWords];
+    UB_CHECK(cudaMemcpyAsync(h, g_probe, sizeof h, cudaMemcpyDeviceToHost, g_stream));
+    UB_CHECK(cudaStreamSynchronize(g_stream));
+    const auto at = [&](int w) { return (long long)h[w] - (long long)h[kTimeEntry]; };
+    const double mhz = h[kTimeEnd] > h[kTimeStart] ? double(h[kClockEnd] - h[kClockStart]) /
+                                                         double(h[kTimeEnd] - h[kTimeStart]) * 1e3
+                                                   : 0.0;
+    std::printf("%s,%s,%d,%d,%d,%d,%s,%llu,%.5f,%.0f,%lld,%lld,%lld,%lld,%lld,%lld,%lld\n", mode,
+                cs.label, p.batch, p.m, p.n, p.k, cfg.name, h[kTiles], ms, mhz, at(kTimeStart),
+                at(kTimeFirstIssue), at(kTimeFirstFull), at(kTimeFirstMain), at(kTimeFirstStore),
+                at(kTimeLastStore), at(kTimeEnd));
+    std::fflush(stdout);
+  };
+  UB_CHECK(cudaMemsetAsync(g_probe, 0, kProbeWords * sizeof(unsigned long long), g_stream));
+  row("warm", median_ms([&] { launch(cfg, p, bf.a, bf.b, bf.c, g_stream); }, 20));
+  for (int r = 0; r < 5; ++r) {
+    UB_CHECK(cudaMemsetAsync(scrub, r, scrub_bytes, g_stream));
+    row("cold", median_ms([&] { launch(cfg, p, bf.a, bf.b, bf.c, g_stream); }, -1));
+  }
+  release(bf);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false, profile = false, profile_small = false, smcount = false;
+  bool quick = false, profile = false, profile_small = false, smcount = false, phases = false;
   int sms = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -502,6 +571,8 @@ int main(int argc, char** argv) {
       profile = profile_small = true;
     else if (a == "--smcount")
       smcount = true;
+    else if (a == "--phases")
+      phases = true;
     else if (a == "--sms" && i + 1 < argc)
       sms = std::atoi(argv[++i]);
     else
@@ -514,7 +585,7 @@ int main(int argc, char** argv) {
   // --sms N: everything runs in a green context of (at least) N SMs, the persistent grid sized
   // for what it holds.
   const auto green = green_context(sms, g_stream, g_sms);
-  UB_CHECK(cudaMalloc(&g_probe, 4 * sizeof(unsigned long long)));
+  UB_CHECK(cudaMalloc(&g_probe, kProbeWords * sizeof(unsigned long long)));
   g_probe_on = !profile;
 
   const std::vector<KernelConfig> tn = {config<128, 128, 4, kBKMajor>("wgmma_128x128x4_tn"),
@@ -537,6 +608,32 @@ int main(int argc, char** argv) {
   for (const KernelConfig& cfg : nn) {
     ok &= check_cpu(cfg, {2, 200, cfg.bn, 200, kBNMajor, 1.0f});
     ok &= check_cpu(cfg, {1, 256, cfg.bn, 512, kBNMajor, 0.25f});
+  }
+
+  if (phases) {
+    std::vector<Case> pc = {{"gemm", {1, 384, 512, 256, kBKMajor, 1.0f}}};
+    for (int d : {64, 128}) {
+      for (int sq : {1024, 2048}) {
+        pc.push_back({"naive-qk", {8, sq, sq, d, kBKMajor, 1.0f / std::sqrt(float(d))}});
+        pc.push_back({"naive-pv", {8, sq, d, sq, kBNMajor, 1.0f}});
+      }
+    }
+    const size_t scrub_bytes = size_t(256) << 20;  // over 4x the L2 of an H100 or H200
+    void* scrub = nullptr;
+    UB_CHECK(cudaMalloc(&scrub, scrub_bytes));
+    std::printf(
+        "mode,shape,batch,m,n,k,kernel,cta0_tiles,ms,sm_mhz,start_ns,first_issue_ns,"
+        "first_full_ns,first_main_ns,first_store_ns,last_store_ns,end_ns\n");
+    for (const Case& cs : pc) {
+      for (const KernelConfig& cfg : cs.p.layout == kBKMajor ? tn : nn) {
+        if (cs.p.layout == kBNMajor && cfg.bn != cs.p.n) continue;
+        run_phases(cfg, cs, scrub, scrub_bytes);
+      }
+    }
+    UB_CHECK(cudaFree(scrub));
+    UB_CHECK(cudaFree(g_probe));
+    std::fprintf(stderr, ok ? "all checks passed\n" : "SOME CHECKS FAILED\n");
+    return ok ? 0 : 1;
   }
 
   std::vector<Case> cases;
