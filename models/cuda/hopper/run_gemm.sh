@@ -16,7 +16,9 @@
 #            scrub), not in the default steps;
 #   ncu-small  gemm_ncu_small.csv: the same for the naive shapes of B*H 8, N 1024 and 2048
 #            (wgmma_gemm --profile-small: the timed sweep's smallest launches, under ncu's
-#            duration and clock instead of CUDA events), not in the default steps;
+#            duration and clock instead of CUDA events), and gemm_stalls_small.txt (ncu's warp
+#            state and scheduler sections of the same launches, the checks' 10 skipped), not in
+#            the default steps;
 #   tma      tma_bw.csv: per-SM bandwidth of TMA stores, TMA loads and st.global against active
 #            SMs and transfers in flight (tma_bw.cu).
 # log.txt: provenance, the ptxas report, SASS opcode counts, the checks against the CPU and
@@ -126,6 +128,13 @@ for run in "ncu --profile gemm_ncu" "ncu-small --profile-small gemm_ncu_small"; 
     status=1
   fi
 done
+if want ncu-small; then
+  note "ncu sections --profile-small"
+  timeout 240 ncu --clock-control none --kernel-name regex:wgmma_gemm_kernel --launch-skip 10 \
+    --section WarpStateStats --section SchedulerStats --section LaunchStats \
+    "$bin/wgmma_gemm" --profile-small >"$out/gemm_stalls_small.txt" 2>>"$log" ||
+    { echo "FAILED: ncu sections" | tee -a "$log"; status=1; }
+fi
 note "done, status $status"
 for f in "$out"/gemm*.csv; do [[ $f == *ncu* ]] || { echo "-- $f"; cut -d, -f1-10 "$f"; }; done | tail -60
 exit $status
