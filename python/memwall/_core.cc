@@ -67,17 +67,6 @@ namespace py = pybind11;
 namespace memwall {
 namespace {
 
-/// `max_memory` of run and replay (the CLI's --max-memory): a size with its unit, or "" for the
-/// default, half the machine's memory.
-Bytes memory_limit_of(const std::string& text) {
-  if (text.empty()) return Bytes{};
-  try {
-    return parse_memory_limit(text);
-  } catch (const UnitError& e) {
-    throw UsageError(std::string("max_memory: ") + e.what());
-  }
-}
-
 /// How often the calling thread looks for a pending Ctrl-C while the work runs.
 constexpr std::chrono::milliseconds kSignalPoll{50};
 
@@ -334,7 +323,7 @@ PYBIND11_MODULE(_core, m) {
                   std::uint64_t timeline_budget, const std::string& html,
                   const std::string& max_memory) {
     if (jobs < 1) throw UsageError("run: jobs must be at least 1");
-    const Bytes memory_limit = memory_limit_of(max_memory);
+    const Bytes memory_limit = memory_limit_option(max_memory, "max_memory");
     if (!timeline.empty() && workloads.size() > 1) {
       throw UsageError("timeline takes a single workload");
     }
@@ -443,7 +432,7 @@ PYBIND11_MODULE(_core, m) {
   // `memwall replay PATH`: (JSON report, text summary).
   m.def("replay", [](const LoadedConfig& config, const std::string& path, bool flush_l2,
                      const std::string& max_memory) {
-    const Bytes memory_limit = memory_limit_of(max_memory);
+    const Bytes memory_limit = memory_limit_option(max_memory, "max_memory");
     return without_gil([&] {
       TraceReader reader(path);
       SimOptions sim;

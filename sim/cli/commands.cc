@@ -8,12 +8,7 @@
 namespace memwall {
 
 Bytes max_memory_option(const std::string& text) {
-  if (text.empty()) return Bytes{};
-  try {
-    return parse_memory_limit(text);
-  } catch (const UnitError& e) {
-    throw UsageError(std::string("--max-memory: ") + e.what());
-  }
+  return memory_limit_option(text, "--max-memory");
 }
 
 void add_examples(CLI::App& command, const char* examples) {

@@ -26,6 +26,15 @@ Bytes parse_memory_limit(const std::string& text) {
   return b;
 }
 
+Bytes memory_limit_option(const std::string& text, const std::string& name) {
+  if (text.empty()) return Bytes{};
+  try {
+    return parse_memory_limit(text);
+  } catch (const UnitError& e) {
+    throw UsageError(name + ": " + e.what());
+  }
+}
+
 void MemoryBudget::take(std::uint64_t bytes, const char* what, const char* growth) {
   if (bytes > m_limit.count || m_used > m_limit.count - bytes) {
     throw UsageError(std::string("the simulation needs more memory than the limit of ") +

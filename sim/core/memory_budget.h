@@ -18,6 +18,11 @@ Bytes default_memory_limit();
 /// Throws UnitError otherwise.
 Bytes parse_memory_limit(const std::string& text);
 
+/// An option's memory limit, as `--max-memory` (the CLI) and `max_memory` (Python) take it:
+/// Bytes{} when `text` is empty (the default, half the machine's memory), else
+/// parse_memory_limit's size; UsageError "<name>: <reason>" otherwise.
+Bytes memory_limit_option(const std::string& text, const std::string& name);
+
 /// A limit and the bytes counted against it so far. Not thread-safe: one per simulation.
 class MemoryBudget {
  public:
