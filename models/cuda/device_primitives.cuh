@@ -110,6 +110,31 @@ __device__ __forceinline__ void store_half2(half* tile, int row, int col, float 
   *reinterpret_cast<half2*>(tile + offset) = __floats2half2_rn(x, y);
 }
 
+/// Writes a warp's mma.sync accumulators to a swizzled shared tile of Width columns: fragment
+/// (mt, nt) of the warp at (wm, wn) of warps of WarpRows × WarpCols, rows g and g + 8 of its
+/// m16n8 block, each value times `scale` when Scaled.
+template <int Width, int WarpRows, int WarpCols, bool Scaled, int Mt, int Nt>
+__device__ __forceinline__ void stage_accumulators(half* tile, const float (&acc)[Mt][Nt][4],
+                                                   int wm, int wn, int lane, float scale) {
+  const int g = lane / 4;
+  const int t = lane % 4;
+#pragma unroll
+  for (int mt = 0; mt < Mt; ++mt) {
+#pragma unroll
+    for (int nt = 0; nt < Nt; ++nt) {
+      const int r = wm * WarpRows + mt * 16 + g;
+      const int c = wn * WarpCols + nt * 8 + 2 * t;
+      if constexpr (Scaled) {
+        store_half2<Width>(tile, r, c, acc[mt][nt][0] * scale, acc[mt][nt][1] * scale);
+        store_half2<Width>(tile, r + 8, c, acc[mt][nt][2] * scale, acc[mt][nt][3] * scale);
+      } else {
+        store_half2<Width>(tile, r, c, acc[mt][nt][0], acc[mt][nt][1]);
+        store_half2<Width>(tile, r + 8, c, acc[mt][nt][2], acc[mt][nt][3]);
+      }
+    }
+  }
+}
+
 /// Four 8×8 fp16 matrices from shared memory; this lane supplies the row address `ptr`.
 __device__ __forceinline__ void ldmatrix_x4(std::uint32_t (&r)[4], const half* ptr) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"

@@ -208,18 +208,7 @@ __global__ void __launch_bounds__(kGemmThreads)
   }
 
   half* so = smem;  // the O tile, [BM][D] swizzled
-  const int g = lane / 4;
-  const int t = lane % 4;
-#pragma unroll
-  for (int mt = 0; mt < kMt; ++mt) {
-#pragma unroll
-    for (int nt = 0; nt < kNt; ++nt) {
-      const int r = wm * kWarpRows + mt * 16 + g;
-      const int col = wn * kWarpCols + nt * 8 + 2 * t;
-      store_half2<D>(so, r, col, acc[mt][nt][0], acc[mt][nt][1]);
-      store_half2<D>(so, r + 8, col, acc[mt][nt][2], acc[mt][nt][3]);
-    }
-  }
+  stage_accumulators<D, kWarpRows, kWarpCols, false>(so, acc, wm, wn, lane, 1.0f);
   __syncthreads();
   store_tile_box<BM, D, kGemmThreads>(o + (bh * n + row0) * D, so, rows, D, D);
 }

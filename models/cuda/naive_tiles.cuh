@@ -80,18 +80,7 @@ __device__ __forceinline__ void qk_tile(const half* __restrict__ a, const half* 
   __syncthreads();
 
   half* so = sa;  // the out tile, [BM][BN] swizzled
-  const int g = lane / 4;
-  const int t = lane % 4;
-#pragma unroll
-  for (int mt = 0; mt < kMt; ++mt) {
-#pragma unroll
-    for (int nt = 0; nt < kNt; ++nt) {
-      const int r = wm * kWarpRows + mt * 16 + g;
-      const int c = wn * kWarpCols + nt * 8 + 2 * t;
-      store_half2<BN>(so, r, c, acc[mt][nt][0] * scale, acc[mt][nt][1] * scale);
-      store_half2<BN>(so, r + 8, c, acc[mt][nt][2] * scale, acc[mt][nt][3] * scale);
-    }
-  }
+  stage_accumulators<BN, kWarpRows, kWarpCols, true>(so, acc, wm, wn, lane, scale);
   __syncthreads();
   store_tile_box<BM, BN, kQkThreads>(out + (bh * n + row0) * n + col0, so, rows, cols, n);
 }
