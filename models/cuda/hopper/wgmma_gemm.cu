@@ -529,8 +529,9 @@ struct Case {
 
 /// --phases: where CTA 0's time goes in small launches (the probe's stamps, ns after its thread 0
 /// entered), warm (the median of 20 back-to-back launches, the stamps of the last) and cold (the
-/// L2 scrubbed by writing `scrub` before each of 5 launches, one row each).
-void run_phases(const KernelConfig& cfg, const Case& cs, void* scrub, size_t scrub_bytes) {
+/// L2 scrubbed by reading `scrub` before each of 5 launches, one row each).
+void run_phases(const KernelConfig& cfg, const Case& cs, const uint4* scrub, size_t scrub_bytes,
+                unsigned* sink) {
   const Problem& p = cs.p;
   Buffers bf = alloc(p, 99u + p.m + p.k);
   const auto row = [&](const char* mode, double ms) {
@@ -550,7 +551,8 @@ void run_phases(const KernelConfig& cfg, const Case& cs, void* scrub, size_t scr
   UB_CHECK(cudaMemsetAsync(g_probe, 0, kProbeWords * sizeof(unsigned long long), g_stream));
   row("warm", median_ms([&] { launch(cfg, p, bf.a, bf.b, bf.c, g_stream); }, 20));
   for (int r = 0; r < 5; ++r) {
-    UB_CHECK(cudaMemsetAsync(scrub, r, scrub_bytes, g_stream));
+    ubench::scrub_l2<<<4 * g_sms, 512, 0, g_stream>>>(scrub, scrub_bytes / 16, sink);
+    UB_CHECK_LAUNCH("scrub_l2");
     row("cold", median_ms([&] { launch(cfg, p, bf.a, bf.b, bf.c, g_stream); }, -1));
   }
   release(bf);
@@ -619,18 +621,22 @@ int main(int argc, char** argv) {
       }
     }
     const size_t scrub_bytes = size_t(256) << 20;  // over 4x the L2 of an H100 or H200
-    void* scrub = nullptr;
+    uint4* scrub = nullptr;
+    unsigned* sink = nullptr;
     UB_CHECK(cudaMalloc(&scrub, scrub_bytes));
+    UB_CHECK(cudaMalloc(&sink, sizeof(unsigned)));
+    UB_CHECK(cudaMemset(scrub, 2, scrub_bytes));
     std::printf(
         "mode,shape,batch,m,n,k,kernel,cta0_tiles,ms,sm_mhz,start_ns,first_issue_ns,"
         "first_full_ns,first_main_ns,first_store_ns,last_store_ns,end_ns\n");
     for (const Case& cs : pc) {
       for (const KernelConfig& cfg : cs.p.layout == kBKMajor ? tn : nn) {
         if (cs.p.layout == kBNMajor && cfg.bn != cs.p.n) continue;
-        run_phases(cfg, cs, scrub, scrub_bytes);
+        run_phases(cfg, cs, scrub, scrub_bytes, sink);
       }
     }
     UB_CHECK(cudaFree(scrub));
+    UB_CHECK(cudaFree(sink));
     UB_CHECK(cudaFree(g_probe));
     std::fprintf(stderr, ok ? "all checks passed\n" : "SOME CHECKS FAILED\n");
     return ok ? 0 : 1;

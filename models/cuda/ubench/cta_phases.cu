@@ -71,16 +71,6 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-__global__ void scrub(const uint4* buf, size_t vecs, unsigned* sink) {
-  unsigned acc = 0;
-  for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < vecs;
-       i += size_t(gridDim.x) * blockDim.x) {
-    const uint4 v = __ldcg(buf + i);
-    acc ^= v.x ^ v.w;
-  }
-  if (acc == 0x9e3779b9u) *sink = acc;  // keeps the loads
-}
-
 /// Dynamic shared memory that lets exactly k CTAs of `phases` onto an SM and holds `in` bytes.
 int smem_for(const cudaDeviceProp& prop, int k, int in_bytes) {
   const int bytes = std::max(in_bytes, int(prop.sharedMemPerMultiprocessor / (k + 1)) + 2048);
@@ -127,7 +117,7 @@ int main() {
         const int ctas = sms * k * waves;
         std::vector<double> ms;
         for (int launch = 0; launch <= kTimedLaunches; ++launch) {
-          scrub<<<4 * sms, 512>>>(scrub_buf, kScrubBytes / 16, sink);
+          ubench::scrub_l2<<<4 * sms, 512>>>(scrub_buf, kScrubBytes / 16, sink);
           UB_CHECK_LAUNCH("scrub");
           timer.start();
           phases<<<ctas, kThreads, smem>>>(src, dst, c.in / 16, c.out / 16, c.spin, stamps);
