@@ -31,6 +31,26 @@ def tile_of(kernel):
     return int(m.group(1)), int(m.group(2))
 
 
+def case_args(r):
+    """(key, `memwall run` arguments) of the simulation of gemm.csv row `r` (also the rows of
+    wgmma_gemm --phases): the gemm workload, or the naive run whose qk or pv kernel it is, on the
+    row's tile. Rows of one naive shape and tile share a key: one run gives qk and pv."""
+    bm, bn = tile_of(r["kernel"])
+    batch, m, n, k = (int(r[c]) for c in ("batch", "m", "n", "k"))
+    if r["shape"] == "gemm":
+        return ("gemm", m, n, k, bm, bn), [
+            "--workload", "gemm", "--m", str(m), "--n", str(n), "--k", str(k),
+            "--tile-m", str(bm), "--tile-n", str(bn)]
+    if r["shape"] == "naive-qk":
+        return ("naive", batch, m, k, bm, bn), [
+            "--workload", "naive", "--batch", str(batch), "--heads", "1", "--seq", str(m),
+            "--head-dim", str(k), "--block-q", str(bm), "--block-kv", str(bn)]
+    # naive-pv: m = seq, n = d, k = seq; its tile is 128 x d
+    return ("naive", batch, m, n, bm, 128), [
+        "--workload", "naive", "--batch", str(batch), "--heads", "1", "--seq", str(m),
+        "--head-dim", str(n), "--block-q", str(bm), "--block-kv", "128"]
+
+
 def run_case(memwall, config, args):
     """`memwall run --config CONFIG ARGS --json`'s report (exits on a failed run)."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -87,20 +107,7 @@ def main():
     # One simulation per (config, workload shape, tile): the naive runs give qk and pv at once.
     jobs = {}
     for r in rows:
-        bm, bn = tile_of(r["kernel"])
-        batch, m, n, k = (int(r[c]) for c in ("batch", "m", "n", "k"))
-        if r["shape"] == "gemm":
-            key = ("gemm", m, n, k, bm, bn)
-            args = ["--workload", "gemm", "--m", str(m), "--n", str(n), "--k", str(k),
-                    "--tile-m", str(bm), "--tile-n", str(bn)]
-        elif r["shape"] == "naive-qk":
-            key = ("naive", batch, m, k, bm, bn)
-            args = ["--workload", "naive", "--batch", str(batch), "--heads", "1", "--seq", str(m),
-                    "--head-dim", str(k), "--block-q", str(bm), "--block-kv", str(bn)]
-        else:  # naive-pv: m = seq, n = d, k = seq; its tile is 128 x d
-            key = ("naive", batch, m, n, bm, 128)
-            args = ["--workload", "naive", "--batch", str(batch), "--heads", "1", "--seq", str(m),
-                    "--head-dim", str(n), "--block-q", str(bm), "--block-kv", "128"]
+        key, args = case_args(r)
         sms = r.get("sms", "")
         if sms:
             key = (*key, int(sms))

@@ -22,25 +22,15 @@ import subprocess
 import sys
 import tempfile
 
+from compare_gemm import case_args  # the same launch as the timing comparison simulates
+
 STAMPS = ["first_full_ns", "first_main_ns", "first_store_ns", "last_store_ns", "end_ns"]
-
-
-def model_args(row):
-    bm, bn = (int(x) for x in row["kernel"].split("_")[1].split("x")[:2])
-    batch, m, n, k = (int(row[c]) for c in ("batch", "m", "n", "k"))
-    if row["shape"] == "gemm":
-        return "gemm", ["--workload", "gemm", "--m", str(m), "--n", str(n), "--k", str(k),
-                        "--tile-m", str(bm), "--tile-n", str(bn)]
-    if row["shape"] == "naive-qk":
-        return "qk", ["--workload", "naive", "--batch", str(batch), "--heads", "1", "--seq", str(m),
-                      "--head-dim", str(k), "--block-q", str(bm), "--block-kv", str(bn)]
-    return "pv", ["--workload", "naive", "--batch", str(batch), "--heads", "1", "--seq", str(m),
-                  "--head-dim", str(n), "--block-q", str(bm), "--block-kv", "128"]
 
 
 def model_phases(memwall, config, row):
     """(kernel time, CTA 0's stamps in ns from its start) of the simulated launch."""
-    kernel, args = model_args(row)
+    kernel = {"gemm": "gemm", "naive-qk": "qk", "naive-pv": "pv"}[row["shape"]]
+    args = case_args(row)[1]
     with tempfile.TemporaryDirectory() as tmp:
         tl, rep = os.path.join(tmp, "t.json"), os.path.join(tmp, "r.json")
         subprocess.run([memwall, "run", "--config", config, *args, "--gemm", "wgmma", "--flush-l2",
