@@ -23,18 +23,22 @@ constexpr std::size_t kMaxReasonShown = 600;
 
 std::string config_message(const SourcePos& pos, const std::string& key,
                            const std::string& reason) {
-  // The place may be an override's own text ("--set KEY=VALUE"), as long as its value.
-  std::string msg = pos.file.empty() ? std::string("<config>") : cut_long(pos.file, kMaxKeyShown);
-  if (pos.line > 0) {
-    msg += ":" + std::to_string(pos.line);
-    if (pos.column > 0) msg += ":" + std::to_string(pos.column);
-  }
-  msg += ": ";
+  std::string msg = format_source_pos(pos) + ": ";
   if (!key.empty()) msg += key + ": ";
   return msg + reason;
 }
 
 }  // namespace
+
+std::string format_source_pos(const SourcePos& pos) {
+  // The place may be an override's own text ("--set KEY=VALUE"), as long as its value.
+  std::string place = pos.file.empty() ? std::string("<config>") : cut_long(pos.file, kMaxKeyShown);
+  if (pos.line > 0) {
+    place += ":" + std::to_string(pos.line);
+    if (pos.column > 0) place += ":" + std::to_string(pos.column);
+  }
+  return place;
+}
 
 ConfigError::ConfigError(SourcePos pos, std::string key_path, std::string reason)
     : Error(

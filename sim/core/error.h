@@ -38,6 +38,9 @@ struct SourcePos {
   int column = 0;
 };
 
+/// "FILE:LINE:COL" (as much as is known; "<config>" for no file): how a ConfigError names a place.
+std::string format_source_pos(const SourcePos& pos);
+
 /// A bad hardware config: names the file, line and column, the key path and the reason.
 /// Message: "FILE:LINE:COL: KEY.PATH: REASON". A key path over 200 bytes or a reason over 600 (a
 /// huge bad value quoted in it) is cut in the middle, naming how many bytes were left out.

@@ -309,10 +309,13 @@ void load_raw(const std::string& file, RawConfig& raw, std::vector<std::string>&
   chain.pop_back();
 }
 
+/// The place of a value set by an override: "--set KEY.PATH=VALUE".
+constexpr std::string_view kSetPlace = "--set ";
+
 /// Applies one --set "KEY.PATH=VALUE" over the files' keys; the override itself is the position
 /// its errors name.
 void apply_override(const std::string& text, RawConfig& raw) {
-  const SourcePos pos{"--set " + text, 0, 0};
+  const SourcePos pos{std::string(kSetPlace) + text, 0, 0};
   const auto eq = text.find('=');
   if (eq == std::string::npos || eq == 0) {
     throw ConfigError(pos, "", "expected KEY.PATH=VALUE, e.g. l2.size=\"100 MiB\"");
@@ -473,15 +476,13 @@ void validate_with_positions(const HardwareConfig& c, const PositionOf& at) {
   auto fail_between = [&](const std::string& key, std::initializer_list<const char*> others,
                           const std::string& reason) {
     const SourcePos own = at(key);
-    const auto is_override = [](const SourcePos& p) { return p.file.rfind("--set ", 0) == 0; };
+    const auto is_override = [](const SourcePos& p) { return p.file.starts_with(kSetPlace); };
     if (!is_override(own)) {
       for (const char* other : others) {
         const SourcePos pos = at(other);
         if (!is_override(pos)) continue;
-        std::string where = own.file;
-        if (own.line > 0) where += ":" + std::to_string(own.line);
-        if (own.line > 0 && own.column > 0) where += ":" + std::to_string(own.column);
-        throw ConfigError(pos, other, "with this value, " + key + " (" + where + ") " + reason);
+        throw ConfigError(
+            pos, other, "with this value, " + key + " (" + format_source_pos(own) + ") " + reason);
       }
     }
     throw ConfigError(own, key, reason);
